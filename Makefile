@@ -1,0 +1,41 @@
+# steer — the two commands a user needs: `make demo` and `make test`.
+# Everything else (configure, build, install missing Debian packages) happens on the way.
+
+BUILD      ?= build
+BUILD_SAN  ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build demo test test-release test-asan bench clean
+
+all: build
+
+# Install what is missing (Debian 12). Quiet when everything is there.
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	./$(BUILD)/steer $(ARGS)
+
+test-release: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEER_SANITIZE=ON $(CMAKE_ARGS)
+	cmake --build $(BUILD_SAN) -j $(JOBS)
+	cd $(BUILD_SAN) && ctest --output-on-failure -j $(JOBS) -L sanitize
+
+# The whole suite in Release, then the sanitizer build of the tests.
+test: test-release test-asan
+
+bench: build
+	./$(BUILD)/steer_bench $(ARGS)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN)

@@ -1,0 +1,62 @@
+/*
+ * steer_lua.h — what the bindings give the app (and steer.so).
+ *
+ * The bindings wrap the core as Lua 5.4 userdata (steer.vec2, steer.world,
+ * steer.agent, steer.path) and host brains: module tables whose functions are
+ * called for each agent, hot-reloaded in place (a reload replaces functions,
+ * never state). Every value from Lua is checked here before the core sees it.
+ */
+#ifndef STEER_LUA_H
+#define STEER_LUA_H
+
+#include <stdbool.h>
+#include <lua.h>
+#include "steer.h"
+
+/// Opens the module: pushes the `steer` table. Also what `require "steer"`
+/// calls in stock lua5.4 (through steer.so).
+int luaopen_steer(lua_State *L);
+
+/* ---- values ---- */
+void steer_lua_pushvec2(lua_State *L, st_vec2 v);
+/// A vec2, a table {x=, y=} or a table {x, y}, with finite numbers; raises a
+/// standard bad-argument error naming the argument otherwise.
+st_vec2 steer_lua_checkpoint(lua_State *L, int arg);
+/// The world userdata at idx (raises when it is not one, or is destroyed).
+st_world *steer_lua_checkworld(lua_State *L, int idx);
+/// Pushes the (one and only) userdata of a live agent of the world at world_idx.
+void steer_lua_pushagent(lua_State *L, int world_idx, st_agent_id id);
+/// Pushes the agent's `self` table (nil when it has none).
+void steer_lua_pushself(lua_State *L, int world_idx, st_agent_id id);
+/// The tag name of an interned tag id ("" for none).
+const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag);
+
+/* ---- calling scripts ---- */
+/// lua_pcall with a traceback message handler and a fresh instruction budget.
+/// On error the message (with traceback) is left on the stack.
+int steer_lua_pcall(lua_State *L, int nargs, int nresults);
+/// Instructions each callback may run before it raises
+/// "instruction budget exceeded" (0: unlimited, the default).
+void steer_lua_set_budget(lua_State *L, long instructions);
+
+/* ---- brains ---- */
+/// Reloads module `name` (resolved like require): loads and runs the file
+/// afresh; on success copies the new table's fields into the loaded module
+/// table (so every agent using it sees the new functions), resumes paused
+/// brains that use it and calls brain.reload(self, agent) for each of them.
+/// Returns true, or false with the error message (`file:line: message`) pushed.
+bool steer_lua_reload(lua_State *L, const char *name);
+
+/// Where brain runtime errors go when a world has no on_error: instead of
+/// world:step raising the first one, each is handed to fn once.
+typedef void (*steer_lua_error_fn)(void *ud, const char *message);
+void steer_lua_set_error_sink(lua_State *L, steer_lua_error_fn fn, void *ud);
+
+/// Calls brain.draw(self, agent, gfx) for every live agent of the world at
+/// world_idx whose brain has a draw function; gfx is the value at gfx_idx.
+void steer_lua_draw_brains(lua_State *L, int world_idx, int gfx_idx);
+
+/// Number of agents of the world whose brain is paused by an error.
+int steer_lua_paused_count(lua_State *L, int world_idx);
+
+#endif

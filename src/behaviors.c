@@ -1,0 +1,763 @@
+/*
+ * behaviors.c — every steering behaviour, the force combiner and the
+ * standing-behaviour pass.
+ *
+ * Velocity-matching behaviours (seek, flee, arrive, wander, the flocking
+ * rules ...) pick a desired velocity and return the force that would reach it
+ * within this step, capped at max_force: `(desired - vel) * mass / dt`,
+ * truncated. This is Reynolds' "desired minus current" with the gain that
+ * makes max_force the meaningful limit (the seeds' demos get the same effect
+ * from a force tweaker of 200), and it lets arrive land exactly. Every force a
+ * behaviour returns is at most max_force long and always finite.
+ *
+ * Geometry goes through st_world_offset, so in a wrap world every distance
+ * and direction is the shortest one across the edges.
+ */
+#include <assert.h>
+#include <float.h>
+#include <stdlib.h>
+
+#include "world_internal.h"
+
+/// Look-ahead (seconds of travel) used by contain.
+#define ST_CONTAIN_LOOKAHEAD 0.5
+/// Clearance kept from the world's edge by contain, beyond the agent's radius.
+#define ST_CONTAIN_MARGIN 20.0
+/// Shortest detection box of avoid_obstacles, beyond the agent's radius; it
+/// doubles at max speed.
+#define ST_OBSTACLE_BOX 50.0
+/// Feeler length of avoid_walls at rest, beyond the agent's radius, and how
+/// much it grows per unit of speed (seconds of travel).
+#define ST_FEELER_LENGTH 30.0
+#define ST_FEELER_LOOKAHEAD 0.4
+/// Room left between a hiding spot and its obstacle, beyond the agent's radius.
+#define ST_HIDE_CLEARANCE 20.0
+/// Buckland's test for a quarry coming straight at the pursuer (about 18 degrees).
+#define ST_HEAD_ON_COS (-0.95)
+/// Share of max_force arrive counts on for braking: the margin that keeps it
+/// from overshooting while it also corrects sideways drift.
+#define ST_BRAKE_SHARE 0.5
+
+static const st_vec2 ZERO = {0.0, 0.0};
+
+/* ------------------------------------------------------------------------ */
+/* names and defaults                                                       */
+/* ------------------------------------------------------------------------ */
+
+static const char *const names[ST_BEHAVIOR_COUNT + 1] = {
+    "seek",  "flee",     "arrive", "pursue",          "evade",       "intercept",   "wander",
+    "separate", "align", "cohere", "flock",           "avoid_obstacles", "avoid_walls", "contain",
+    "follow_path", "offset_pursue", "interpose", "hide", "apply",
+};
+
+const char *st_behavior_name(st_behavior_type type)
+{
+    if ((int)type < 0 || type > ST_BEHAVIOR_COUNT) return "?";
+    return names[type];
+}
+
+st_flock_params st_default_flock_params(void)
+{
+    st_flock_params p;
+    p.radius = 50.0;
+    p.fov = 270.0 * ST_PI / 180.0;
+    p.separation = 1.5;
+    p.alignment = 1.0;
+    p.cohesion = 1.0;
+    p.separation_radius = -1.0;
+    p.tag = ST_TAG_ANY;
+    return p;
+}
+
+st_behavior st_default_behavior(st_behavior_type type)
+{
+    st_behavior b;
+    b.type = type;
+    b.weight = 1.0;
+    b.target = st_target_point(ZERO);
+    b.target2 = st_target_point(ZERO);
+    b.radius = type == ST_ARRIVE ? ST_ARRIVE_SLOWING_RADIUS : INFINITY;
+    b.decel = ST_DECEL_LINEAR;
+    b.offset = ZERO;
+    b.path = NULL;
+    b.flock = st_default_flock_params();
+    return b;
+}
+
+/* ------------------------------------------------------------------------ */
+/* safe vector helpers: no input may put a NaN or an infinity into a world  */
+/* ------------------------------------------------------------------------ */
+
+/// Direction of v, also for huge or infinite components.
+static st_vec2 dir_safe(st_vec2 v)
+{
+    if (st_v2_finite(v)) {
+        double m = fmax(fabs(v.x), fabs(v.y));
+        if (m == 0.0) return ZERO;
+        return st_v2_normalize(st_v2(v.x / m, v.y / m));
+    }
+    double x = isinf(v.x) ? copysign(1.0, v.x) : 0.0;
+    double y = isinf(v.y) ? copysign(1.0, v.y) : 0.0;
+    return st_v2_normalize(st_v2(x, y));
+}
+
+static st_vec2 trunc_safe(st_vec2 v, double max)
+{
+    if (st_v2_finite(v) && isfinite(st_v2_len2(v))) return st_v2_truncate(v, max);
+    return st_v2_scale(dir_safe(v), max);
+}
+
+/// The force that brings the body to `desired` velocity this step, within max_force.
+static st_vec2 steer_velocity(const st_body *b, st_vec2 desired, double dt)
+{
+    st_vec2 dv = st_v2_sub(desired, b->vel);
+    if (!st_v2_finite(dv)) return st_v2_scale(dir_safe(dv), b->max_force);
+    double gain = b->mass / dt;
+    double need = st_v2_len(dv);
+    // Compare before multiplying so a huge mass cannot overflow the product.
+    if (!isfinite(need) || need > b->max_force / gain) return st_v2_scale(dir_safe(dv), b->max_force);
+    return st_v2_scale(dv, gain);
+}
+
+/* ------------------------------------------------------------------------ */
+/* targets                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct kin {
+    st_vec2 pos, vel, heading;
+    double speed;
+} kin;
+
+static bool target_kin(const st_world *w, const st_target *t, kin *k)
+{
+    if (!t->is_agent) {
+        k->pos = t->point;
+        k->vel = ZERO;
+        k->heading = st_v2(1.0, 0.0);
+        k->speed = 0.0;
+        return true;
+    }
+    int j = st__dense(w, t->agent);
+    if (j < 0) return false;
+    const st_body *o = &w->bodies[j];
+    k->pos = o->pos;
+    k->vel = o->vel;
+    k->heading = o->heading;
+    k->speed = st_v2_len(o->vel);
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the behaviours                                                           */
+/* ------------------------------------------------------------------------ */
+
+static st_vec2 seek(const st_world *w, const st_body *b, st_vec2 target, double dt)
+{
+    st_vec2 desired = st_v2_scale(dir_safe(st_world_offset(w, b->pos, target)), b->max_speed);
+    return steer_velocity(b, desired, dt);
+}
+
+static st_vec2 flee(const st_world *w, const st_body *b, st_vec2 from, double panic, double dt)
+{
+    st_vec2 away = st_world_offset(w, from, b->pos);
+    double d2 = st_v2_len2(away);
+    if (d2 > panic * panic) return ZERO;
+    // On top of the threat there is no "away": keep going the way we face.
+    st_vec2 dir = d2 > 0.0 ? dir_safe(away) : b->heading;
+    return steer_velocity(b, st_v2_scale(dir, b->max_speed), dt);
+}
+
+/// The fastest approach speed from which the body still stops at distance d.
+static double approach_speed(const st_body *b, double d, double slowing, st_deceleration decel, double dt)
+{
+    double speed = b->max_speed;
+    if (decel == ST_DECEL_LINEAR) {
+        if (d < slowing) speed *= d / slowing;
+    } else {
+        // seed 000: reach the target in (k * 0.3) seconds' worth of distance.
+        double s = d / ((double)decel * 0.3);
+        if (s < speed) speed = s;
+    }
+    double brake = sqrt(2.0 * ST_BRAKE_SHARE * (b->max_force / b->mass) * d);
+    if (brake < speed) speed = brake;
+    // Never more than lands exactly on the target in this step.
+    if (d / dt < speed) speed = d / dt;
+    return speed;
+}
+
+static st_vec2 arrive(const st_world *w, const st_body *b, st_vec2 target, double slowing, st_deceleration decel,
+                      double dt)
+{
+    st_vec2 to = st_world_offset(w, b->pos, target);
+    double d = st_v2_len(to);
+    if (!(d > 0.0)) return steer_velocity(b, ZERO, dt);
+    double speed = approach_speed(b, d, slowing, decel, dt);
+    return steer_velocity(b, st_v2_scale(to, speed / d), dt);
+}
+
+static st_vec2 pursue(const st_world *w, const st_body *b, const kin *q, double dt)
+{
+    st_vec2 to = st_world_offset(w, b->pos, q->pos);
+    // A quarry ahead and coming straight at us: go for where it is.
+    if (st_v2_dot(to, b->heading) > 0.0 && st_v2_dot(b->heading, q->heading) < ST_HEAD_ON_COS)
+        return seek(w, b, q->pos, dt);
+    double closing = b->max_speed + q->speed;
+    double lookahead = closing > 0.0 ? st_v2_len(to) / closing : 0.0;
+    return seek(w, b, st_v2_add(q->pos, st_v2_scale(q->vel, lookahead)), dt);
+}
+
+static st_vec2 evade(const st_world *w, const st_body *b, const kin *p, double threat, double dt)
+{
+    st_vec2 to = st_world_offset(w, p->pos, b->pos);
+    double d = st_v2_len(to);
+    if (d > threat) return ZERO;
+    double closing = b->max_speed + p->speed;
+    double lookahead = closing > 0.0 ? d / closing : 0.0;
+    return flee(w, b, st_v2_add(p->pos, st_v2_scale(p->vel, lookahead)), INFINITY, dt);
+}
+
+/// Earliest time t > 0 at which a body leaving now at full speed can be where
+/// the target will be: |r + v t| = s t. Negative when it cannot.
+static double intercept_time(st_vec2 r, st_vec2 v, double s)
+{
+    double a = st_v2_dot(v, v) - s * s;
+    double bq = 2.0 * st_v2_dot(r, v);
+    double c = st_v2_dot(r, r);
+    if (c == 0.0) return 0.0;
+    if (fabs(a) < 1e-9 * (s * s + 1.0)) return bq < 0.0 ? -c / bq : -1.0;
+    double disc = bq * bq - 4.0 * a * c;
+    if (disc < 0.0) return -1.0;
+    double sq = sqrt(disc);
+    double t1 = (-bq - sq) / (2.0 * a), t2 = (-bq + sq) / (2.0 * a);
+    double lo = fmin(t1, t2), hi = fmax(t1, t2);
+    if (lo > 0.0) return lo;
+    if (hi > 0.0) return hi;
+    return -1.0;
+}
+
+static st_vec2 intercept(const st_world *w, const st_body *b, const kin *q, double dt)
+{
+    st_vec2 r = st_world_offset(w, b->pos, q->pos);
+    double t = intercept_time(r, q->vel, b->max_speed);
+    if (!(t >= 0.0) || !isfinite(t)) {
+        // No meeting point at our top speed (the target is faster and moving
+        // away): seed 003's estimate, range over closing speed, bounded by
+        // pursuit's look-ahead so a near-zero closing speed cannot aim at
+        // infinity.
+        double closing = st_v2_len(st_v2_sub(q->vel, b->vel));
+        double bound = st_v2_len(r) / fmax(b->max_speed + q->speed, 1e-9);
+        t = closing > 0.0 ? fmin(st_v2_len(r) / closing, bound) : bound;
+    }
+    return seek(w, b, st_v2_add(q->pos, st_v2_scale(q->vel, t)), dt);
+}
+
+static st_vec2 wander(const st_world *w, st_body *b, st_agent *a, double dt)
+{
+    (void)w;
+    double jitter = a->wander_jitter * dt;
+    st_vec2 t = a->wander_target;
+    t.x += st_rng_clamped(&a->rng) * jitter;
+    t.y += st_rng_clamped(&a->rng) * jitter;
+    t = st_v2_normalize(t);
+    if (t.x == 0.0 && t.y == 0.0) t = st_v2(1.0, 0.0);
+    t = st_v2_scale(t, a->wander_radius);
+    a->wander_target = t;
+    st_vec2 local = st_v2(t.x + a->wander_distance, t.y);
+    st_vec2 h = b->heading, s = st_v2_perp(b->heading);
+    st_vec2 ahead = st_v2_add(st_v2_scale(h, local.x), st_v2_scale(s, local.y));
+    return steer_velocity(b, st_v2_scale(dir_safe(ahead), b->max_speed), dt);
+}
+
+/* ---- group rules ---- */
+
+typedef struct group {
+    st_vec2 sep;          // sum of away / distance over close neighbours
+    st_vec2 heading_sum;
+    st_vec2 offset_sum;
+    int n;
+    double sep_r2;
+    uint64_t serial;
+} group;
+
+/// Two agents on the same spot still push apart, each its own way: a
+/// direction that depends only on the pair, flipped for one of them.
+static st_vec2 coincident_dir(uint64_t self, uint64_t other)
+{
+    uint64_t lo = self < other ? self : other, hi = self < other ? other : self;
+    uint64_t s = lo * 0x9E3779B97F4A7C15ull ^ hi;
+    double angle = st_rng_double(&s) * 2.0 * ST_PI;
+    st_vec2 d = st_v2_from_angle(angle, 1.0);
+    return self < other ? d : st_v2_neg(d);
+}
+
+static inline void group_add(group *g, const st_world *w, uint32_t j, st_vec2 offset, double d2)
+{
+    g->n++;
+    g->heading_sum = st_v2_add(g->heading_sum, w->bodies[j].heading);
+    g->offset_sum = st_v2_add(g->offset_sum, offset);
+    if (d2 < g->sep_r2) {
+        if (d2 > 0.0) {
+            // away / |away|^2 = unit away / distance: nearer pushes harder.
+            g->sep = st_v2_sub(g->sep, st_v2_scale(offset, 1.0 / d2));
+        } else {
+            g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(g->serial, w->agents[j].serial), 1e6));
+        }
+    }
+}
+
+static void group_visit(void *ctx, uint32_t j, st_vec2 offset, double d2)
+{
+    group **gw = ctx;
+    group *g = gw[0];
+    const st_world *w = (const st_world *)gw[1];
+    group_add(g, w, j, offset, d2);
+}
+
+static st_vec2 separation_force(const st_body *b, const group *g, double dt)
+{
+    if (g->sep.x == 0.0 && g->sep.y == 0.0) return ZERO;
+    return steer_velocity(b, st_v2_scale(dir_safe(g->sep), b->max_speed), dt);
+}
+
+static st_vec2 alignment_force(const st_body *b, const group *g, double dt)
+{
+    if (g->n == 0) return ZERO;
+    st_vec2 h = dir_safe(g->heading_sum);
+    if (h.x == 0.0 && h.y == 0.0) return ZERO;
+    return steer_velocity(b, st_v2_scale(h, b->max_speed), dt);
+}
+
+static st_vec2 cohesion_force(const st_body *b, const group *g, double dt)
+{
+    if (g->n == 0) return ZERO;
+    st_vec2 c = st_v2_scale(g->offset_sum, 1.0 / g->n);
+    if (c.x == 0.0 && c.y == 0.0) return ZERO;
+    return steer_velocity(b, st_v2_scale(dir_safe(c), b->max_speed), dt);
+}
+
+static void group_query(const st_world *w, int i, const st_flock_params *p, double sep_radius, group *g)
+{
+    const st_body *b = &w->bodies[i];
+    const st_agent *a = &w->agents[i];
+    g->sep = g->heading_sum = g->offset_sum = ZERO;
+    g->n = 0;
+    g->sep_r2 = sep_radius * sep_radius;
+    g->serial = a->serial;
+    st_query q;
+    q.center = b->pos;
+    q.radius = p->radius;
+    q.tag = p->tag;
+    q.exclude.index = a->slot;
+    q.exclude.generation = w->slots[a->slot].generation;
+    q.fov = p->fov;
+    q.heading = b->heading;
+    void *ctx[2] = {g, (void *)w};
+    st__grid_visit(w, &q, group_visit, ctx);
+}
+
+static double flock_sep_radius(const st_flock_params *p)
+{
+    return p->separation_radius >= 0.0 ? p->separation_radius : 0.5 * p->radius;
+}
+
+static st_vec2 flock(const st_world *w, int i, const st_flock_params *p, double dt)
+{
+    const st_body *b = &w->bodies[i];
+    group g;
+    group_query(w, i, p, flock_sep_radius(p), &g);
+    st_vec2 f = st_v2_scale(separation_force(b, &g, dt), p->separation);
+    f = st_v2_add(f, st_v2_scale(alignment_force(b, &g, dt), p->alignment));
+    f = st_v2_add(f, st_v2_scale(cohesion_force(b, &g, dt), p->cohesion));
+    return trunc_safe(f, b->max_force);
+}
+
+/* ---- obstacles, walls, edges ---- */
+
+static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
+{
+    (void)dt;
+    if (w->obstacle_count == 0) return ZERO;
+    double speed = st_v2_len(b->vel);
+    double min_box = ST_OBSTACLE_BOX + b->radius;
+    double box = min_box * (1.0 + (b->max_speed > 0.0 ? fmin(speed / b->max_speed, 1.0) : 0.0));
+    st_vec2 h = b->heading, s = st_v2_perp(b->heading);
+
+    int closest = -1;
+    double closest_x = INFINITY;
+    st_vec2 closest_local = ZERO;
+    for (int k = 0; k < w->obstacle_count; k++) {
+        const st_obstacle *o = &w->obstacles[k];
+        double r = o->radius + b->radius;
+        st_vec2 off = st_world_offset(w, b->pos, o->center);
+        double d2 = st_v2_len2(off);
+        if (d2 < r * r) {
+            // Already inside: get out along the shortest way, at full force.
+            st_vec2 out = d2 > 0.0 ? st_v2_neg(off) : st_v2_neg(h);
+            return st_v2_scale(dir_safe(out), b->max_force);
+        }
+        st_vec2 local = st_v2(st_v2_dot(off, h), st_v2_dot(off, s));
+        if (local.x < 0.0 || local.x - r > box || fabs(local.y) >= r) continue;
+        // Where the path of our (expanded) body first touches the circle.
+        double ix = local.x - sqrt(r * r - local.y * local.y);
+        if (ix < closest_x) {
+            closest_x = ix;
+            closest = k;
+            closest_local = local;
+        }
+    }
+    if (closest < 0) return ZERO;
+    double r = w->obstacles[closest].radius + b->radius;
+    double urgency = 1.0 - fmax(closest_x, 0.0) / box; // 0 at the box's end, 1 at contact
+    // Push sideways, away from the centre; dead centre goes to the +side so
+    // the choice is stable from step to step.
+    double away = closest_local.y > 0.0 ? -1.0 : 1.0;
+    double lateral = away * b->max_force * (0.5 + 0.5 * urgency) * (r - fabs(closest_local.y)) / r;
+    double braking = -b->max_force * 0.5 * urgency * urgency;
+    st_vec2 f = st_v2_add(st_v2_scale(h, braking), st_v2_scale(s, lateral));
+    return trunc_safe(f, b->max_force);
+}
+
+/// Where segment p->p+d crosses segment a->b: fraction along p->p+d, or -1.
+static double segment_hit(st_vec2 p, st_vec2 d, st_vec2 a, st_vec2 b)
+{
+    st_vec2 e = st_v2_sub(b, a);
+    double den = st_v2_cross(d, e);
+    if (den == 0.0) return -1.0;
+    st_vec2 ap = st_v2_sub(a, p);
+    double t = st_v2_cross(ap, e) / den;
+    double u = st_v2_cross(ap, d) / den;
+    if (t < 0.0 || t > 1.0 || u < 0.0 || u > 1.0) return -1.0;
+    return t;
+}
+
+static st_vec2 closest_on_segment(st_vec2 p, st_vec2 a, st_vec2 b)
+{
+    st_vec2 e = st_v2_sub(b, a);
+    double l2 = st_v2_len2(e);
+    double t = l2 > 0.0 ? st_v2_dot(st_v2_sub(p, a), e) / l2 : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    return st_v2_add(a, st_v2_scale(e, t));
+}
+
+static st_vec2 avoid_walls(const st_world *w, const st_body *b, double dt)
+{
+    (void)dt;
+    if (w->wall_count == 0) return ZERO;
+    double speed = st_v2_len(b->vel);
+    double len = ST_FEELER_LENGTH + b->radius + speed * ST_FEELER_LOOKAHEAD;
+    st_vec2 feelers[3] = {
+        st_v2_scale(b->heading, len),
+        st_v2_scale(st_v2_rotate(b->heading, 0.25 * ST_PI), 0.5 * len),
+        st_v2_scale(st_v2_rotate(b->heading, -0.25 * ST_PI), 0.5 * len),
+    };
+    st_vec2 f = ZERO;
+    for (int k = 0; k < w->wall_count; k++) {
+        // Touching a wall: straight out, at full force.
+        const st_wall *wl = &w->walls[k];
+        st_vec2 c = closest_on_segment(b->pos, wl->from, wl->to);
+        st_vec2 out = st_v2_sub(b->pos, c);
+        double d = st_v2_len(out);
+        if (d < b->radius + 1.0) {
+            st_vec2 n = d > 0.0 ? st_v2_scale(out, 1.0 / d) : wl->normal;
+            f = st_v2_add(f, st_v2_scale(n, b->max_force));
+        }
+    }
+    for (int fi = 0; fi < 3; fi++) {
+        double best = INFINITY;
+        int hit = -1;
+        for (int k = 0; k < w->wall_count; k++) {
+            double t = segment_hit(b->pos, feelers[fi], w->walls[k].from, w->walls[k].to);
+            if (t >= 0.0 && t < best) {
+                best = t;
+                hit = k;
+            }
+        }
+        if (hit < 0) continue;
+        const st_wall *wl = &w->walls[hit];
+        st_vec2 n = wl->normal;
+        if (st_v2_dot(n, st_v2_sub(b->pos, wl->from)) < 0.0) n = st_v2_neg(n);
+        double depth = 1.0 - best; // share of the feeler past the wall
+        double strength = fmin(1.0, 2.0 * depth) * (fi == 0 ? 1.0 : 0.75);
+        f = st_v2_add(f, st_v2_scale(n, b->max_force * strength));
+    }
+    return trunc_safe(f, b->max_force);
+}
+
+static st_vec2 contain(const st_world *w, const st_body *b, double dt)
+{
+    double m = b->radius + ST_CONTAIN_MARGIN;
+    st_vec2 pred = st_v2_add(b->pos, st_v2_scale(b->vel, ST_CONTAIN_LOOKAHEAD));
+    st_vec2 desired = b->vel;
+    bool out = false;
+    if (pred.x < m) { desired.x = b->max_speed; out = true; }
+    else if (pred.x > w->width - m) { desired.x = -b->max_speed; out = true; }
+    if (pred.y < m) { desired.y = b->max_speed; out = true; }
+    else if (pred.y > w->height - m) { desired.y = -b->max_speed; out = true; }
+    if (!out) return ZERO;
+    return steer_velocity(b, st_v2_truncate(desired, b->max_speed), dt);
+}
+
+/* ---- paths, formations, hiding ---- */
+
+static st_vec2 follow_path(const st_world *w, const st_body *b, st_agent *a, const st_path *p, double dt)
+{
+    if (!p || p->count < 1) return ZERO;
+    if (a->path != p) {
+        a->path = p;
+        a->path_index = 0;
+    }
+    int idx = a->path_index;
+    if (idx < 0 || idx >= p->count) idx = 0;
+    int last = p->count - 1;
+    // Advance past every waypoint already reached (several when they crowd).
+    for (int guard = 0; guard < p->count; guard++) {
+        if (st_world_distance(w, b->pos, p->points[idx]) > p->radius) break;
+        if (idx < last) idx++;
+        else if (p->loop) idx = 0;
+        else break;
+    }
+    a->path_index = idx;
+    if (!p->loop && idx == last) return arrive(w, b, p->points[idx], ST_ARRIVE_SLOWING_RADIUS, ST_DECEL_LINEAR, dt);
+    return seek(w, b, p->points[idx], dt);
+}
+
+static st_vec2 offset_pursue(const st_world *w, const st_body *b, const kin *l, st_vec2 offset, double dt)
+{
+    st_vec2 side = st_v2_perp(l->heading);
+    st_vec2 spot = st_v2_add(l->pos, st_v2_add(st_v2_scale(l->heading, offset.x), st_v2_scale(side, offset.y)));
+    st_vec2 to = st_world_offset(w, b->pos, spot);
+    double d = st_v2_len(to);
+    // Match the leader's velocity and close the gap on top of it, slowing
+    // into the slot so the follower settles there instead of orbiting it.
+    st_vec2 desired = l->vel;
+    if (d > 0.0) {
+        double speed = approach_speed(b, d, ST_ARRIVE_SLOWING_RADIUS, ST_DECEL_LINEAR, dt);
+        desired = st_v2_add(desired, st_v2_scale(to, speed / d));
+    }
+    return steer_velocity(b, trunc_safe(desired, b->max_speed), dt);
+}
+
+static st_vec2 midpoint(const st_world *w, st_vec2 a, st_vec2 b)
+{
+    return st_v2_add(a, st_v2_scale(st_world_offset(w, a, b), 0.5));
+}
+
+static st_vec2 interpose(const st_world *w, const st_body *b, const kin *ka, const kin *kb, double dt)
+{
+    st_vec2 mid = midpoint(w, ka->pos, kb->pos);
+    double t = b->max_speed > 0.0 ? st_world_distance(w, b->pos, mid) / b->max_speed : 0.0;
+    st_vec2 pa = st_v2_add(ka->pos, st_v2_scale(ka->vel, t));
+    st_vec2 pb = st_v2_add(kb->pos, st_v2_scale(kb->vel, t));
+    return arrive(w, b, midpoint(w, pa, pb), ST_ARRIVE_SLOWING_RADIUS, ST_DECEL_FAST, dt);
+}
+
+static st_vec2 hide(const st_world *w, const st_body *b, const kin *threat, double dt)
+{
+    double best = INFINITY;
+    st_vec2 spot = ZERO;
+    for (int k = 0; k < w->obstacle_count; k++) {
+        const st_obstacle *o = &w->obstacles[k];
+        st_vec2 dir = dir_safe(st_world_offset(w, threat->pos, o->center));
+        if (dir.x == 0.0 && dir.y == 0.0) continue; // the threat sits on it
+        st_vec2 p = st_v2_add(o->center, st_v2_scale(dir, o->radius + b->radius + ST_HIDE_CLEARANCE));
+        double d2 = st_v2_len2(st_world_offset(w, b->pos, p));
+        if (d2 < best) {
+            best = d2;
+            spot = p;
+        }
+    }
+    if (best == INFINITY) return evade(w, b, threat, INFINITY, dt);
+    return arrive(w, b, spot, ST_ARRIVE_SLOWING_RADIUS, ST_DECEL_FAST, dt);
+}
+
+/* ------------------------------------------------------------------------ */
+/* dispatch and accumulation                                                */
+/* ------------------------------------------------------------------------ */
+
+static st_vec2 force_of(st_world *w, int i, const st_behavior *bh)
+{
+    st_body *b = &w->bodies[i];
+    st_agent *a = &w->agents[i];
+    double dt = st_world_step_dt(w);
+    kin k, k2;
+    switch (bh->type) {
+    case ST_SEEK:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return seek(w, b, k.pos, dt);
+    case ST_FLEE:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return flee(w, b, k.pos, bh->radius, dt);
+    case ST_ARRIVE:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return arrive(w, b, k.pos, bh->radius, bh->decel, dt);
+    case ST_PURSUE:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return pursue(w, b, &k, dt);
+    case ST_EVADE:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return evade(w, b, &k, bh->radius, dt);
+    case ST_INTERCEPT:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return intercept(w, b, &k, dt);
+    case ST_WANDER:
+        return wander(w, b, a, dt);
+    case ST_SEPARATE: {
+        group g;
+        group_query(w, i, &bh->flock, bh->flock.radius, &g);
+        return separation_force(b, &g, dt);
+    }
+    case ST_ALIGN: {
+        group g;
+        group_query(w, i, &bh->flock, 0.0, &g);
+        return alignment_force(b, &g, dt);
+    }
+    case ST_COHERE: {
+        group g;
+        group_query(w, i, &bh->flock, 0.0, &g);
+        return cohesion_force(b, &g, dt);
+    }
+    case ST_FLOCK:
+        return flock(w, i, &bh->flock, dt);
+    case ST_AVOID_OBSTACLES:
+        return avoid_obstacles(w, b, dt);
+    case ST_AVOID_WALLS:
+        return avoid_walls(w, b, dt);
+    case ST_CONTAIN:
+        return contain(w, b, dt);
+    case ST_FOLLOW_PATH:
+        return follow_path(w, b, a, bh->path, dt);
+    case ST_OFFSET_PURSUE:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return offset_pursue(w, b, &k, bh->offset, dt);
+    case ST_INTERPOSE:
+        if (!target_kin(w, &bh->target, &k) || !target_kin(w, &bh->target2, &k2)) return ZERO;
+        return interpose(w, b, &k, &k2, dt);
+    case ST_HIDE:
+        if (!target_kin(w, &bh->target, &k)) return ZERO;
+        return hide(w, b, &k, dt);
+    case ST_BEHAVIOR_COUNT:
+        break;
+    }
+    assert(!"unknown behaviour type");
+    return ZERO;
+}
+
+static bool traced(const st_world *w, int i)
+{
+    const st_agent *a = &w->agents[i];
+    return w->trace_id.generation != 0 && a->slot == w->trace_id.index &&
+           w->slots[a->slot].generation == w->trace_id.generation;
+}
+
+void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type)
+{
+    st_body *b = &w->bodies[i];
+    if (traced(w, i)) {
+        int c = w->trace_cur;
+        if (w->trace_count[c] < ST_TRACE_CAP) {
+            st_trace_entry *e = &w->trace[c][w->trace_count[c]++];
+            e->type = type;
+            e->force = force;
+            e->weight = weight;
+        }
+    }
+    st_vec2 f = st_v2_scale(force, weight);
+    if (!st_v2_finite(f)) f = st_v2_scale(dir_safe(f), DBL_MAX / 4.0);
+    if (w->agents[i].combine == ST_COMBINE_PRIORITY) {
+        // Buckland's running sum: each force gets only what is left of max_force.
+        double used = st_v2_len(b->accum);
+        double left = b->max_force - used;
+        if (!(left > 0.0)) return;
+        f = trunc_safe(f, left);
+    }
+    st_vec2 sum = st_v2_add(b->accum, f);
+    // The sum is truncated to max_force at integration anyway: keep it finite.
+    b->accum = st_v2_finite(sum) ? sum : st_v2_scale(dir_safe(sum), DBL_MAX / 4.0);
+}
+
+st_vec2 st_agent_force_of(st_world *w, st_agent_id id, const st_behavior *b)
+{
+    int i = st__dense(w, id);
+    if (i < 0 || !b) return ZERO;
+    st__grid_ensure(w);
+    return force_of(w, i, b);
+}
+
+st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b)
+{
+    int i = st__dense(w, id);
+    if (i < 0 || !b) return ZERO;
+    st__grid_ensure(w);
+    st_vec2 f = force_of(w, i, b);
+    st__accumulate(w, i, f, b->weight, b->type);
+    return f;
+}
+
+void st_agent_apply(st_world *w, st_agent_id id, st_vec2 force, double weight)
+{
+    int i = st__dense(w, id);
+    assert(st_v2_finite(force) && st_finite(weight));
+    if (i < 0 || !st_v2_finite(force) || !st_finite(weight)) return;
+    st__accumulate(w, i, force, weight, ST_BEHAVIOR_COUNT);
+}
+
+typedef enum list_rule { RULE_SEPARATE, RULE_ALIGN, RULE_COHERE } list_rule;
+
+static st_vec2 list_rule_force(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight,
+                               list_rule rule)
+{
+    int i = st__dense(w, id);
+    if (i < 0) return ZERO;
+    const st_body *b = &w->bodies[i];
+    group g = {ZERO, ZERO, ZERO, 0, INFINITY, w->agents[i].serial};
+    for (int k = 0; k < n; k++) {
+        int j = st__dense(w, list[k]);
+        if (j < 0 || j == i) continue;
+        st_vec2 off = st_world_offset(w, b->pos, w->bodies[j].pos);
+        group_add(&g, w, (uint32_t)j, off, st_v2_len2(off));
+    }
+    double dt = st_world_step_dt(w);
+    st_vec2 f;
+    st_behavior_type type;
+    switch (rule) {
+    case RULE_SEPARATE: f = separation_force(b, &g, dt); type = ST_SEPARATE; break;
+    case RULE_ALIGN: f = alignment_force(b, &g, dt); type = ST_ALIGN; break;
+    default: f = cohesion_force(b, &g, dt); type = ST_COHERE; break;
+    }
+    st__accumulate(w, i, f, weight, type);
+    return f;
+}
+
+st_vec2 st_agent_separate_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight)
+{
+    return list_rule_force(w, id, list, n, weight, RULE_SEPARATE);
+}
+
+st_vec2 st_agent_align_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight)
+{
+    return list_rule_force(w, id, list, n, weight, RULE_ALIGN);
+}
+
+st_vec2 st_agent_cohere_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight)
+{
+    return list_rule_force(w, id, list, n, weight, RULE_COHERE);
+}
+
+void st__standing_pass(st_world *w)
+{
+    int n = w->step_count;
+    // Each agent reads only start-of-step state of the others and writes
+    // only its own accumulator, wander and path state: any thread count gives
+    // the same bits.
+#ifdef STEER_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 512) num_threads(w->threads) if (w->threads > 1 && n > 2048)
+#endif
+    for (int i = 0; i < n; i++) {
+        st_agent *a = &w->agents[i];
+        if (!a->alive || a->behavior_count == 0) continue;
+        for (int k = 0; k < a->behavior_count; k++) {
+            const st_behavior *bh = &a->behaviors[k];
+            st__accumulate(w, i, force_of(w, i, bh), bh->weight, bh->type);
+        }
+    }
+}

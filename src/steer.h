@@ -1,0 +1,451 @@
+/*
+ * steer.h — the public face of the steer core.
+ *
+ * A world simulates 2D vehicles (agents) that steer with the classic
+ * behaviours of Reynolds, Buckland and friends. The core is C11 with libc and
+ * libm only: it knows nothing of Lua or SDL, never reads a clock, keeps no
+ * global state, and allocates nothing inside a step once its arrays are warm.
+ *
+ * Units: world units (pixels in the app), seconds, radians. Angles run from +x
+ * towards +y.
+ *
+ * Agents are named by handles (slot index + generation), never by pointers:
+ * a handle dies with its agent and every function below checks it.
+ */
+#ifndef STEER_H
+#define STEER_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ST_VERSION "1.0.0"
+
+#define ST_PI 3.14159265358979323846
+
+/* ------------------------------------------------------------------------ */
+/* vec2                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/// A 2D vector in world units. Plain value type.
+typedef struct st_vec2 {
+    double x, y;
+} st_vec2;
+
+static inline st_vec2 st_v2(double x, double y) { st_vec2 v = {x, y}; return v; }
+static inline st_vec2 st_v2_add(st_vec2 a, st_vec2 b) { return st_v2(a.x + b.x, a.y + b.y); }
+static inline st_vec2 st_v2_sub(st_vec2 a, st_vec2 b) { return st_v2(a.x - b.x, a.y - b.y); }
+static inline st_vec2 st_v2_scale(st_vec2 a, double s) { return st_v2(a.x * s, a.y * s); }
+static inline st_vec2 st_v2_neg(st_vec2 a) { return st_v2(-a.x, -a.y); }
+static inline double st_v2_dot(st_vec2 a, st_vec2 b) { return a.x * b.x + a.y * b.y; }
+/// z of the 3D cross product: > 0 when b lies counter-clockwise of a (towards +y).
+static inline double st_v2_cross(st_vec2 a, st_vec2 b) { return a.x * b.y - a.y * b.x; }
+static inline double st_v2_len2(st_vec2 a) { return a.x * a.x + a.y * a.y; }
+static inline double st_v2_len(st_vec2 a) { return sqrt(st_v2_len2(a)); }
+static inline double st_v2_dist(st_vec2 a, st_vec2 b) { return st_v2_len(st_v2_sub(a, b)); }
+static inline double st_v2_dist2(st_vec2 a, st_vec2 b) { return st_v2_len2(st_v2_sub(a, b)); }
+/// (-y, x): the vector turned +90 degrees.
+static inline st_vec2 st_v2_perp(st_vec2 a) { return st_v2(-a.y, a.x); }
+static inline double st_v2_angle(st_vec2 a) { return atan2(a.y, a.x); }
+/// Unit vector in the direction of a; the zero vector normalises to zero, never NaN.
+static inline st_vec2 st_v2_normalize(st_vec2 a)
+{
+    double l = st_v2_len(a);
+    return l > 0.0 ? st_v2(a.x / l, a.y / l) : st_v2(0.0, 0.0);
+}
+/// a shortened to at most max (max >= 0); shorter vectors are returned unchanged.
+static inline st_vec2 st_v2_truncate(st_vec2 a, double max)
+{
+    double l2 = st_v2_len2(a);
+    if (l2 > max * max && l2 > 0.0) {
+        double s = max / sqrt(l2);
+        return st_v2(a.x * s, a.y * s);
+    }
+    return a;
+}
+static inline st_vec2 st_v2_rotate(st_vec2 a, double rad)
+{
+    double c = cos(rad), s = sin(rad);
+    return st_v2(a.x * c - a.y * s, a.x * s + a.y * c);
+}
+static inline st_vec2 st_v2_from_angle(double rad, double len) { return st_v2(cos(rad) * len, sin(rad) * len); }
+static inline st_vec2 st_v2_lerp(st_vec2 a, st_vec2 b, double t)
+{
+    return st_v2(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
+}
+static inline bool st_finite(double d) { return isfinite(d) != 0; }
+static inline bool st_v2_finite(st_vec2 a) { return isfinite(a.x) && isfinite(a.y); }
+
+/* ------------------------------------------------------------------------ */
+/* handles and enums                                                        */
+/* ------------------------------------------------------------------------ */
+
+/// Names one agent of one world. Generation 0 is never valid, so a zeroed
+/// id is the null handle. Pass by value; do not keep it past the world.
+typedef struct st_agent_id {
+    uint32_t index;      ///< slot in the world's handle table
+    uint32_t generation; ///< bumped every time the slot is freed
+} st_agent_id;
+
+static inline st_agent_id st_null_agent(void) { st_agent_id id = {0, 0}; return id; }
+static inline bool st_id_is_null(st_agent_id id) { return id.generation == 0; }
+static inline bool st_id_equal(st_agent_id a, st_agent_id b)
+{
+    return a.index == b.index && a.generation == b.generation;
+}
+
+typedef enum st_edges {
+    ST_EDGES_WRAP = 0,   ///< leaving one side enters the opposite; distances are the shortest across edges
+    ST_EDGES_BOUNCE = 1, ///< position clamped to the rectangle, the normal velocity component reflected
+    ST_EDGES_NONE = 2,   ///< unbounded plane; width/height only size the neighbour grid
+} st_edges;
+
+typedef enum st_combine {
+    ST_COMBINE_SUM = 0,      ///< add everything, truncate to max_force
+    ST_COMBINE_PRIORITY = 1, ///< prioritised truncated running sum: each force adds only what still fits
+} st_combine;
+
+/// seed 000's Arrive deceleration: the time to reach the target is
+/// distance / (k * 0.3 s) with slow k = 3, normal k = 2, fast k = 1.
+typedef enum st_deceleration {
+    ST_DECEL_LINEAR = 0, ///< the seeds' linear ramp inside slowing_radius (default)
+    ST_DECEL_FAST = 1,
+    ST_DECEL_NORMAL = 2,
+    ST_DECEL_SLOW = 3,
+} st_deceleration;
+
+/// Any tag: the filter value that matches every agent.
+#define ST_TAG_ANY (-1)
+/// No tag: what an agent carries until it is given one.
+#define ST_TAG_NONE 0
+
+/* ------------------------------------------------------------------------ */
+/* world                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct st_world st_world;
+typedef struct st_path st_path;
+
+typedef struct st_world_def {
+    double width, height; ///< world units, > 0; default 800 x 600
+    st_edges edges;       ///< default ST_EDGES_WRAP
+    uint64_t seed;        ///< every random number of the world comes from this; default 1
+    double dt;            ///< fixed step in seconds, > 0; default 1/60
+    double cell_size;     ///< neighbour grid cell in world units, > 0; default 50
+    int threads;          ///< worker threads for the standing pass (OpenMP), >= 1; default 1
+} st_world_def;
+
+/// The defaults listed above.
+st_world_def st_default_world_def(void);
+/// NULL when the def is invalid (non-finite or non-positive sizes) or memory runs out.
+st_world *st_world_create(const st_world_def *def);
+void st_world_destroy(st_world *w);
+
+double st_world_width(const st_world *w);
+double st_world_height(const st_world *w);
+st_edges st_world_edges(const st_world *w);
+uint64_t st_world_seed(const st_world *w);
+/// Fixed step in seconds.
+double st_world_dt(const st_world *w);
+/// Steps taken so far.
+uint64_t st_world_tick(const st_world *w);
+/// Simulated seconds so far (sum of every step's dt).
+double st_world_time(const st_world *w);
+/// Number of standing-pass threads; 1 when built without OpenMP.
+int st_world_threads(const st_world *w);
+/// n >= 1. The result of a step does not depend on it.
+void st_world_set_threads(st_world *w, int n);
+/// Cell size of the neighbour grid, > 0. Queries of any radius stay correct.
+void st_world_set_cell_size(st_world *w, double cell);
+
+/// The shortest offset from `from` to `to`: across the edges in a wrap world.
+st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to);
+/// |st_world_offset(w, a, b)|.
+double st_world_distance(const st_world *w, st_vec2 a, st_vec2 b);
+
+/// Uniform double in [0, 1) from the world's seeded stream.
+double st_world_random(st_world *w);
+/// Uniform integer in [lo, hi], lo <= hi.
+int64_t st_world_random_int(st_world *w, int64_t lo, int64_t hi);
+
+/// FNV-1a hash over every live agent's state (ids, positions, velocities,
+/// headings, wander state) in spawn order. Same seed + same calls => same value.
+uint64_t st_world_checksum(const st_world *w);
+
+/* ------------------------------------------------------------------------ */
+/* agents                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct st_agent_def {
+    st_vec2 pos;          ///< world units
+    st_vec2 vel;          ///< world units per second; truncated to max_speed
+    st_vec2 heading;      ///< used when has_heading; normalised
+    bool has_heading;     ///< else heading = direction of vel, else (1, 0)
+    double max_speed;     ///< >= 0, units/s; default 150
+    double max_force;     ///< >= 0, force units; default 400
+    double mass;          ///< > 0; default 1
+    double radius;        ///< >= 0, units; default 6
+    int32_t tag;          ///< >= 0, ST_TAG_NONE by default; the bindings intern strings
+    uint8_t color[3];     ///< RGB for the app; default 200, 200, 200
+    st_combine combine;   ///< default ST_COMBINE_SUM
+} st_agent_def;
+
+/// The defaults listed above. Wander parameters start at the world's defaults
+/// (ST_WANDER_*).
+st_agent_def st_default_agent_def(void);
+
+/// Default wander circle: ahead by DISTANCE, radius RADIUS, target jittered by
+/// up to JITTER units per second along each axis.
+#define ST_WANDER_DISTANCE 60.0
+#define ST_WANDER_RADIUS 30.0
+#define ST_WANDER_JITTER 240.0
+
+/// Adds an agent at the end of the spawn order. Null id when the def is
+/// invalid (non-finite, negative speed/force/radius, mass <= 0) or memory runs out.
+/// Inside a step the agent joins from the next step on.
+st_agent_id st_world_spawn(st_world *w, const st_agent_def *def);
+/// Removes at once. False when the agent was not alive.
+bool st_world_remove(st_world *w, st_agent_id id);
+bool st_agent_alive(const st_world *w, st_agent_id id);
+/// Live agents with this tag (ST_TAG_ANY: all).
+int st_world_count(const st_world *w, int32_t tag);
+/// The first live agent after `after` in spawn order (null after: the first),
+/// with the tag (ST_TAG_ANY: any). Null id at the end, and when `after` is
+/// dead: an iterator that must survive removals keeps the serial instead and
+/// calls st_world_next_serial.
+st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag);
+/// The first live agent whose serial is greater than after_serial (0: the
+/// first), with the tag. Robust to any removals and spawns between calls.
+st_agent_id st_world_next_serial(const st_world *w, uint64_t after_serial, int32_t tag);
+/// Serial number: starts at 1, increases with every spawn, never reused.
+uint64_t st_agent_serial(const st_world *w, st_agent_id id);
+
+/* Getters return zeroes for dead ids. Setters ignore dead ids and assert
+ * their contracts (finite, in range): the bindings check first. */
+st_vec2 st_agent_pos(const st_world *w, st_agent_id id);
+st_vec2 st_agent_vel(const st_world *w, st_agent_id id);
+/// Unit vector; follows vel while the agent moves.
+st_vec2 st_agent_heading(const st_world *w, st_agent_id id);
+/// heading turned +90 degrees.
+st_vec2 st_agent_side(const st_world *w, st_agent_id id);
+double st_agent_speed(const st_world *w, st_agent_id id);
+/// The steering force applied in the last step (after truncation).
+st_vec2 st_agent_force(const st_world *w, st_agent_id id);
+/// What this step's behaviours have accumulated so far.
+st_vec2 st_agent_accum(const st_world *w, st_agent_id id);
+double st_agent_max_speed(const st_world *w, st_agent_id id);
+double st_agent_max_force(const st_world *w, st_agent_id id);
+double st_agent_mass(const st_world *w, st_agent_id id);
+double st_agent_radius(const st_world *w, st_agent_id id);
+int32_t st_agent_tag(const st_world *w, st_agent_id id);
+void st_agent_color(const st_world *w, st_agent_id id, uint8_t rgb[3]);
+st_combine st_agent_combine(const st_world *w, st_agent_id id);
+double st_agent_wander_distance(const st_world *w, st_agent_id id);
+double st_agent_wander_radius(const st_world *w, st_agent_id id);
+double st_agent_wander_jitter(const st_world *w, st_agent_id id);
+/// The wander target on its circle, in the agent's local frame relative to
+/// the circle's centre (for drawing).
+st_vec2 st_agent_wander_target(const st_world *w, st_agent_id id);
+
+void st_agent_set_pos(st_world *w, st_agent_id id, st_vec2 pos);
+/// Truncated to max_speed; the heading follows when non-zero.
+void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel);
+void st_agent_set_max_speed(st_world *w, st_agent_id id, double v);
+void st_agent_set_max_force(st_world *w, st_agent_id id, double f);
+void st_agent_set_mass(st_world *w, st_agent_id id, double m);
+void st_agent_set_radius(st_world *w, st_agent_id id, double r);
+void st_agent_set_tag(st_world *w, st_agent_id id, int32_t tag);
+void st_agent_set_color(st_world *w, st_agent_id id, const uint8_t rgb[3]);
+void st_agent_set_combine(st_world *w, st_agent_id id, st_combine c);
+void st_agent_set_wander(st_world *w, st_agent_id id, double distance, double radius, double jitter);
+
+/* ------------------------------------------------------------------------ */
+/* obstacles, walls, paths                                                  */
+/* ------------------------------------------------------------------------ */
+
+/// A circle for avoid_obstacles and hide. Returns its id (1, 2, ...), 0 when memory runs out.
+int st_world_add_obstacle(st_world *w, st_vec2 center, double radius);
+/// A segment for avoid_walls. Returns its id (1, 2, ...), 0 when memory runs out.
+int st_world_add_wall(st_world *w, st_vec2 from, st_vec2 to);
+int st_world_obstacle_count(const st_world *w);
+/// i in [0, count).
+void st_world_obstacle(const st_world *w, int i, st_vec2 *center, double *radius);
+int st_world_wall_count(const st_world *w);
+void st_world_wall(const st_world *w, int i, st_vec2 *from, st_vec2 *to);
+
+/// Default arrival radius of a path's waypoints.
+#define ST_PATH_RADIUS 20.0
+
+/// An immutable polyline shared by any number of agents and worlds.
+/// n >= 1 finite points, radius > 0. NULL when invalid or out of memory.
+st_path *st_path_create(const st_vec2 *points, int n, bool loop, double radius);
+void st_path_destroy(st_path *p);
+int st_path_count(const st_path *p);
+st_vec2 st_path_point(const st_path *p, int i);
+bool st_path_loop(const st_path *p);
+double st_path_radius(const st_path *p);
+/// The waypoint this agent follows next on its current path (0 when none).
+int st_agent_path_index(const st_world *w, st_agent_id id);
+
+/* ------------------------------------------------------------------------ */
+/* neighbour queries                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct st_query {
+    st_vec2 center;
+    double radius;        ///< >= 0
+    int32_t tag;          ///< ST_TAG_ANY for every tag
+    st_agent_id exclude;  ///< null id for none
+    double fov;           ///< full view-cone angle in radians; >= 2*pi (or <= 0 disabled) means all around
+    st_vec2 heading;      ///< cone axis (unit), used when fov is in (0, 2*pi)
+} st_query;
+
+/// A query around `center` that excludes nothing and sees all around.
+st_query st_default_query(st_vec2 center, double radius);
+
+/// Live agents within the query, nearest first (ties by spawn order).
+/// Writes up to `cap` ids (and distances when `dist` is not NULL) and returns
+/// how many matched in all, which may be more than cap.
+int st_world_query(const st_world *w, const st_query *q, st_agent_id *out, double *dist, int cap);
+/// Nearest live agent within radius matching q, or the null id.
+st_agent_id st_world_nearest(const st_world *w, const st_query *q, double *dist);
+
+/* ------------------------------------------------------------------------ */
+/* behaviours                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum st_behavior_type {
+    ST_SEEK = 0,
+    ST_FLEE,
+    ST_ARRIVE,
+    ST_PURSUE,
+    ST_EVADE,
+    ST_INTERCEPT,
+    ST_WANDER,
+    ST_SEPARATE,   ///< standing form: neighbours from a query (flock's radius/fov/tag)
+    ST_ALIGN,
+    ST_COHERE,
+    ST_FLOCK,
+    ST_AVOID_OBSTACLES,
+    ST_AVOID_WALLS,
+    ST_CONTAIN,
+    ST_FOLLOW_PATH,
+    ST_OFFSET_PURSUE,
+    ST_INTERPOSE,
+    ST_HIDE,
+    ST_BEHAVIOR_COUNT
+} st_behavior_type;
+
+/// A point, or an agent (whose position and velocity are read at use).
+typedef struct st_target {
+    bool is_agent;
+    st_agent_id agent;
+    st_vec2 point;
+} st_target;
+
+static inline st_target st_target_point(st_vec2 p) { st_target t = {false, {0, 0}, p}; return t; }
+static inline st_target st_target_agent(st_agent_id a) { st_target t = {true, a, {0, 0}}; return t; }
+
+/// Flocking parameters. Defaults: radius 50, fov 270 degrees, separation 1.5,
+/// alignment 1, cohesion 1, separation_radius = radius / 2, any tag.
+typedef struct st_flock_params {
+    double radius;            ///< neighbour radius, >= 0
+    double fov;               ///< full view-cone angle (radians), centred on the heading
+    double separation;        ///< weights of the three rules
+    double alignment;
+    double cohesion;
+    double separation_radius; ///< only neighbours this close push apart; < 0: radius / 2
+    int32_t tag;              ///< ST_TAG_ANY: flock with everyone
+} st_flock_params;
+
+st_flock_params st_default_flock_params(void);
+
+/// One behaviour with its parameters: what a method call computes, and one
+/// entry of an agent's standing list. Unused fields are ignored.
+typedef struct st_behavior {
+    st_behavior_type type;
+    double weight;            ///< default 1
+    st_target target;         ///< seek/flee/arrive: point or agent; pursue/evade/intercept: agent;
+                              ///< offset_pursue: leader; interpose: a; hide: threat
+    st_target target2;        ///< interpose: b
+    double radius;            ///< flee: panic radius; arrive: slowing radius; evade: threat radius
+                              ///< (INFINITY = unlimited; arrive default 100)
+    st_deceleration decel;    ///< arrive only
+    st_vec2 offset;           ///< offset_pursue: in the leader's frame (x along heading, y along side)
+    const st_path *path;      ///< follow_path; must outlive its use
+    st_flock_params flock;    ///< flock, and separate/align/cohere in standing form
+} st_behavior;
+
+/// A behaviour of this type with its defaults.
+st_behavior st_default_behavior(st_behavior_type type);
+
+/// Default arrive slowing radius.
+#define ST_ARRIVE_SLOWING_RADIUS 100.0
+
+/// Computes one behaviour's steering force for the agent (unweighted, at most
+/// max_force long), adds weight times it to the agent's accumulator under its
+/// combine mode, and returns it. Wander and follow_path advance the agent's own
+/// state. Zero for a dead agent or a dead target.
+st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b);
+/// As st_agent_steer, without accumulating.
+st_vec2 st_agent_force_of(st_world *w, st_agent_id id, const st_behavior *b);
+
+/// separate / align / cohere over an explicit list of agents (dead ones and
+/// the agent itself are skipped). Computes, accumulates with weight, returns.
+st_vec2 st_agent_separate_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight);
+st_vec2 st_agent_align_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight);
+st_vec2 st_agent_cohere_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight);
+
+/// Adds weight * force under the agent's combine mode.
+void st_agent_apply(st_world *w, st_agent_id id, st_vec2 force, double weight);
+
+/// Replaces the agent's standing behaviours (copied; n = 0 clears them).
+/// False when out of memory (the old list stays).
+bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list, int n);
+/// The standing list (valid until the next set or removal) and its length.
+int st_agent_behaviors(const st_world *w, st_agent_id id, const st_behavior **list);
+
+/* ------------------------------------------------------------------------ */
+/* stepping                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/// One whole step with the given dt (> 0): begin then end.
+void st_world_step(st_world *w, double dt);
+/// Phase 1: rebuild the neighbour grid and open the step. Between begin and
+/// end, brains add forces with st_agent_steer / st_agent_apply.
+void st_world_step_begin(st_world *w, double dt);
+/// Phases 3-5: standing behaviours (threaded), integration, edges, removals.
+void st_world_step_end(st_world *w);
+bool st_world_in_step(const st_world *w);
+/// The dt of the step in progress, else the fixed dt.
+double st_world_step_dt(const st_world *w);
+
+/* ------------------------------------------------------------------------ */
+/* tracing one agent (for debug overlays)                                   */
+/* ------------------------------------------------------------------------ */
+
+/// One behaviour's contribution in a step. type == ST_BEHAVIOR_COUNT marks a
+/// raw st_agent_apply force.
+typedef struct st_trace_entry {
+    st_behavior_type type;
+    st_vec2 force;   ///< unweighted, as the behaviour returned it
+    double weight;
+} st_trace_entry;
+
+/// Records every behaviour of this agent (null id: none) from the next step on.
+void st_world_set_trace(st_world *w, st_agent_id id);
+/// The entries of the last finished step (at most 32), in call order.
+int st_world_trace(const st_world *w, const st_trace_entry **entries);
+/// "seek", "flee", ... for a type; "apply" for ST_BEHAVIOR_COUNT.
+const char *st_behavior_name(st_behavior_type type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STEER_H */

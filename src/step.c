@@ -1,0 +1,126 @@
+/*
+ * step.c — one simulation step.
+ *
+ *   1. rebuild the neighbour grid from positions          (st_world_step_begin)
+ *   2. brains add forces (the bindings, between begin and end)
+ *   3. standing behaviours, threaded                      (st_world_step_end)
+ *   4. integrate: truncate force, divide by mass, velocity, speed, move,
+ *      heading, edges, clear accumulators
+ *   5. apply removals (compaction keeps spawn order)
+ */
+#include <assert.h>
+#include <float.h>
+
+#include "world_internal.h"
+
+/// Below this speed an agent counts as standing still: its heading stays.
+#define ST_MOVING_SPEED2 1e-12
+
+void st_world_step_begin(st_world *w, double dt)
+{
+    assert(!w->in_step);
+    assert(st_finite(dt) && dt > 0.0);
+    if (w->in_step) return;
+    if (!(st_finite(dt) && dt > 0.0)) dt = w->dt;
+    if (w->dead > 0) st__compact(w);
+    w->step_dt = dt;
+    w->step_count = w->count;
+    st__grid_build(w, w->count);
+    w->in_step = true;
+    w->trace_count[w->trace_cur] = 0;
+}
+
+static double wrap_coord(double x, double size)
+{
+    if (x >= 0.0 && x < size) return x;
+    double r = x - size * floor(x / size);
+    // Rounding can land exactly on `size` for tiny negative x.
+    return r >= size || r < 0.0 ? 0.0 : r;
+}
+
+static void bounce_axis(double *p, double *v, double size)
+{
+    if (*p < 0.0) {
+        *p = -*p;
+        *v = fabs(*v);
+    } else if (*p > size) {
+        *p = 2.0 * size - *p;
+        *v = -fabs(*v);
+    }
+    // A step longer than the world itself: land inside regardless.
+    if (*p < 0.0) *p = 0.0;
+    if (*p > size) *p = size;
+}
+
+static st_vec2 unit_of(st_vec2 v)
+{
+    double m = fmax(fabs(v.x), fabs(v.y));
+    if (!(m > 0.0) || !isfinite(m)) return st_v2(0.0, 0.0);
+    return st_v2_normalize(st_v2(v.x / m, v.y / m));
+}
+
+static void integrate(st_world *w, int i, double dt)
+{
+    st_body *b = &w->bodies[i];
+    st_agent *a = &w->agents[i];
+    st_vec2 f = b->accum;
+    double l2 = st_v2_len2(f);
+    if (!isfinite(l2)) f = st_v2_scale(unit_of(f), b->max_force);
+    else f = st_v2_truncate(f, b->max_force);
+    a->force = f;
+
+    st_vec2 dv = st_v2_scale(f, dt / b->mass);
+    // A force that would overflow the velocity saturates it instead.
+    if (!st_v2_finite(dv)) dv = st_v2_scale(unit_of(f), 2.0 * b->max_speed);
+    st_vec2 v = st_v2_add(b->vel, dv);
+    if (!st_v2_finite(v) || !isfinite(st_v2_len2(v))) v = st_v2_scale(unit_of(v), b->max_speed);
+    v = st_v2_truncate(v, b->max_speed);
+
+    st_vec2 p = st_v2_add(b->pos, st_v2_scale(v, dt));
+    if (!st_v2_finite(p)) p = b->pos; // an unbounded world's last finite place
+
+    switch (w->edges) {
+    case ST_EDGES_WRAP:
+        p.x = wrap_coord(p.x, w->width);
+        p.y = wrap_coord(p.y, w->height);
+        break;
+    case ST_EDGES_BOUNCE:
+        bounce_axis(&p.x, &v.x, w->width);
+        bounce_axis(&p.y, &v.y, w->height);
+        break;
+    case ST_EDGES_NONE:
+        break;
+    }
+    b->pos = p;
+    b->vel = v;
+    if (st_v2_len2(v) > ST_MOVING_SPEED2) b->heading = st_v2_normalize(v);
+    b->accum = st_v2(0.0, 0.0);
+}
+
+void st_world_step_end(st_world *w)
+{
+    assert(w->in_step);
+    if (!w->in_step) return;
+    st__standing_pass(w);
+
+    int n = w->step_count;
+    double dt = w->step_dt;
+#ifdef STEER_HAVE_OPENMP
+#pragma omp parallel for schedule(static) num_threads(w->threads) if (w->threads > 1 && n > 8192)
+#endif
+    for (int i = 0; i < n; i++)
+        if (w->agents[i].alive) integrate(w, i, dt);
+
+    w->in_step = false;
+    w->grid_dirty = true;
+    if (w->dead > 0) st__compact(w);
+    w->tick++;
+    w->time += dt;
+    w->trace_cur = 1 - w->trace_cur;
+}
+
+void st_world_step(st_world *w, double dt)
+{
+    st_world_step_begin(w, dt);
+    st_world_step_end(w);
+}

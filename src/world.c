@@ -1,0 +1,607 @@
+/*
+ * world.c — worlds, agents and their handles, obstacles, walls, randomness,
+ * checksum.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+#define ST_NO_SLOT UINT32_MAX
+
+/* ------------------------------------------------------------------------ */
+/* defaults                                                                 */
+/* ------------------------------------------------------------------------ */
+
+st_world_def st_default_world_def(void)
+{
+    st_world_def d;
+    memset(&d, 0, sizeof d);
+    d.width = 800.0;
+    d.height = 600.0;
+    d.edges = ST_EDGES_WRAP;
+    d.seed = 1;
+    d.dt = 1.0 / 60.0;
+    d.cell_size = 50.0;
+    d.threads = 1;
+    return d;
+}
+
+st_agent_def st_default_agent_def(void)
+{
+    st_agent_def d;
+    memset(&d, 0, sizeof d);
+    d.heading = st_v2(1.0, 0.0);
+    d.max_speed = 150.0;
+    d.max_force = 400.0;
+    d.mass = 1.0;
+    d.radius = 6.0;
+    d.tag = ST_TAG_NONE;
+    d.color[0] = d.color[1] = d.color[2] = 200;
+    d.combine = ST_COMBINE_SUM;
+    return d;
+}
+
+/* ------------------------------------------------------------------------ */
+/* world                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static bool positive_finite(double v) { return st_finite(v) && v > 0.0; }
+
+st_world *st_world_create(const st_world_def *def)
+{
+    if (!def || !positive_finite(def->width) || !positive_finite(def->height) || !positive_finite(def->dt) ||
+        !positive_finite(def->cell_size) || def->threads < 1 ||
+        (def->edges != ST_EDGES_WRAP && def->edges != ST_EDGES_BOUNCE && def->edges != ST_EDGES_NONE))
+        return NULL;
+    st_world *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->width = def->width;
+    w->height = def->height;
+    w->edges = def->edges;
+    w->seed = def->seed;
+    w->dt = def->dt;
+    w->cell_size = def->cell_size;
+    w->threads = def->threads;
+    w->rng = st_rng_derive(def->seed, 0);
+    w->next_serial = 1;
+    w->free_slot = ST_NO_SLOT;
+    w->grid_dirty = true;
+    w->trace_id = st_null_agent();
+    return w;
+}
+
+void st_world_destroy(st_world *w)
+{
+    if (!w) return;
+    for (int i = 0; i < w->count; i++) free(w->agents[i].behaviors);
+    free(w->bodies);
+    free(w->agents);
+    free(w->slots);
+    st__grid_free(&w->grid);
+    free(w->obstacles);
+    free(w->walls);
+    free(w->scratch);
+    free(w);
+}
+
+double st_world_width(const st_world *w) { return w->width; }
+double st_world_height(const st_world *w) { return w->height; }
+st_edges st_world_edges(const st_world *w) { return w->edges; }
+uint64_t st_world_seed(const st_world *w) { return w->seed; }
+double st_world_dt(const st_world *w) { return w->dt; }
+uint64_t st_world_tick(const st_world *w) { return w->tick; }
+double st_world_time(const st_world *w) { return w->time; }
+bool st_world_in_step(const st_world *w) { return w->in_step; }
+double st_world_step_dt(const st_world *w) { return w->in_step ? w->step_dt : w->dt; }
+
+int st_world_threads(const st_world *w)
+{
+#ifdef STEER_HAVE_OPENMP
+    return w->threads;
+#else
+    (void)w;
+    return 1;
+#endif
+}
+
+void st_world_set_threads(st_world *w, int n)
+{
+    assert(n >= 1);
+    w->threads = n < 1 ? 1 : n;
+}
+
+void st_world_set_cell_size(st_world *w, double cell)
+{
+    assert(positive_finite(cell));
+    if (!positive_finite(cell)) return;
+    w->cell_size = cell;
+    w->grid_dirty = true;
+}
+
+st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to)
+{
+    st_vec2 d = st_v2_sub(to, from);
+    if (w->edges == ST_EDGES_WRAP) {
+        // Positions outside the rectangle (a prediction ahead of an agent, a
+        // user's point) still get the shortest offset: reduce modulo the size.
+        if (d.x > 0.5 * w->width || d.x < -0.5 * w->width) d.x -= w->width * floor(d.x / w->width + 0.5);
+        if (d.y > 0.5 * w->height || d.y < -0.5 * w->height) d.y -= w->height * floor(d.y / w->height + 0.5);
+    }
+    return d;
+}
+
+double st_world_distance(const st_world *w, st_vec2 a, st_vec2 b)
+{
+    return st_v2_len(st_world_offset(w, a, b));
+}
+
+double st_world_random(st_world *w) { return st_rng_double(&w->rng); }
+
+int64_t st_world_random_int(st_world *w, int64_t lo, int64_t hi)
+{
+    assert(lo <= hi);
+    if (lo >= hi) return lo;
+    uint64_t range = (uint64_t)hi - (uint64_t)lo; // inclusive span minus one
+    if (range == UINT64_MAX) return (int64_t)st_rng_next(&w->rng);
+    uint64_t n = range + 1;
+    // Rejection keeps every value equally likely.
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t r;
+    do r = st_rng_next(&w->rng);
+    while (r >= limit);
+    return (int64_t)((uint64_t)lo + r % n);
+}
+
+static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
+uint64_t st_world_checksum(const st_world *w)
+{
+    uint64_t h = 0xCBF29CE484222325ull;
+    h = fnv_bytes(h, &w->tick, sizeof w->tick);
+    for (int i = 0; i < w->count; i++) {
+        const st_agent *a = &w->agents[i];
+        if (!a->alive) continue;
+        const st_body *b = &w->bodies[i];
+        double v[8] = {b->pos.x, b->pos.y, b->vel.x, b->vel.y, b->heading.x, b->heading.y,
+                       a->wander_target.x, a->wander_target.y};
+        h = fnv_bytes(h, &a->serial, sizeof a->serial);
+        h = fnv_bytes(h, v, sizeof v);
+        h = fnv_bytes(h, &a->rng, sizeof a->rng);
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------------------ */
+/* agents                                                                   */
+/* ------------------------------------------------------------------------ */
+
+int st__dense(const st_world *w, st_agent_id id)
+{
+    if (id.generation == 0 || id.index >= w->slot_count) return -1;
+    const st_slot *s = &w->slots[id.index];
+    if (s->generation != id.generation) return -1;
+    return (int)s->dense;
+}
+
+static bool grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap) return true;
+    int n = *cap ? *cap : 16;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static bool valid_def(const st_agent_def *d)
+{
+    return st_v2_finite(d->pos) && st_v2_finite(d->vel) && (!d->has_heading || st_v2_finite(d->heading)) &&
+           st_finite(d->max_speed) && d->max_speed >= 0.0 && st_finite(d->max_force) && d->max_force >= 0.0 &&
+           positive_finite(d->mass) && st_finite(d->radius) && d->radius >= 0.0 && d->tag >= 0 &&
+           (d->combine == ST_COMBINE_SUM || d->combine == ST_COMBINE_PRIORITY);
+}
+
+st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
+{
+    if (!def || !valid_def(def)) return st_null_agent();
+    // Removals without steps would otherwise grow the arrays for ever.
+    if (!w->in_step && w->dead > 64 && w->dead > w->count / 2) st__compact(w);
+
+    int cap = w->capacity;
+    if (w->count + 1 > cap) {
+        int c1 = cap, c2 = cap;
+        if (!grow((void **)&w->bodies, &c1, w->count + 1, sizeof(st_body)) ||
+            !grow((void **)&w->agents, &c2, w->count + 1, sizeof(st_agent)))
+            return st_null_agent();
+        // Both grow by the same rule from the same size, but take the smaller
+        // in case only one realloc succeeded.
+        w->capacity = c1 < c2 ? c1 : c2;
+    }
+    uint32_t slot;
+    if (w->free_slot != ST_NO_SLOT) {
+        slot = w->free_slot;
+        w->free_slot = w->slots[slot].dense;
+    } else {
+        if (w->slot_count == w->slot_cap) {
+            int c = (int)w->slot_cap;
+            if (!grow((void **)&w->slots, &c, (int)w->slot_count + 1, sizeof(st_slot))) return st_null_agent();
+            w->slot_cap = (uint32_t)c;
+        }
+        slot = w->slot_count++;
+        w->slots[slot].generation = 1;
+    }
+    int i = w->count++;
+    w->slots[slot].dense = (uint32_t)i;
+
+    st_body *b = &w->bodies[i];
+    b->pos = def->pos;
+    b->max_speed = def->max_speed;
+    b->max_force = def->max_force;
+    b->mass = def->mass;
+    b->radius = def->radius;
+    b->vel = st_v2_truncate(def->vel, def->max_speed);
+    b->accum = st_v2(0.0, 0.0);
+    st_vec2 h = def->has_heading ? st_v2_normalize(def->heading) : st_v2(0.0, 0.0);
+    if (h.x == 0.0 && h.y == 0.0) h = st_v2_normalize(b->vel);
+    if (h.x == 0.0 && h.y == 0.0) h = st_v2(1.0, 0.0);
+    b->heading = h;
+
+    st_agent *a = &w->agents[i];
+    memset(a, 0, sizeof *a);
+    a->serial = w->next_serial++;
+    a->rng = st_rng_derive(w->seed, a->serial);
+    a->wander_distance = ST_WANDER_DISTANCE;
+    a->wander_radius = ST_WANDER_RADIUS;
+    a->wander_jitter = ST_WANDER_JITTER;
+    // Start the wander target straight ahead so a new wanderer keeps going.
+    a->wander_target = st_v2(ST_WANDER_RADIUS, 0.0);
+    a->tag = def->tag;
+    a->slot = slot;
+    a->alive = 1;
+    a->combine = (uint8_t)def->combine;
+    memcpy(a->color, def->color, 3);
+    w->grid_dirty = true;
+
+    st_agent_id id = {slot, w->slots[slot].generation};
+    return id;
+}
+
+bool st_world_remove(st_world *w, st_agent_id id)
+{
+    int i = st__dense(w, id);
+    if (i < 0) return false;
+    st_agent *a = &w->agents[i];
+    a->alive = 0;
+    free(a->behaviors);
+    a->behaviors = NULL;
+    a->behavior_count = 0;
+    st_slot *s = &w->slots[id.index];
+    s->generation = s->generation == UINT32_MAX ? 1 : s->generation + 1;
+    s->dense = w->free_slot;
+    w->free_slot = id.index;
+    w->dead++;
+    w->grid_dirty = true;
+    return true;
+}
+
+void st__compact(st_world *w)
+{
+    if (w->dead == 0) return;
+    int j = 0;
+    for (int i = 0; i < w->count; i++) {
+        if (!w->agents[i].alive) continue;
+        if (i != j) {
+            w->bodies[j] = w->bodies[i];
+            w->agents[j] = w->agents[i];
+            w->slots[w->agents[j].slot].dense = (uint32_t)j;
+        }
+        j++;
+    }
+    w->count = j;
+    w->dead = 0;
+    w->grid_dirty = true;
+}
+
+bool st_agent_alive(const st_world *w, st_agent_id id) { return st__dense(w, id) >= 0; }
+
+int st_world_count(const st_world *w, int32_t tag)
+{
+    if (tag == ST_TAG_ANY) return w->count - w->dead;
+    int n = 0;
+    for (int i = 0; i < w->count; i++)
+        if (w->agents[i].alive && w->agents[i].tag == tag) n++;
+    return n;
+}
+
+st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag)
+{
+    if (st_id_is_null(after)) return st_world_next_serial(w, 0, tag);
+    int i = st__dense(w, after);
+    if (i < 0) return st_null_agent();
+    return st_world_next_serial(w, w->agents[i].serial, tag);
+}
+
+st_agent_id st_world_next_serial(const st_world *w, uint64_t after_serial, int32_t tag)
+{
+    // Dense order is spawn order, so serials increase along the array.
+    int lo = 0, hi = w->count;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (w->agents[mid].serial <= after_serial) lo = mid + 1;
+        else hi = mid;
+    }
+    for (int i = lo; i < w->count; i++) {
+        const st_agent *a = &w->agents[i];
+        if (a->alive && (tag == ST_TAG_ANY || a->tag == tag)) {
+            st_agent_id id = {a->slot, w->slots[a->slot].generation};
+            return id;
+        }
+    }
+    return st_null_agent();
+}
+
+uint64_t st_agent_serial(const st_world *w, st_agent_id id)
+{
+    int i = st__dense(w, id);
+    return i < 0 ? 0 : w->agents[i].serial;
+}
+
+/* ---- getters ---- */
+
+#define BODY_GET(name, type, expr, zero)                     \
+    type st_agent_##name(const st_world *w, st_agent_id id)  \
+    {                                                        \
+        int i = st__dense(w, id);                            \
+        if (i < 0) return zero;                              \
+        const st_body *b = &w->bodies[i];                    \
+        const st_agent *a = &w->agents[i];                   \
+        (void)b;                                             \
+        (void)a;                                             \
+        return expr;                                         \
+    }
+
+static const st_vec2 zero_vec = {0.0, 0.0};
+BODY_GET(pos, st_vec2, b->pos, zero_vec)
+BODY_GET(vel, st_vec2, b->vel, zero_vec)
+BODY_GET(heading, st_vec2, b->heading, zero_vec)
+BODY_GET(side, st_vec2, st_v2_perp(b->heading), zero_vec)
+BODY_GET(speed, double, st_v2_len(b->vel), 0.0)
+BODY_GET(force, st_vec2, a->force, zero_vec)
+BODY_GET(accum, st_vec2, b->accum, zero_vec)
+BODY_GET(max_speed, double, b->max_speed, 0.0)
+BODY_GET(max_force, double, b->max_force, 0.0)
+BODY_GET(mass, double, b->mass, 0.0)
+BODY_GET(radius, double, b->radius, 0.0)
+BODY_GET(tag, int32_t, a->tag, ST_TAG_NONE)
+BODY_GET(combine, st_combine, (st_combine)a->combine, ST_COMBINE_SUM)
+BODY_GET(wander_distance, double, a->wander_distance, 0.0)
+BODY_GET(wander_radius, double, a->wander_radius, 0.0)
+BODY_GET(wander_jitter, double, a->wander_jitter, 0.0)
+BODY_GET(wander_target, st_vec2, a->wander_target, zero_vec)
+BODY_GET(path_index, int, (int)a->path_index, 0)
+
+void st_agent_color(const st_world *w, st_agent_id id, uint8_t rgb[3])
+{
+    int i = st__dense(w, id);
+    if (i < 0) {
+        rgb[0] = rgb[1] = rgb[2] = 0;
+        return;
+    }
+    memcpy(rgb, w->agents[i].color, 3);
+}
+
+/* ---- setters ---- */
+
+void st_agent_set_pos(st_world *w, st_agent_id id, st_vec2 pos)
+{
+    int i = st__dense(w, id);
+    assert(st_v2_finite(pos));
+    if (i < 0 || !st_v2_finite(pos)) return;
+    w->bodies[i].pos = pos;
+    w->grid_dirty = true;
+}
+
+void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel)
+{
+    int i = st__dense(w, id);
+    assert(st_v2_finite(vel));
+    if (i < 0 || !st_v2_finite(vel)) return;
+    st_body *b = &w->bodies[i];
+    b->vel = st_v2_truncate(vel, b->max_speed);
+    if (st_v2_len2(b->vel) > 1e-12) b->heading = st_v2_normalize(b->vel);
+}
+
+#define NUM_SET(name, field, ok)                                    \
+    void st_agent_set_##name(st_world *w, st_agent_id id, double v) \
+    {                                                               \
+        int i = st__dense(w, id);                                   \
+        assert(ok);                                                 \
+        if (i < 0 || !(ok)) return;                                 \
+        w->bodies[i].field = v;                                     \
+    }
+
+NUM_SET(max_speed, max_speed, st_finite(v) && v >= 0.0)
+NUM_SET(max_force, max_force, st_finite(v) && v >= 0.0)
+NUM_SET(mass, mass, positive_finite(v))
+NUM_SET(radius, radius, st_finite(v) && v >= 0.0)
+
+void st_agent_set_tag(st_world *w, st_agent_id id, int32_t tag)
+{
+    int i = st__dense(w, id);
+    assert(tag >= 0);
+    if (i < 0 || tag < 0) return;
+    w->agents[i].tag = tag;
+    w->grid_dirty = true;
+}
+
+void st_agent_set_color(st_world *w, st_agent_id id, const uint8_t rgb[3])
+{
+    int i = st__dense(w, id);
+    if (i < 0) return;
+    memcpy(w->agents[i].color, rgb, 3);
+}
+
+void st_agent_set_combine(st_world *w, st_agent_id id, st_combine c)
+{
+    int i = st__dense(w, id);
+    assert(c == ST_COMBINE_SUM || c == ST_COMBINE_PRIORITY);
+    if (i < 0) return;
+    w->agents[i].combine = (uint8_t)c;
+}
+
+void st_agent_set_wander(st_world *w, st_agent_id id, double distance, double radius, double jitter)
+{
+    int i = st__dense(w, id);
+    bool ok = st_finite(distance) && st_finite(radius) && radius >= 0.0 && st_finite(jitter) && jitter >= 0.0;
+    assert(ok);
+    if (i < 0 || !ok) return;
+    st_agent *a = &w->agents[i];
+    a->wander_distance = distance;
+    a->wander_jitter = jitter;
+    if (radius != a->wander_radius) {
+        // Keep the target's direction on the resized circle.
+        st_vec2 dir = st_v2_normalize(a->wander_target);
+        if (dir.x == 0.0 && dir.y == 0.0) dir = st_v2(1.0, 0.0);
+        a->wander_target = st_v2_scale(dir, radius);
+        a->wander_radius = radius;
+    }
+}
+
+bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list, int n)
+{
+    int i = st__dense(w, id);
+    if (i < 0 || n < 0) return false;
+    st_behavior *copy = NULL;
+    if (n > 0) {
+        copy = malloc((size_t)n * sizeof *copy);
+        if (!copy) return false;
+        memcpy(copy, list, (size_t)n * sizeof *copy);
+    }
+    st_agent *a = &w->agents[i];
+    free(a->behaviors);
+    a->behaviors = copy;
+    a->behavior_count = n;
+    return true;
+}
+
+int st_agent_behaviors(const st_world *w, st_agent_id id, const st_behavior **list)
+{
+    int i = st__dense(w, id);
+    if (i < 0) {
+        if (list) *list = NULL;
+        return 0;
+    }
+    if (list) *list = w->agents[i].behaviors;
+    return w->agents[i].behavior_count;
+}
+
+/* ------------------------------------------------------------------------ */
+/* obstacles and walls                                                      */
+/* ------------------------------------------------------------------------ */
+
+int st_world_add_obstacle(st_world *w, st_vec2 center, double radius)
+{
+    assert(st_v2_finite(center) && st_finite(radius) && radius >= 0.0);
+    if (!st_v2_finite(center) || !st_finite(radius) || radius < 0.0) return 0;
+    if (!grow((void **)&w->obstacles, &w->obstacle_cap, w->obstacle_count + 1, sizeof(st_obstacle))) return 0;
+    w->obstacles[w->obstacle_count].center = center;
+    w->obstacles[w->obstacle_count].radius = radius;
+    return ++w->obstacle_count;
+}
+
+int st_world_add_wall(st_world *w, st_vec2 from, st_vec2 to)
+{
+    assert(st_v2_finite(from) && st_v2_finite(to));
+    if (!st_v2_finite(from) || !st_v2_finite(to)) return 0;
+    if (!grow((void **)&w->walls, &w->wall_cap, w->wall_count + 1, sizeof(st_wall))) return 0;
+    st_wall *wl = &w->walls[w->wall_count];
+    wl->from = from;
+    wl->to = to;
+    wl->normal = st_v2_perp(st_v2_normalize(st_v2_sub(to, from)));
+    return ++w->wall_count;
+}
+
+int st_world_obstacle_count(const st_world *w) { return w->obstacle_count; }
+int st_world_wall_count(const st_world *w) { return w->wall_count; }
+
+void st_world_obstacle(const st_world *w, int i, st_vec2 *center, double *radius)
+{
+    assert(i >= 0 && i < w->obstacle_count);
+    if (center) *center = w->obstacles[i].center;
+    if (radius) *radius = w->obstacles[i].radius;
+}
+
+void st_world_wall(const st_world *w, int i, st_vec2 *from, st_vec2 *to)
+{
+    assert(i >= 0 && i < w->wall_count);
+    if (from) *from = w->walls[i].from;
+    if (to) *to = w->walls[i].to;
+}
+
+/* ------------------------------------------------------------------------ */
+/* paths                                                                    */
+/* ------------------------------------------------------------------------ */
+
+st_path *st_path_create(const st_vec2 *points, int n, bool loop, double radius)
+{
+    if (!points || n < 1 || !positive_finite(radius)) return NULL;
+    for (int i = 0; i < n; i++)
+        if (!st_v2_finite(points[i])) return NULL;
+    st_path *p = malloc(sizeof *p);
+    if (!p) return NULL;
+    p->points = malloc((size_t)n * sizeof *p->points);
+    if (!p->points) {
+        free(p);
+        return NULL;
+    }
+    memcpy(p->points, points, (size_t)n * sizeof *p->points);
+    p->count = n;
+    p->loop = loop;
+    p->radius = radius;
+    return p;
+}
+
+void st_path_destroy(st_path *p)
+{
+    if (!p) return;
+    free(p->points);
+    free(p);
+}
+
+int st_path_count(const st_path *p) { return p->count; }
+st_vec2 st_path_point(const st_path *p, int i)
+{
+    assert(i >= 0 && i < p->count);
+    return p->points[i];
+}
+bool st_path_loop(const st_path *p) { return p->loop; }
+double st_path_radius(const st_path *p) { return p->radius; }
+
+/* ------------------------------------------------------------------------ */
+/* tracing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+void st_world_set_trace(st_world *w, st_agent_id id)
+{
+    w->trace_id = id;
+    w->trace_count[0] = w->trace_count[1] = 0;
+}
+
+int st_world_trace(const st_world *w, const st_trace_entry **entries)
+{
+    int last = 1 - w->trace_cur;
+    if (entries) *entries = w->trace[last];
+    return w->trace_count[last];
+}

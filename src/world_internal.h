@@ -1,0 +1,163 @@
+/*
+ * world_internal.h — the world's private layout, shared by the core's .c files.
+ *
+ * Agents live in dense arrays kept in spawn order. A removal marks the entry
+ * dead and frees its handle at once; the arrays are compacted (order kept) at
+ * the end of a step or when dead entries pile up, so iteration order never
+ * changes and no pointer into the arrays survives a call that may compact.
+ *
+ * Hot data (what the integrator and the neighbour kernel touch every step)
+ * sits in st_body; everything else in st_agent.
+ */
+#ifndef STEER_WORLD_INTERNAL_H
+#define STEER_WORLD_INTERNAL_H
+
+#include "steer.h"
+#include "rng.h"
+
+typedef struct st_body {
+    st_vec2 pos;
+    st_vec2 vel;
+    st_vec2 heading;   // unit
+    st_vec2 accum;     // this step's force so far
+    double max_speed;
+    double max_force;
+    double mass;
+    double radius;
+} st_body;
+
+typedef struct st_agent {
+    uint64_t serial;          // 1, 2, ...: spawn order, never reused
+    uint64_t rng;             // the agent's own stream (wander), seeded from the world's seed
+    st_vec2 force;            // what the last step applied
+    st_vec2 wander_target;    // on the wander circle, relative to its centre, local frame
+    double wander_distance, wander_radius, wander_jitter;
+    const st_path *path;      // the path follow_path last used, and the next waypoint on it
+    int32_t path_index;
+    int32_t tag;
+    uint32_t slot;            // back-link into the handle table
+    uint8_t alive;
+    uint8_t combine;
+    uint8_t color[3];
+    int32_t behavior_count;
+    st_behavior *behaviors;   // standing list, owned
+} st_agent;
+
+typedef struct st_slot {
+    uint32_t dense;       // index into bodies/agents while alive; next free slot otherwise
+    uint32_t generation;  // >= 1; bumped when the slot is freed, so old ids die
+} st_slot;
+
+// The neighbour grid: a counting sort of live agents into cells, rebuilt from
+// positions at the start of every step (and lazily before queries outside a
+// step when something moved). Items carry a copy of the position so the
+// distance test touches one cache line per candidate.
+typedef struct st_grid_item {
+    st_vec2 pos;
+    uint32_t index;  // dense index
+    int32_t tag;
+} st_grid_item;
+
+typedef struct st_grid {
+    double cell_w, cell_h;    // effective cell sizes (wrap worlds divide the world evenly)
+    int nx, ny;
+    int32_t *cell_start;      // nx*ny + 1 prefix sums
+    int32_t *cell_of;         // per dense index, scratch for the sort
+    st_grid_item *items;      // sorted by cell
+    int item_count;
+    int cell_cap, agent_cap;
+} st_grid;
+
+typedef struct st_obstacle {
+    st_vec2 center;
+    double radius;
+} st_obstacle;
+
+typedef struct st_wall {
+    st_vec2 from, to;
+    st_vec2 normal;  // unit, +90 degrees from the direction from -> to
+} st_wall;
+
+typedef struct st_query_hit {
+    double dist2;
+    uint32_t index;
+} st_query_hit;
+
+#define ST_TRACE_CAP 32
+
+struct st_world {
+    double width, height;
+    st_edges edges;
+    uint64_t seed;
+    double dt;
+    double cell_size;
+    int threads;
+
+    uint64_t rng;        // world stream
+    uint64_t tick;
+    double time;
+    uint64_t next_serial;
+
+    st_body *bodies;
+    st_agent *agents;
+    int count;           // dense entries, dead ones included
+    int capacity;
+    int dead;            // dead entries awaiting compaction
+
+    st_slot *slots;
+    uint32_t slot_count, slot_cap;
+    uint32_t free_slot;  // head of the free list, UINT32_MAX when empty
+
+    st_grid grid;
+    bool grid_dirty;
+
+    bool in_step;
+    double step_dt;
+    int step_count;      // dense entries that take part in the current step
+
+    st_obstacle *obstacles;
+    int obstacle_count, obstacle_cap;
+    st_wall *walls;
+    int wall_count, wall_cap;
+
+    st_query_hit *scratch;   // st_world_query's sort buffer
+    int scratch_cap;
+
+    // One agent's behaviours, recorded for the app's per-behaviour overlay.
+    st_agent_id trace_id;
+    st_trace_entry trace[2][ST_TRACE_CAP];
+    int trace_count[2];
+    int trace_cur;
+};
+
+struct st_path {
+    st_vec2 *points;
+    int count;
+    bool loop;
+    double radius;
+};
+
+/* world.c */
+int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
+void st__compact(st_world *w);
+
+/* grid.c */
+void st__grid_build(st_world *w, int count);
+void st__grid_free(st_grid *g);
+void st__grid_ensure(st_world *w);   // rebuild if dirty and not in a step
+/// Visits every live agent within q (fov/tag/exclude applied) with its offset and distance^2.
+typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
+void st__grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx);
+
+/* behaviors.c */
+void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);
+void st__standing_pass(st_world *w);
+
+static inline bool st__in_view(st_vec2 offset, double dist2, st_vec2 heading, double cos_half)
+{
+    // cos_half <= -1 means all around; an agent on top of us is always seen.
+    if (cos_half <= -1.0 || dist2 <= 0.0) return true;
+    return st_v2_dot(offset, heading) >= cos_half * sqrt(dist2);
+}
+
+#endif

@@ -1,0 +1,52 @@
+# Every test goes through ctest. Label "sanitize" marks the ones the
+# ASan+UBSan build runs too (make test-asan).
+
+# C unit tests: tests/c/test_*.c, one executable each, linked with the core only.
+file(GLOB STEER_C_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/c/test_*.c)
+foreach(src ${STEER_C_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(${name} ${src})
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/c)
+  target_link_libraries(${name} PRIVATE steer_core)
+  add_test(NAME c.${name} COMMAND ${name})
+  set_tests_properties(c.${name} PROPERTIES LABELS "c;sanitize" TIMEOUT 300)
+endforeach()
+
+# Lua specs: busted under lua5.4 against build/steer.so.
+find_program(LUA54 lua5.4)
+find_program(BUSTED busted)
+if(LUA54 AND BUSTED)
+  set(_spec_env "LUA_CPATH=${CMAKE_BINARY_DIR}/?.so;;" "LUA_PATH=${CMAKE_SOURCE_DIR}/tests/spec/?.lua;${CMAKE_SOURCE_DIR}/scripts/?.lua;;")
+  if(STEER_SANITIZE)
+    # steer.so is built with ASan; lua5.4 is not, so the runtime must load first.
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so OUTPUT_VARIABLE _asan OUTPUT_STRIP_TRAILING_WHITESPACE)
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libubsan.so OUTPUT_VARIABLE _ubsan OUTPUT_STRIP_TRAILING_WHITESPACE)
+    list(APPEND _spec_env "LD_PRELOAD=${_asan}:${_ubsan}" "ASAN_OPTIONS=detect_leaks=0")
+  endif()
+  add_test(NAME lua.busted
+           COMMAND ${LUA54} ${BUSTED} --lua=${LUA54} -o utfTerminal ${CMAKE_SOURCE_DIR}/tests/spec
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  set_tests_properties(lua.busted PROPERTIES ENVIRONMENT "${_spec_env}" LABELS "lua;sanitize" TIMEOUT 600)
+endif()
+
+find_program(LUACHECK luacheck)
+if(LUACHECK)
+  add_test(NAME lua.luacheck COMMAND ${LUACHECK} -q scripts tests WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  set_tests_properties(lua.luacheck PROPERTIES LABELS "lua")
+endif()
+
+# App end-to-end tests: tests/app/*.sh, given the app binary and the source dir.
+if(STEER_APP)
+  file(GLOB STEER_APP_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/app/test_*.sh)
+  foreach(t ${STEER_APP_TESTS})
+    get_filename_component(name ${t} NAME_WE)
+    add_test(NAME app.${name} COMMAND sh ${t} $<TARGET_FILE:steer_app> ${CMAKE_SOURCE_DIR})
+    set_tests_properties(app.${name} PROPERTIES LABELS "app;sanitize" TIMEOUT 600
+                         ENVIRONMENT "SDL_VIDEODRIVER=dummy;SDL_AUDIODRIVER=dummy;ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+endif()
+
+# Each helper program a test needs is listed in tests/extra.cmake when present.
+if(EXISTS ${CMAKE_SOURCE_DIR}/tests/extra.cmake)
+  include(${CMAKE_SOURCE_DIR}/tests/extra.cmake)
+endif()
