@@ -17,7 +17,7 @@
 #include <float.h>
 #include <stdlib.h>
 
-#include "world_internal.h"
+#include "grid_iter.h"
 
 /// Look-ahead (seconds of travel) used by contain.
 #define ST_CONTAIN_LOOKAHEAD 0.5
@@ -91,6 +91,11 @@ st_behavior st_default_behavior(st_behavior_type type)
 /// Direction of v, also for huge or infinite components.
 static st_vec2 dir_safe(st_vec2 v)
 {
+    double l2 = v.x * v.x + v.y * v.y;
+    if (l2 > 1e-290 && l2 < 1e290) {
+        double inv = 1.0 / sqrt(l2);
+        return st_v2(v.x * inv, v.y * inv);
+    }
     if (st_v2_finite(v)) {
         double m = fmax(fabs(v.x), fabs(v.y));
         if (m == 0.0) return ZERO;
@@ -305,14 +310,6 @@ static inline void group_add(group *g, const st_world *w, uint32_t j, st_vec2 of
     }
 }
 
-static void group_visit(void *ctx, uint32_t j, st_vec2 offset, double d2)
-{
-    group **gw = ctx;
-    group *g = gw[0];
-    const st_world *w = (const st_world *)gw[1];
-    group_add(g, w, j, offset, d2);
-}
-
 static st_vec2 separation_force(const st_body *b, const group *g, double dt)
 {
     if (g->sep.x == 0.0 && g->sep.y == 0.0) return ZERO;
@@ -335,24 +332,51 @@ static st_vec2 cohesion_force(const st_body *b, const group *g, double dt)
     return steer_velocity(b, st_v2_scale(dir_safe(c), b->max_speed), dt);
 }
 
+typedef struct group_ctx {
+    group *g;
+    const st_world *w;
+    uint32_t self;
+    int32_t tag;
+    bool cone;
+    double cos_half;
+    st_vec2 heading;
+} group_ctx;
+
+ST__INLINE void group_one(void *ctx, const st_grid_item *it, st_vec2 d, double d2)
+{
+    const group_ctx *q = ctx;
+    group *g = q->g;
+    if (it->index == q->self) return;
+    if (q->tag != ST_TAG_ANY && it->tag != q->tag) return;
+    if (q->w->removed_in_step && !q->w->agents[it->index].alive) return;
+    if (q->cone && d2 > 0.0 && !st__in_cone(d, d2, q->heading, q->cos_half)) return;
+    g->n++;
+    g->heading_sum.x += it->hx;
+    g->heading_sum.y += it->hy;
+    g->offset_sum.x += d.x;
+    g->offset_sum.y += d.y;
+    if (d2 < g->sep_r2) {
+        if (d2 > 0.0) {
+            // away / |away|^2 = unit away / distance: nearer pushes harder.
+            g->sep = st_v2_sub(g->sep, st_v2_scale(d, 1.0 / d2));
+        } else {
+            g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(g->serial, q->w->agents[it->index].serial), 1e6));
+        }
+    }
+}
+
+/// The flocking kernel: one pass over the grid cells around agent i, the
+/// three rules' sums gathered on the fly (no neighbour list, no allocation).
 static void group_query(const st_world *w, int i, const st_flock_params *p, double sep_radius, group *g)
 {
     const st_body *b = &w->bodies[i];
-    const st_agent *a = &w->agents[i];
     g->sep = g->heading_sum = g->offset_sum = ZERO;
     g->n = 0;
     g->sep_r2 = sep_radius * sep_radius;
-    g->serial = a->serial;
-    st_query q;
-    q.center = b->pos;
-    q.radius = p->radius;
-    q.tag = p->tag;
-    q.exclude.index = a->slot;
-    q.exclude.generation = w->slots[a->slot].generation;
-    q.fov = p->fov;
-    q.heading = b->heading;
-    void *ctx[2] = {g, (void *)w};
-    st__grid_visit(w, &q, group_visit, ctx);
+    g->serial = w->agents[i].serial;
+    group_ctx q = {g, w, (uint32_t)i, p->tag, p->fov > 0.0 && p->fov < 2.0 * ST_PI, 0.0, b->heading};
+    q.cos_half = q.cone ? cos(0.5 * p->fov) : -2.0;
+    st__grid_foreach(w, b->pos, p->radius, group_one, &q);
 }
 
 static double flock_sep_radius(const st_flock_params *p)
@@ -745,18 +769,22 @@ st_vec2 st_agent_cohere_list(st_world *w, st_agent_id id, const st_agent_id *lis
 
 void st__standing_pass(st_world *w)
 {
-    int n = w->step_count;
-    // Each agent reads only start-of-step state of the others and writes
-    // only its own accumulator, wander and path state: any thread count gives
-    // the same bits.
+    // Visit agents in grid order, not spawn order: neighbours in space are
+    // then neighbours in time and their cells stay in cache. Each agent
+    // reads only start-of-step state of the others and writes only its own
+    // accumulator, wander and path state, so neither the order nor the
+    // thread count changes a single bit of the result.
+    const st_grid *g = &w->grid;
+    int n = g->item_count;
 #ifdef STEER_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 512) num_threads(w->threads) if (w->threads > 1 && n > 2048)
 #endif
-    for (int i = 0; i < n; i++) {
+    for (int k = 0; k < n; k++) {
+        int i = (int)g->items[k].index;
         st_agent *a = &w->agents[i];
         if (!a->alive || a->behavior_count == 0) continue;
-        for (int k = 0; k < a->behavior_count; k++) {
-            const st_behavior *bh = &a->behaviors[k];
+        for (int m = 0; m < a->behavior_count; m++) {
+            const st_behavior *bh = &a->behaviors[m];
             st__accumulate(w, i, force_of(w, i, bh), bh->weight, bh->type);
         }
     }

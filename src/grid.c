@@ -11,7 +11,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "world_internal.h"
+#include "grid_iter.h"
 
 // Bounds memory for absurd width/cell ratios; a query of any radius stays
 // correct with bigger cells, only slower.
@@ -51,11 +51,6 @@ static void grid_dims(const st_world *w, st_grid *g)
     }
 }
 
-static inline int wrap_index(int c, int n)
-{
-    c %= n;
-    return c < 0 ? c + n : c;
-}
 
 static inline int clamp_index(double f, int n)
 {
@@ -135,6 +130,12 @@ void st__grid_build(st_world *w, int count)
         // start[c] is used as the cursor and restored below.
         st_grid_item *it = &g->items[start[c]++];
         it->pos = w->bodies[i].pos;
+        if (w->edges == ST_EDGES_WRAP) {
+            it->pos.x = st__wrap_coord(it->pos.x, w->width);
+            it->pos.y = st__wrap_coord(it->pos.y, w->height);
+        }
+        it->hx = (float)w->bodies[i].heading.x;
+        it->hy = (float)w->bodies[i].heading.y;
         it->index = (uint32_t)i;
         it->tag = w->agents[i].tag;
     }
@@ -158,62 +159,31 @@ void st__grid_ensure(st_world *w)
     st__grid_build(w, w->count);
 }
 
+typedef struct visit_ctx {
+    const st_world *w;
+    const st_query *q;
+    int exclude;
+    bool cone;
+    double cos_half;
+    st__visit_fn fn;
+    void *ctx;
+} visit_ctx;
+
+static void visit_one(void *ctx, const st_grid_item *it, st_vec2 d, double d2)
+{
+    const visit_ctx *v = ctx;
+    if ((int)it->index == v->exclude) return;
+    if (v->q->tag != ST_TAG_ANY && it->tag != v->q->tag) return;
+    if (v->w->removed_in_step && !v->w->agents[it->index].alive) return;
+    if (v->cone && d2 > 0.0 && !st__in_cone(d, d2, v->q->heading, v->cos_half)) return;
+    v->fn(v->ctx, it->index, d, d2);
+}
+
 void st__grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx)
 {
-    const st_grid *g = &w->grid;
-    if (!g->cell_start || g->item_count == 0) return;
-    double r = q->radius;
-    double r2 = r * r;
-    int exclude = st__dense(w, q->exclude);
-    bool cone = q->fov > 0.0 && q->fov < 2.0 * ST_PI;
-    double cos_half = cone ? cos(0.5 * q->fov) : -2.0;
-    bool wrap = w->edges == ST_EDGES_WRAP;
-
-    int cx0, cx1, cy0, cy1;
-    double fx0 = floor((q->center.x - r) / g->cell_w), fx1 = floor((q->center.x + r) / g->cell_w);
-    double fy0 = floor((q->center.y - r) / g->cell_h), fy1 = floor((q->center.y + r) / g->cell_h);
-    if (wrap) {
-        // A span as wide as the world visits every column once.
-        if (fx1 - fx0 + 1.0 >= g->nx) {
-            cx0 = 0;
-            cx1 = g->nx - 1;
-        } else {
-            double base = g->nx * floor(fx0 / g->nx);
-            cx0 = (int)(fx0 - base);
-            cx1 = (int)(fx1 - base);
-        }
-        if (fy1 - fy0 + 1.0 >= g->ny) {
-            cy0 = 0;
-            cy1 = g->ny - 1;
-        } else {
-            double base = g->ny * floor(fy0 / g->ny);
-            cy0 = (int)(fy0 - base);
-            cy1 = (int)(fy1 - base);
-        }
-    } else {
-        cx0 = clamp_index(fx0, g->nx);
-        cx1 = clamp_index(fx1, g->nx);
-        cy0 = clamp_index(fy0, g->ny);
-        cy1 = clamp_index(fy1, g->ny);
-    }
-
-    for (int cy = cy0; cy <= cy1; cy++) {
-        int row = (wrap ? wrap_index(cy, g->ny) : cy) * g->nx;
-        for (int cx = cx0; cx <= cx1; cx++) {
-            int c = row + (wrap ? wrap_index(cx, g->nx) : cx);
-            for (int k = g->cell_start[c]; k < g->cell_start[c + 1]; k++) {
-                const st_grid_item *it = &g->items[k];
-                if ((int)it->index == exclude) continue;
-                if (q->tag != ST_TAG_ANY && it->tag != q->tag) continue;
-                st_vec2 d = wrap ? st_world_offset(w, q->center, it->pos) : st_v2_sub(it->pos, q->center);
-                double d2 = st_v2_len2(d);
-                if (d2 > r2) continue;
-                if (!w->agents[it->index].alive) continue; // removed during this step
-                if (cone && !st__in_view(d, d2, q->heading, cos_half)) continue;
-                fn(ctx, it->index, d, d2);
-            }
-        }
-    }
+    visit_ctx v = {w, q, st__dense(w, q->exclude), q->fov > 0.0 && q->fov < 2.0 * ST_PI, 0.0, fn, ctx};
+    v.cos_half = v.cone ? cos(0.5 * q->fov) : -2.0;
+    st__grid_foreach(w, q->center, q->radius, visit_one, &v);
 }
 
 st_query st_default_query(st_vec2 center, double radius)

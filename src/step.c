@@ -112,6 +112,7 @@ void st_world_step_end(st_world *w)
         if (w->agents[i].alive) integrate(w, i, dt);
 
     w->in_step = false;
+    w->removed_in_step = false;
     w->grid_dirty = true;
     if (w->dead > 0) st__compact(w);
     w->tick++;

@@ -293,6 +293,7 @@ bool st_world_remove(st_world *w, st_agent_id id)
     w->free_slot = id.index;
     w->dead++;
     w->grid_dirty = true;
+    if (w->in_step) w->removed_in_step = true;
     return true;
 }
 

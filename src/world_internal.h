@@ -54,9 +54,11 @@ typedef struct st_slot {
 // distance test touches one cache line per candidate.
 typedef struct st_grid_item {
     st_vec2 pos;
+    float hx, hy;    // heading, for alignment without touching the body
     uint32_t index;  // dense index
     int32_t tag;
 } st_grid_item;
+
 
 typedef struct st_grid {
     double cell_w, cell_h;    // effective cell sizes (wrap worlds divide the world evenly)
@@ -112,6 +114,7 @@ struct st_world {
     bool grid_dirty;
 
     bool in_step;
+    bool removed_in_step; // the grid may list dead agents: check alive
     double step_dt;
     int step_count;      // dense entries that take part in the current step
 
@@ -152,6 +155,33 @@ void st__grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void 
 /* behaviors.c */
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);
 void st__standing_pass(st_world *w);
+
+/// st_world_offset, inlined for the neighbour kernels. Grid positions and
+/// agent positions lie inside a wrap world, so one conditional fold handles
+/// nearly every pair; the general reduction covers the rest.
+static inline st_vec2 st__offset(const st_world *w, st_vec2 from, st_vec2 to)
+{
+    st_vec2 d = {to.x - from.x, to.y - from.y};
+    if (w->edges == ST_EDGES_WRAP) {
+        double hw = 0.5 * w->width, hh = 0.5 * w->height;
+        if (d.x > hw) d.x -= w->width;
+        else if (d.x < -hw) d.x += w->width;
+        if (d.y > hh) d.y -= w->height;
+        else if (d.y < -hh) d.y += w->height;
+        if (d.x > hw || d.x < -hw || d.y > hh || d.y < -hh) return st_world_offset(w, from, to);
+    }
+    return d;
+}
+
+/// Is `offset` (length^2 dist2) inside the cone of half-angle acos(cos_half)
+/// around the unit `heading`? No square root: compares squares by sign.
+static inline bool st__in_cone(st_vec2 offset, double dist2, st_vec2 heading, double cos_half)
+{
+    double dot = offset.x * heading.x + offset.y * heading.y;
+    double c2 = cos_half * cos_half * dist2;
+    if (cos_half >= 0.0) return dot >= 0.0 && dot * dot >= c2;
+    return dot >= 0.0 || dot * dot <= c2;
+}
 
 static inline bool st__in_view(st_vec2 offset, double dist2, st_vec2 heading, double cos_half)
 {

@@ -1,0 +1,194 @@
+/*
+ * app.h — the steer app's shared state and the functions its modules offer
+ * each other.
+ *
+ *   main.c      options, then the window or the headless run
+ *   scene.c     the Lua host: scene load, restart, step, reload, errors
+ *   watch.c     stat-polling file watcher (no SDL)
+ *   batch.c     vertex batches: one SDL_RenderGeometry call per layer
+ *   font.c      a glyph atlas from SDL2_ttf, drawn through a batch
+ *   render.c    the world, agents and overlays
+ *   gfx.c       the `gfx` table scripts draw with
+ *   hud.c       HUD, help, error panel
+ *   input.c     keys and mouse
+ *   window.c    the windowed loop
+ *   headless.c  runs with no window; screenshots through a software renderer
+ */
+#ifndef STEER_APP_H
+#define STEER_APP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <SDL.h>
+#include <lua.h>
+
+#include "steer.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+#ifndef STEER_SCRIPTS_DIR
+#define STEER_SCRIPTS_DIR "scripts"
+#endif
+#ifndef STEER_FONT_PATH
+#define STEER_FONT_PATH "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+#endif
+
+/* ------------------------------------------------------------------ options */
+
+typedef struct app_options {
+    const char *scene;      ///< scene file; NULL: scripts/hunt.lua
+    bool headless;
+    bool realtime;          ///< headless, paced at the fixed step, watching files
+    bool trust;             ///< no sandbox
+    long ticks;             ///< headless steps; < 0: default (600, or forever with --realtime)
+    bool has_seed;
+    uint64_t seed;
+    const char *screenshot; ///< PNG written after a headless run
+    int threads;            ///< standing-pass threads, >= 1
+    long budget;            ///< instructions per callback, 0: unlimited
+    size_t memory_mb;       ///< Lua memory cap in MiB, 0: unlimited
+    int argc;               ///< what follows the scene: handed to scene.load as args
+    char **argv;
+} app_options;
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum app_error_kind {
+    APP_ERR_LOAD,    ///< a file failed to compile or load (keyed by file)
+    APP_ERR_RUNTIME, ///< a brain or scene callback raised
+} app_error_kind;
+
+#define APP_MAX_ERRORS 6
+
+typedef struct app_error {
+    app_error_kind kind;
+    char key[PATH_MAX]; ///< file for load errors, "" for runtime ones
+    char *text;         ///< message (with traceback for runtime errors)
+    int count;          ///< how many times the same message arrived
+} app_error;
+
+/* ------------------------------------------------------------------ overlays */
+
+enum {
+    OV_VELOCITY = 1 << 0,
+    OV_FORCE = 1 << 1,
+    OV_WANDER = 1 << 2,
+    OV_CONE = 1 << 3,
+    OV_FEELERS = 1 << 4,
+    OV_LINKS = 1 << 5,
+    OV_STATE = 1 << 6,
+    OV_PATHS = 1 << 7,
+    OV_HUD = 1 << 8,
+};
+
+/* ------------------------------------------------------------------ the app */
+
+typedef struct watch watch;
+typedef struct render_ctx render_ctx;
+
+typedef struct app {
+    app_options opt;
+
+    /* files */
+    char scripts_dir[PATH_MAX]; ///< resolved built-in scripts folder
+    char scene_path[PATH_MAX];  ///< resolved scene file
+    char scene_dir[PATH_MAX];
+    char scene_module[256];     ///< its module name (file name without .lua)
+    watch *watcher;
+    double next_poll;           ///< seconds (app clock) of the next watcher poll
+
+    /* Lua */
+    lua_State *L;
+    int scene_ref;   ///< registry ref of the scene table, LUA_NOREF until loaded
+    int world_ref;   ///< registry ref of the world userdata
+    int gfx_ref;     ///< registry ref of the gfx table
+    st_world *world; ///< the core world behind world_ref (NULL: none)
+    bool scene_ok;   ///< the scene module loaded and load() ran
+    bool update_paused; ///< scene.update raised: skipped until the scene reloads
+    bool draw_paused;
+    uint64_t seed;
+    char title[128];
+
+    /* simulation */
+    double dt;
+    double accumulator;
+    double time_scale;
+    bool paused;
+    int pending_steps;   ///< single steps requested while paused
+    double ms_per_step;  ///< smoothed
+    double step_ms_total;
+    long steps_run;
+    int error_total;     ///< script errors since start
+
+    /* view and input */
+    render_ctx *gfx_target; ///< where gfx calls draw (NULL outside drawing)
+    bool mouse_valid;
+    st_vec2 mouse;          ///< world units
+    st_agent_id selected;
+    unsigned overlays;
+    bool help;
+    double speed_factor, force_factor; ///< cumulative live adjustments, for the HUD
+    char flash[256];        ///< a short-lived HUD message (screenshot saved...)
+    double flash_until;
+
+    /* errors */
+    app_error errors[APP_MAX_ERRORS];
+    int error_count;
+
+    bool quit;
+} app;
+
+/* ------------------------------------------------------------------ main.c */
+
+/// Seconds since start, monotonic.
+double app_clock(void);
+
+/* ------------------------------------------------------------------ scene.c */
+
+/// Resolves paths, opens the Lua host and loads the scene. False only when
+/// the host cannot be created; a scene that fails to load leaves scene_ok
+/// false with the error reported.
+bool app_start(app *a, const app_options *opt);
+void app_shutdown(app *a);
+/// Closes the Lua state and loads the scene at path afresh (Tab cycling).
+bool app_switch_scene(app *a, const char *path);
+/// Reruns scene.load on a fresh world with the same seed (key R).
+void app_restart(app *a);
+/// One fixed step: scene.update then world:step. Times it.
+void app_step(app *a);
+/// Polls the watcher (at most every 50 ms) and reloads what changed.
+void app_poll_files(app *a, double now);
+/// Calls scene.mousepressed / scene.keypressed (when present).
+void app_mousepressed(app *a, st_vec2 p, int button);
+void app_keypressed(app *a, const char *key);
+/// Calls scene.draw and every brain's draw, with gfx aimed at ctx.
+void app_draw_scripts(app *a, render_ctx *ctx);
+/// The state name of an agent's `self` (self.state, or self.state.name) in buf.
+bool app_state_name(app *a, st_agent_id id, char *buf, size_t n);
+/// The selected agent's `self` table as "key = value" lines in buf.
+void app_describe_self(app *a, st_agent_id id, char *buf, size_t n);
+/// Records an error: printed once on stderr, kept for the HUD.
+void app_report_error(app *a, app_error_kind kind, const char *key, const char *msg);
+/// The scene files in scripts/ (sorted), for Tab; returns how many.
+int app_list_scenes(const app *a, char paths[][PATH_MAX], int cap);
+/// Number of agents with a brain paused by an error.
+int app_paused_brains(app *a);
+
+/* ------------------------------------------------------------------ window.c */
+
+/// Runs the windowed app. Returns the process exit status (2: no display).
+int app_run_window(app *a);
+
+/* ------------------------------------------------------------------ headless.c */
+
+int app_run_headless(app *a);
+/// Renders one frame of the current state into a w x h software surface and
+/// saves it as PNG. Works with no display.
+bool app_save_screenshot_headless(app *a, const char *path, int w, int h);
+
+#endif

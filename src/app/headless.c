@@ -1,0 +1,119 @@
+/*
+ * headless.c — runs with no window and no display: a fixed number of steps
+ * as fast as possible, or (--realtime) paced at the fixed step while the
+ * files are watched exactly as in the window. Screenshots go through SDL's
+ * software renderer into a plain SDL_Surface, which needs no video driver.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <SDL_image.h>
+#include <SDL_ttf.h>
+
+#include "render.h"
+
+#define DEFAULT_TICKS 600
+#define MAX_SHOT_SIDE 4096
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void sleep_for(double seconds)
+{
+    if (seconds <= 0.0)
+        return;
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+bool app_save_screenshot_headless(app *a, const char *path, int w, int h)
+{
+    if (TTF_Init() != 0)
+        fprintf(stderr, "steer: SDL_ttf: %s (no text)\n", TTF_GetError());
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    bool ok = false;
+    if (r != NULL) {
+        render_ctx c;
+        render_ctx_init(&c, r);
+        c.w = w;
+        c.h = h;
+        render_frame(a, &c, true);
+        SDL_RenderPresent(r);
+        ok = IMG_SavePNG(s, path) == 0;
+        render_ctx_free(&c);
+        SDL_DestroyRenderer(r);
+    }
+    if (!ok)
+        fprintf(stderr, "steer: cannot save the screenshot %s: %s\n", path, SDL_GetError());
+    SDL_FreeSurface(s);
+    TTF_Quit();
+    return ok;
+}
+
+int app_run_headless(app *a)
+{
+    const app_options *o = &a->opt;
+    long ticks = o->ticks >= 0 ? o->ticks : o->realtime ? -1 : DEFAULT_TICKS;
+    if (!a->scene_ok && !o->realtime) {
+        fprintf(stderr, "steer: the scene %s did not load\n", a->scene_path);
+        return 1;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+
+    long done = 0;
+    if (o->realtime) {
+        printf("realtime: %s (Ctrl-C to stop)\n", a->scene_path);
+        double start = app_clock();
+        long base = 0; /* ticks already accounted for when the clock restarted */
+        while (!stop_requested && !a->quit && (ticks < 0 || done < ticks)) {
+            double now = app_clock();
+            double dt = a->dt > 0.0 ? a->dt : 1.0 / 60.0;
+            long due = base + (long)((now - start) / dt);
+            /* Fell far behind (a slow step, a stopped process): restart the
+             * pacing clock rather than racing to catch up. */
+            if (due - done > 30) {
+                start = now;
+                base = done;
+                due = done + 1;
+            }
+            while (done < due && (ticks < 0 || done < ticks)) {
+                app_step(a);
+                done++;
+            }
+            app_poll_files(a, now);
+            sleep_for(dt * 0.5);
+        }
+    } else {
+        for (; done < ticks && !stop_requested; done++)
+            app_step(a);
+    }
+
+    int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
+    unsigned long long sum = a->world ? (unsigned long long)st_world_checksum(a->world) : 0ull;
+    printf("steer: %s ticks=%ld agents=%d ms_per_step=%.4f checksum=%016llx errors=%d\n", a->scene_module, done,
+           agents, a->steps_run ? a->step_ms_total / (double)a->steps_run : 0.0, sum, a->error_total);
+
+    int status = a->scene_ok ? 0 : 1;
+    if (!o->realtime && a->error_total > 0)
+        status = 1;
+    if (o->screenshot) {
+        int w = a->world ? (int)st_world_width(a->world) : 800;
+        int h = a->world ? (int)st_world_height(a->world) : 600;
+        w = w < 64 ? 64 : w > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : w;
+        h = h < 64 ? 64 : h > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : h;
+        if (app_save_screenshot_headless(a, o->screenshot, w, h))
+            printf("screenshot: %s (%dx%d)\n", o->screenshot, w, h);
+        else
+            status = 1;
+    }
+    return status;
+}

@@ -1,0 +1,201 @@
+/*
+ * hud.c — the heads-up display: run statistics, script status, the
+ * selected agent's `self`, the error panel and the F1 help.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+
+static const SDL_Color HUD_BG = {0, 0, 0, 165};
+static const SDL_Color HUD_TEXT = {225, 228, 235, 255};
+static const SDL_Color HUD_DIM = {150, 156, 170, 255};
+static const SDL_Color HUD_OK = {110, 220, 130, 255};
+static const SDL_Color HUD_BAD = {255, 110, 100, 255};
+static const SDL_Color HUD_WARN = {255, 200, 90, 255};
+
+#define PAD 8.0f
+
+/* Every key the app handles; F1 shows this list. */
+static const char *const HELP[] = {
+    "Space      pause / resume",
+    "N          one step (while paused)",
+    "+ / -      time scale x2 / x0.5",
+    "R          restart the scene (same seed)",
+    "Tab        next scene in scripts/ (Shift+Tab: previous)",
+    "P          screenshot (PNG in the current folder)",
+    "[ / ]      max speed of every agent -10% / +10%",
+    "; / '      max force of every agent -10% / +10%",
+    "click      select the nearest agent (click empty space: none)",
+    "F2         velocity          F3   steering force",
+    "F4         wander circle     F5   view cone",
+    "F6         feelers and detection box",
+    "F7         neighbour links   F8   state names",
+    "F9         paths             F10  HUD on / off",
+    "F1         this help         Esc  quit",
+    "",
+    "Overlays apply to every agent; the selected one shows all of its own.",
+    "Every key and click also reaches scene.keypressed / scene.mousepressed.",
+    "Save any .lua file of the scene to reload it in place.",
+};
+
+static void panel(render_ctx *c, float x, float y, float w, float h)
+{
+    SDL_FPoint a = {x, y}, b = {x + w, y}, cc = {x + w, y + h}, d = {x, y + h};
+    batch_tri(&c->layer[LAYER_HUD], a, b, cc, HUD_BG);
+    batch_tri(&c->layer[LAYER_HUD], a, cc, d, HUD_BG);
+}
+
+static float text(render_ctx *c, float x, float y, const char *s, SDL_Color col)
+{
+    return font_draw(c->font, &c->layer[LAYER_HUD_TEXT], x, y, s, strlen(s), col);
+}
+
+/* Lines of s (split at '\n'), each cut to fit max_w pixels, at most max_lines. */
+static float text_block(render_ctx *c, float x, float y, const char *s, SDL_Color col, float max_w, int max_lines)
+{
+    float lh = (float)font_line_height(c->font);
+    int lines = 0;
+    const char *p = s;
+    while (lines < max_lines && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        /* Wrap long lines rather than losing the end of `file:line: message`. */
+        do {
+            size_t fit = n;
+            while (fit > 1 && font_width(c->font, p, fit) > max_w)
+                fit--;
+            font_draw(c->font, &c->layer[LAYER_HUD_TEXT], x, y, p, fit, col);
+            y += lh;
+            lines++;
+            p += fit;
+            n -= fit;
+        } while (n > 0 && lines < max_lines);
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    return y;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 1;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+void hud_draw(app *a, render_ctx *c)
+{
+    static double last, fps;
+    double now = app_clock();
+    if (last > 0.0 && now > last)
+        fps = fps == 0.0 ? 1.0 / (now - last) : fps * 0.9 + 0.1 / (now - last);
+    last = now;
+
+    float lh = (float)font_line_height(c->font);
+    char line[512];
+
+    if (a->overlays & OV_HUD) {
+        /* ---- statistics and status ---- */
+        int paused_brains = app_paused_brains(a);
+        int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
+        unsigned long long tick = a->world ? (unsigned long long)st_world_tick(a->world) : 0;
+        float x = PAD + 6.0f, y = PAD + 4.0f;
+        panel(c, PAD, PAD, 360.0f, lh * 7.0f + 10.0f);
+        snprintf(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
+        text(c, x, y, line, HUD_TEXT);
+        y += lh;
+        snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %llu", fps, a->ms_per_step, tick);
+        text(c, x, y, line, HUD_TEXT);
+        y += lh;
+        snprintf(line, sizeof line, "agents %d   time x%g   seed %llu%s", agents, a->time_scale,
+                 (unsigned long long)a->seed, a->paused ? "   PAUSED" : "");
+        text(c, x, y, line, a->paused ? HUD_WARN : HUD_TEXT);
+        y += lh;
+        snprintf(line, sizeof line, "max speed x%.2f   max force x%.2f", a->speed_factor, a->force_factor);
+        text(c, x, y, line, HUD_TEXT);
+        y += lh;
+        float xx = text(c, x, y, "script: ", HUD_TEXT);
+        if (a->error_count == 0 && paused_brains == 0 && a->scene_ok) {
+            text(c, xx, y, "ok", HUD_OK);
+        } else {
+            snprintf(line, sizeof line, "%d error%s%s", a->error_count, a->error_count == 1 ? "" : "s",
+                     paused_brains ? "," : "");
+            xx = text(c, xx, y, line, HUD_BAD);
+            if (paused_brains) {
+                snprintf(line, sizeof line, " %d brain%s paused", paused_brains, paused_brains == 1 ? "" : "s");
+                text(c, xx, y, line, HUD_BAD);
+            }
+        }
+        y += lh;
+        const char *mode = a->opt.trust ? "trusted (no sandbox)" : "sandboxed";
+        snprintf(line, sizeof line, "%s   update %s   draw %s", mode, a->update_paused ? "STOPPED" : "ok",
+                 a->draw_paused ? "STOPPED" : "ok");
+        text(c, x, y, line, a->update_paused || a->draw_paused ? HUD_BAD : HUD_DIM);
+        y += lh;
+        text(c, x, y, "F1 help", HUD_DIM);
+
+        /* ---- the selected agent ---- */
+        if (a->world && st_agent_alive(a->world, a->selected)) {
+            st_agent_id id = a->selected;
+            char self[4096];
+            app_describe_self(a, id, self, sizeof self);
+            int nl = count_lines(self) + 4;
+            float w = 320.0f, px = (float)c->w - w - PAD;
+            panel(c, px, PAD, w, lh * (float)nl + 10.0f);
+            float sy = PAD + 4.0f, sx = px + 6.0f;
+            st_vec2 p = st_agent_pos(a->world, id);
+            snprintf(line, sizeof line, "agent %llu", (unsigned long long)st_agent_serial(a->world, id));
+            text(c, sx, sy, line, HUD_WARN);
+            sy += lh;
+            snprintf(line, sizeof line, "pos (%.1f, %.1f)  speed %.1f / %.0f", p.x, p.y, st_agent_speed(a->world, id),
+                     st_agent_max_speed(a->world, id));
+            text(c, sx, sy, line, HUD_TEXT);
+            sy += lh;
+            snprintf(line, sizeof line, "force %.1f / %.0f", st_v2_len(st_agent_force(a->world, id)),
+                     st_agent_max_force(a->world, id));
+            text(c, sx, sy, line, HUD_TEXT);
+            sy += lh;
+            text(c, sx, sy, "self:", HUD_DIM);
+            sy += lh;
+            text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, 30);
+        }
+    }
+
+    /* ---- errors: always shown, whatever the HUD toggle ---- */
+    if (a->error_count > 0) {
+        float w = (float)c->w - 2.0f * PAD;
+        int shown = a->error_count < 3 ? a->error_count : 3;
+        float h = lh * (float)(shown * 5) + 10.0f;
+        float y = (float)c->h - h - PAD;
+        panel(c, PAD, y, w, h);
+        y += 4.0f;
+        for (int i = a->error_count - shown; i < a->error_count; i++) {
+            const app_error *e = &a->errors[i];
+            char head[64];
+            snprintf(head, sizeof head, "%s%s", e->kind == APP_ERR_LOAD ? "load error" : "runtime error",
+                     e->count > 1 ? " (repeated)" : "");
+            text(c, PAD + 6.0f, y, head, HUD_WARN);
+            y = text_block(c, PAD + 6.0f, y + lh, e->text, HUD_BAD, w - 12.0f, 4);
+        }
+    }
+
+    if (a->flash[0] && now < a->flash_until) {
+        float tw = font_width(c->font, a->flash, strlen(a->flash));
+        float x = ((float)c->w - tw) * 0.5f, y = PAD + 4.0f;
+        panel(c, x - 8.0f, y - 4.0f, tw + 16.0f, lh + 8.0f);
+        text(c, x, y, a->flash, HUD_OK);
+    }
+
+    if (a->help) {
+        int n = (int)(sizeof HELP / sizeof HELP[0]);
+        float w = 560.0f, h = lh * (float)(n + 2) + 16.0f;
+        float x = ((float)c->w - w) * 0.5f, y = ((float)c->h - h) * 0.5f;
+        panel(c, x, y, w, h);
+        text(c, x + 12.0f, y + 8.0f, "steer - keys", HUD_WARN);
+        for (int i = 0; i < n; i++)
+            text(c, x + 12.0f, y + 8.0f + lh * (float)(i + 2), HELP[i], HUD_TEXT);
+    }
+}

@@ -1,0 +1,212 @@
+/*
+ * input.c — what keys and clicks do: the app's controls first, then the
+ * scene's keypressed / mousepressed. F1 lists the keys (hud.c).
+ *
+ * Key names given to scene.keypressed are SDL's names in lower case ("a",
+ * "space", "return", "left", "f5", "["), close to LÖVE's. Mouse buttons are
+ * numbered as in LÖVE: 1 left, 2 right, 3 middle.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "input.h"
+
+#define SELECT_RADIUS_PX 24.0
+#define MIN_TIME_SCALE (1.0 / 16.0)
+#define MAX_TIME_SCALE 16.0
+
+static void scale_agents(app *a, bool speed, double factor)
+{
+    st_world *w = a->world;
+    if (w == NULL)
+        return;
+    for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
+         id = st_world_next(w, id, ST_TAG_ANY)) {
+        if (speed)
+            st_agent_set_max_speed(w, id, st_agent_max_speed(w, id) * factor);
+        else
+            st_agent_set_max_force(w, id, st_agent_max_force(w, id) * factor);
+    }
+    if (speed)
+        a->speed_factor *= factor;
+    else
+        a->force_factor *= factor;
+}
+
+static void cycle_scene(app *a, int dir)
+{
+    static char paths[64][PATH_MAX];
+    int n = app_list_scenes(a, paths, 64);
+    if (n == 0)
+        return;
+    int cur = -1;
+    for (int i = 0; i < n; i++)
+        if (strcmp(paths[i], a->scene_path) == 0)
+            cur = i;
+    int next = cur < 0 ? 0 : ((cur + dir) % n + n) % n;
+    app_switch_scene(a, paths[next]);
+    a->selected = st_null_agent();
+}
+
+static void toggle(app *a, unsigned flag, const char *name)
+{
+    a->overlays ^= flag;
+    snprintf(a->flash, sizeof a->flash, "%s %s", name, (a->overlays & flag) ? "on" : "off");
+    a->flash_until = app_clock() + 1.2;
+}
+
+static void set_flash(app *a, const char *fmt, double v)
+{
+    snprintf(a->flash, sizeof a->flash, fmt, v);
+    a->flash_until = app_clock() + 1.2;
+}
+
+/* The app's own keys; returns false for keys it does not use. */
+static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
+{
+    SDL_Keycode sym = k->keysym.sym;
+    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    switch (sym) {
+    case SDLK_ESCAPE:
+        a->quit = true;
+        return true;
+    case SDLK_SPACE:
+        a->paused = !a->paused;
+        a->accumulator = 0.0;
+        return true;
+    case SDLK_n:
+        if (a->paused)
+            a->pending_steps++;
+        return true;
+    case SDLK_PLUS:
+    case SDLK_KP_PLUS:
+    case SDLK_EQUALS:
+        if (a->time_scale < MAX_TIME_SCALE)
+            a->time_scale *= 2.0;
+        set_flash(a, "time scale x%g", a->time_scale);
+        return true;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS:
+        if (a->time_scale > MIN_TIME_SCALE)
+            a->time_scale *= 0.5;
+        set_flash(a, "time scale x%g", a->time_scale);
+        return true;
+    case SDLK_r:
+        app_restart(a);
+        return true;
+    case SDLK_TAB:
+        cycle_scene(a, shift ? -1 : 1);
+        return true;
+    case SDLK_p:
+        out->screenshot = true;
+        return true;
+    case SDLK_LEFTBRACKET:
+        scale_agents(a, true, 1.0 / 1.1);
+        set_flash(a, "max speed x%.2f", a->speed_factor);
+        return true;
+    case SDLK_RIGHTBRACKET:
+        scale_agents(a, true, 1.1);
+        set_flash(a, "max speed x%.2f", a->speed_factor);
+        return true;
+    case SDLK_SEMICOLON:
+        scale_agents(a, false, 1.0 / 1.1);
+        set_flash(a, "max force x%.2f", a->force_factor);
+        return true;
+    case SDLK_QUOTE:
+        scale_agents(a, false, 1.1);
+        set_flash(a, "max force x%.2f", a->force_factor);
+        return true;
+    case SDLK_F1:
+        a->help = !a->help;
+        return true;
+    case SDLK_F2:
+        toggle(a, OV_VELOCITY, "velocity");
+        return true;
+    case SDLK_F3:
+        toggle(a, OV_FORCE, "steering force");
+        return true;
+    case SDLK_F4:
+        toggle(a, OV_WANDER, "wander circle");
+        return true;
+    case SDLK_F5:
+        toggle(a, OV_CONE, "view cone");
+        return true;
+    case SDLK_F6:
+        toggle(a, OV_FEELERS, "feelers and detection box");
+        return true;
+    case SDLK_F7:
+        toggle(a, OV_LINKS, "neighbour links");
+        return true;
+    case SDLK_F8:
+        toggle(a, OV_STATE, "state names");
+        return true;
+    case SDLK_F9:
+        toggle(a, OV_PATHS, "paths");
+        return true;
+    case SDLK_F10:
+        toggle(a, OV_HUD, "HUD");
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void key_name(SDL_Keycode sym, char *out, size_t n)
+{
+    snprintf(out, n, "%s", SDL_GetKeyName(sym));
+    for (char *p = out; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+}
+
+static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
+{
+    if (a->world == NULL)
+        return;
+    st_vec2 p = to_world(c, m->x, m->y);
+    int button = m->button == SDL_BUTTON_LEFT ? 1 : m->button == SDL_BUTTON_RIGHT ? 2
+                                                 : m->button == SDL_BUTTON_MIDDLE ? 3 : m->button;
+    if (button == 1) {
+        st_query q = st_default_query(p, SELECT_RADIUS_PX / c->scale);
+        a->selected = st_world_nearest(a->world, &q, NULL);
+    }
+    app_mousepressed(a, p, button);
+}
+
+void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result *out)
+{
+    switch (e->type) {
+    case SDL_QUIT:
+        a->quit = true;
+        break;
+    case SDL_KEYDOWN: {
+        if (e->key.repeat && e->key.keysym.sym != SDLK_n)
+            break;
+        SDL_Keycode sym = e->key.keysym.sym;
+        /* Scene switches and restarts replace the world: the scene hears of
+         * the key only when it is still the same scene. */
+        bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE;
+        app_key(a, &e->key, out);
+        if (!replaces) {
+            char name[64];
+            key_name(sym, name, sizeof name);
+            if (name[0])
+                app_keypressed(a, name);
+        }
+        break;
+    }
+    case SDL_MOUSEBUTTONDOWN:
+        click(a, c, &e->button);
+        break;
+    case SDL_MOUSEMOTION:
+        a->mouse = to_world(c, e->motion.x, e->motion.y);
+        a->mouse_valid = true;
+        break;
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_LEAVE)
+            a->mouse_valid = false;
+        break;
+    default:
+        break;
+    }
+}

@@ -1,0 +1,204 @@
+/*
+ * main.c — `steer [scene.lua] [options]`: parses the command line, then runs
+ * the window (window.c) or a headless run (headless.c).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <SDL.h>
+
+#include "app.h"
+
+double app_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: steer [scene.lua] [options] [-- scene args...]\n"
+            "\n"
+            "Runs a steering scene (default: the hunter/prey demo, scripts/hunt.lua).\n"
+            "\n"
+            "options:\n"
+            "  --headless          run with no window and no display; print one summary line\n"
+            "                      (ticks, agents, ms per step, checksum) and exit\n"
+            "  --ticks N           steps to run headless (default 600; with --realtime: until\n"
+            "                      interrupted)\n"
+            "  --seed S            world seed (default: the scene's config.seed, else 1)\n"
+            "  --screenshot F.png  after a headless run, save a frame as PNG (software\n"
+            "                      renderer, no display needed)\n"
+            "  --realtime          headless, paced at the fixed step, watching and reloading\n"
+            "                      files as the window does; prints each reload and error\n"
+            "  --threads N         threads for the standing behaviours (default 1)\n"
+            "  --trust             run scripts without the sandbox\n"
+            "  --budget N          Lua instructions per callback before it is stopped\n"
+            "                      (default 50000000; 0: unlimited)\n"
+            "  --memory MB         Lua memory cap in MiB (default 1024; 0: unlimited)\n"
+            "  --version           print the version\n"
+            "  -h, --help          this text\n"
+            "\n"
+            "Arguments after the scene (or after --) reach scene.load(world, args).\n"
+            "Keys in the window: F1 lists them.\n");
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* "--name value" or "--name=value". */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
+        return arg + n + 1;
+    if (strcmp(arg, name) == 0) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "steer: option %s needs a value\n", name);
+            return NULL;
+        }
+        return argv[++*i];
+    }
+    return NULL;
+}
+
+static bool is_option(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, app_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->ticks = -1;
+    o->threads = 1;
+    o->budget = 50000000;
+    o->memory_mb = 1024;
+    static char *rest[256];
+    int nrest = 0;
+    bool positional_only = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        long v;
+        const char *val;
+        if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (o->scene == NULL && !positional_only)
+                o->scene = arg;
+            else if (nrest < (int)(sizeof rest / sizeof rest[0]))
+                rest[nrest++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            positional_only = true;
+        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(arg, "--version") == 0) {
+            printf("steer %s\n", ST_VERSION);
+            return 0;
+        } else if (strcmp(arg, "--headless") == 0) {
+            o->headless = true;
+        } else if (strcmp(arg, "--realtime") == 0) {
+            o->realtime = true;
+        } else if (strcmp(arg, "--trust") == 0) {
+            o->trust = true;
+        } else if (is_option(arg, "--ticks")) {
+            if ((val = option_value(argc, argv, &i, "--ticks")) == NULL || !parse_long(val, 0, 2000000000L, &v))
+                goto bad_value;
+            o->ticks = v;
+        } else if (is_option(arg, "--seed")) {
+            char *end;
+            if ((val = option_value(argc, argv, &i, "--seed")) == NULL)
+                goto bad_value;
+            errno = 0;
+            unsigned long long s = strtoull(val, &end, 0);
+            if (errno != 0 || end == val || *end != '\0' || val[0] == '-')
+                goto bad_value;
+            o->seed = (uint64_t)s;
+            o->has_seed = true;
+        } else if (is_option(arg, "--screenshot")) {
+            if ((val = option_value(argc, argv, &i, "--screenshot")) == NULL || val[0] == '\0')
+                goto bad_value;
+            o->screenshot = val;
+        } else if (is_option(arg, "--threads")) {
+            if ((val = option_value(argc, argv, &i, "--threads")) == NULL || !parse_long(val, 1, 256, &v))
+                goto bad_value;
+            o->threads = (int)v;
+        } else if (is_option(arg, "--budget")) {
+            if ((val = option_value(argc, argv, &i, "--budget")) == NULL || !parse_long(val, 0, 2000000000L, &v))
+                goto bad_value;
+            o->budget = v;
+        } else if (is_option(arg, "--memory")) {
+            if ((val = option_value(argc, argv, &i, "--memory")) == NULL || !parse_long(val, 0, 1 << 20, &v))
+                goto bad_value;
+            o->memory_mb = (size_t)v;
+        } else {
+            fprintf(stderr, "steer: unknown option '%s'\n", arg);
+            usage(stderr);
+            return 2;
+        }
+        continue;
+    bad_value:
+        fprintf(stderr, "steer: bad value for %s\n", arg);
+        usage(stderr);
+        return 2;
+    }
+    if (o->realtime)
+        o->headless = true;
+    if (o->screenshot && !o->headless) {
+        fprintf(stderr, "steer: --screenshot needs --headless (press P in the window)\n");
+        return 2;
+    }
+    o->argc = nrest;
+    o->argv = rest;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    /* Tests read the output while the app runs: one line at a time. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    app_options opt;
+    int status = parse(argc, argv, &opt);
+    if (status >= 0)
+        return status;
+
+    static app a;
+    if (opt.headless) {
+        if (!app_start(&a, &opt))
+            return 1;
+        status = app_run_headless(&a);
+    } else {
+        /* The display first: with none there is nothing to load the scene for. */
+        if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
+            fprintf(stderr, "steer: no display available (%s); run with --headless (see --help)\n",
+                    SDL_GetError());
+            return 2;
+        }
+        if (!app_start(&a, &opt)) {
+            SDL_Quit();
+            return 1;
+        }
+        status = app_run_window(&a);
+        SDL_Quit();
+    }
+    app_shutdown(&a);
+    return status;
+}

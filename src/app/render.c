@@ -1,0 +1,335 @@
+/*
+ * render.c — one frame: the world (obstacles, walls, paths), the agents as
+ * oriented triangles, the debug overlays, what scripts draw, then the HUD.
+ *
+ * Overlays (toggled by keys) apply to every agent; the selected agent
+ * always shows all of its own, so clicking an agent is the quick way to see
+ * what it is doing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+
+/* The detection box and feelers of the core's avoid_obstacles/avoid_walls,
+ * mirrored here for drawing because the core keeps them private
+ * (src/behaviors.c: ST_OBSTACLE_BOX, ST_FEELER_LENGTH, ST_FEELER_LOOKAHEAD). */
+#define DRAW_OBSTACLE_BOX 50.0
+#define DRAW_FEELER_LENGTH 30.0
+#define DRAW_FEELER_LOOKAHEAD 0.4
+/* View cone and neighbour radius drawn for agents without a flock entry:
+ * API.md's flock defaults. */
+#define DRAW_VIEW_RADIUS 50.0
+#define DRAW_VIEW_FOV (1.5 * ST_PI)
+/* Agents are drawn at least this big (pixels) so small radii stay visible. */
+#define MIN_AGENT_PX 4.0f
+
+static const SDL_Color COL_BG = {18, 20, 26, 255};
+static const SDL_Color COL_BORDER = {60, 66, 80, 255};
+static const SDL_Color COL_OBSTACLE = {52, 62, 78, 255};
+static const SDL_Color COL_OBSTACLE_EDGE = {105, 120, 145, 255};
+static const SDL_Color COL_WALL = {175, 185, 200, 255};
+static const SDL_Color COL_PATH = {90, 150, 110, 200};
+static const SDL_Color COL_VEL = {90, 220, 120, 255};
+static const SDL_Color COL_FORCE = {245, 85, 85, 255};
+static const SDL_Color COL_WANDER = {120, 130, 255, 200};
+static const SDL_Color COL_CONE = {255, 255, 255, 26};
+static const SDL_Color COL_FEELER = {255, 205, 60, 220};
+static const SDL_Color COL_LINK = {110, 180, 255, 90};
+static const SDL_Color COL_SELECT = {255, 255, 255, 230};
+static const SDL_Color COL_STATE = {220, 220, 220, 220};
+
+/* ------------------------------------------------------------------ context */
+
+bool render_ctx_init(render_ctx *c, SDL_Renderer *r)
+{
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->scale = 1.0;
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    c->font = font_open(r, STEER_FONT_PATH, 14);
+    c->small = font_open(r, STEER_FONT_PATH, 12);
+    if (c->font == NULL || c->small == NULL)
+        fprintf(stderr, "steer: cannot open the font %s (%s); drawing without text\n", STEER_FONT_PATH,
+                TTF_GetError());
+    return true;
+}
+
+void render_ctx_free(render_ctx *c)
+{
+    for (int i = 0; i < LAYER_COUNT; i++)
+        batch_free(&c->layer[i]);
+    font_close(c->font);
+    font_close(c->small);
+    c->font = c->small = NULL;
+}
+
+void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double world_h)
+{
+    c->w = out_w;
+    c->h = out_h;
+    double sx = out_w / world_w, sy = out_h / world_h;
+    c->scale = sx < sy ? sx : sy;
+    if (!(c->scale > 0.0) || !isfinite(c->scale))
+        c->scale = 1.0;
+    c->ox = (out_w - world_w * c->scale) * 0.5;
+    c->oy = (out_h - world_h * c->scale) * 0.5;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static SDL_FPoint fp(float x, float y)
+{
+    SDL_FPoint p = {x, y};
+    return p;
+}
+
+static SDL_FPoint local_pt(const render_ctx *c, st_vec2 pos, st_vec2 h, double along, double side)
+{
+    st_vec2 s = st_v2_perp(h);
+    return to_screen(c, st_v2_add(pos, st_v2_add(st_v2_scale(h, along), st_v2_scale(s, side))));
+}
+
+/* The flock entry of the agent's standing list, if any: its radius and view
+ * cone are what the overlays show. */
+static bool flock_params(const st_world *w, st_agent_id id, double *radius, double *fov)
+{
+    const st_behavior *list = NULL;
+    int n = st_agent_behaviors(w, id, &list);
+    for (int i = 0; i < n; i++) {
+        if (list[i].type == ST_FLOCK || list[i].type == ST_SEPARATE || list[i].type == ST_ALIGN ||
+            list[i].type == ST_COHERE) {
+            *radius = list[i].flock.radius;
+            *fov = list[i].flock.fov;
+            return true;
+        }
+    }
+    *radius = DRAW_VIEW_RADIUS;
+    *fov = DRAW_VIEW_FOV;
+    return false;
+}
+
+/* ------------------------------------------------------------------ world */
+
+static void draw_path(render_ctx *c, const st_path *p)
+{
+    batch *b = &c->layer[LAYER_WORLD];
+    int n = st_path_count(p);
+    float r = (float)(st_path_radius(p) * c->scale);
+    for (int i = 0; i < n; i++) {
+        SDL_FPoint a = to_screen(c, st_path_point(p, i));
+        batch_circle(b, a, r, COL_PATH, false, 1.0f);
+        if (i + 1 < n || (st_path_loop(p) && n > 1))
+            batch_line(b, a, to_screen(c, st_path_point(p, (i + 1) % n)), 2.0f, COL_PATH);
+    }
+}
+
+static void draw_world(app *a, render_ctx *c)
+{
+    st_world *w = a->world;
+    batch *b = &c->layer[LAYER_WORLD];
+    /* The world's rectangle, when the window is larger than it. */
+    SDL_FPoint tl = to_screen(c, st_v2(0, 0));
+    SDL_FPoint br = to_screen(c, st_v2(st_world_width(w), st_world_height(w)));
+    batch_line(b, tl, fp(br.x, tl.y), 1.0f, COL_BORDER);
+    batch_line(b, fp(br.x, tl.y), br, 1.0f, COL_BORDER);
+    batch_line(b, br, fp(tl.x, br.y), 1.0f, COL_BORDER);
+    batch_line(b, fp(tl.x, br.y), tl, 1.0f, COL_BORDER);
+
+    for (int i = 0; i < st_world_obstacle_count(w); i++) {
+        st_vec2 center;
+        double r;
+        st_world_obstacle(w, i, &center, &r);
+        SDL_FPoint s = to_screen(c, center);
+        batch_circle(b, s, (float)(r * c->scale), COL_OBSTACLE, true, 0.0f);
+        batch_circle(b, s, (float)(r * c->scale), COL_OBSTACLE_EDGE, false, 1.5f);
+    }
+    for (int i = 0; i < st_world_wall_count(w); i++) {
+        st_vec2 p, q;
+        st_world_wall(w, i, &p, &q);
+        batch_line(b, to_screen(c, p), to_screen(c, q), 3.0f, COL_WALL);
+    }
+
+    /* Paths reach the core only through standing behaviours; each is drawn
+     * once however many agents follow it. */
+    if (a->overlays & OV_PATHS) {
+        enum { MAX_PATHS = 32 };
+        const st_path *seen[MAX_PATHS];
+        int nseen = 0;
+        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
+             id = st_world_next(w, id, ST_TAG_ANY)) {
+            const st_behavior *list = NULL;
+            int n = st_agent_behaviors(w, id, &list);
+            for (int i = 0; i < n; i++) {
+                if (list[i].type != ST_FOLLOW_PATH || list[i].path == NULL)
+                    continue;
+                bool dup = false;
+                for (int k = 0; k < nseen; k++)
+                    dup = dup || seen[k] == list[i].path;
+                if (!dup && nseen < MAX_PATHS) {
+                    seen[nseen++] = list[i].path;
+                    draw_path(c, list[i].path);
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ agents */
+
+static void draw_agent(render_ctx *c, const st_world *w, st_agent_id id)
+{
+    st_vec2 pos = st_agent_pos(w, id), h = st_agent_heading(w, id);
+    uint8_t rgb[3];
+    st_agent_color(w, id, rgb);
+    double r = st_agent_radius(w, id);
+    if (r * c->scale < MIN_AGENT_PX)
+        r = MIN_AGENT_PX / c->scale;
+    SDL_Color col = {rgb[0], rgb[1], rgb[2], 255};
+    batch_tri(&c->layer[LAYER_AGENTS], local_pt(c, pos, h, 1.6 * r, 0), local_pt(c, pos, h, -r, 0.9 * r),
+              local_pt(c, pos, h, -r, -0.9 * r), col);
+}
+
+static void draw_cone(render_ctx *c, st_vec2 pos, st_vec2 h, double radius, double fov)
+{
+    batch *b = &c->layer[LAYER_OVERLAY];
+    SDL_FPoint center = to_screen(c, pos);
+    if (!(fov > 0.0) || fov >= 2.0 * ST_PI) {
+        batch_circle(b, center, (float)(radius * c->scale), COL_CONE, true, 0.0f);
+        return;
+    }
+    int n = 24;
+    double a0 = st_v2_angle(h) - fov * 0.5;
+    SDL_FPoint prev = to_screen(c, st_v2_add(pos, st_v2_from_angle(a0, radius)));
+    for (int i = 1; i <= n; i++) {
+        SDL_FPoint p = to_screen(c, st_v2_add(pos, st_v2_from_angle(a0 + fov * i / n, radius)));
+        batch_tri(b, center, prev, p, COL_CONE);
+        prev = p;
+    }
+}
+
+static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
+{
+    const st_world *w = a->world;
+    batch *b = &c->layer[LAYER_OVERLAY];
+    st_vec2 pos = st_agent_pos(w, id), h = st_agent_heading(w, id), vel = st_agent_vel(w, id);
+    double speed = st_v2_len(vel), r = st_agent_radius(w, id);
+    SDL_FPoint sp = to_screen(c, pos);
+
+    if (ov & OV_CONE) {
+        double radius, fov;
+        flock_params(w, id, &radius, &fov);
+        draw_cone(c, pos, h, radius, fov);
+    }
+    if (ov & OV_LINKS) {
+        double radius, fov;
+        flock_params(w, id, &radius, &fov);
+        st_query q = st_default_query(pos, radius);
+        q.exclude = id;
+        q.fov = fov;
+        q.heading = h;
+        enum { MAX_LINKS = 32 };
+        st_agent_id near[MAX_LINKS];
+        int n = st_world_query(w, &q, near, NULL, MAX_LINKS);
+        if (n > MAX_LINKS)
+            n = MAX_LINKS;
+        for (int i = 0; i < n; i++) {
+            /* Through the shortest offset, so links across a wrapped edge
+             * point the way the agent actually sees its neighbour. */
+            st_vec2 off = st_world_offset(w, pos, st_agent_pos(w, near[i]));
+            batch_line(b, sp, to_screen(c, st_v2_add(pos, off)), 1.0f, COL_LINK);
+        }
+    }
+    if (ov & OV_WANDER) {
+        double dist = st_agent_wander_distance(w, id), wr = st_agent_wander_radius(w, id);
+        st_vec2 center = st_v2_add(pos, st_v2_scale(h, dist));
+        st_vec2 t = st_agent_wander_target(w, id);
+        st_vec2 target = st_v2_add(center, st_v2_add(st_v2_scale(h, t.x), st_v2_scale(st_v2_perp(h), t.y)));
+        SDL_FPoint sc = to_screen(c, center), st = to_screen(c, target);
+        batch_circle(b, sc, (float)(wr * c->scale), COL_WANDER, false, 1.0f);
+        batch_line(b, sp, sc, 1.0f, COL_WANDER);
+        batch_circle(b, st, 3.0f, COL_WANDER, true, 0.0f);
+    }
+    if (ov & OV_FEELERS) {
+        double max_speed = st_agent_max_speed(w, id);
+        double min_box = DRAW_OBSTACLE_BOX + r;
+        double box = min_box * (1.0 + (max_speed > 0.0 ? fmin(speed / max_speed, 1.0) : 0.0));
+        SDL_FPoint p0 = local_pt(c, pos, h, 0, r), p1 = local_pt(c, pos, h, box, r);
+        SDL_FPoint p2 = local_pt(c, pos, h, box, -r), p3 = local_pt(c, pos, h, 0, -r);
+        batch_line(b, p0, p1, 1.0f, COL_FEELER);
+        batch_line(b, p1, p2, 1.0f, COL_FEELER);
+        batch_line(b, p2, p3, 1.0f, COL_FEELER);
+        double len = DRAW_FEELER_LENGTH + r + speed * DRAW_FEELER_LOOKAHEAD;
+        batch_line(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(h, len))), 1.0f, COL_FEELER);
+        batch_line(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(st_v2_rotate(h, 0.25 * ST_PI), 0.5 * len))), 1.0f,
+                   COL_FEELER);
+        batch_line(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(st_v2_rotate(h, -0.25 * ST_PI), 0.5 * len))),
+                   1.0f, COL_FEELER);
+    }
+    /* Velocity drawn as the distance covered in half a second, force as the
+     * velocity change it would cause in a quarter second: both read at a
+     * glance at the default speeds. */
+    if (ov & OV_VELOCITY)
+        batch_arrow(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(vel, 0.5))), 1.5f, COL_VEL);
+    if (ov & OV_FORCE) {
+        st_vec2 f = st_v2_scale(st_agent_force(w, id), 0.25 / st_agent_mass(w, id));
+        batch_arrow(b, sp, to_screen(c, st_v2_add(pos, f)), 1.5f, COL_FORCE);
+    }
+    if (ov & OV_STATE) {
+        char name[64];
+        if (app_state_name(a, id, name, sizeof name)) {
+            float tw = font_width(c->small, name, strlen(name));
+            font_draw(c->small, &c->layer[LAYER_TEXT], sp.x - tw * 0.5f, sp.y + (float)(r * c->scale) + 4.0f, name,
+                      strlen(name), COL_STATE);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ frame */
+
+void render_frame(app *a, render_ctx *c, bool hud)
+{
+    SDL_Renderer *r = c->r;
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(r, COL_BG.r, COL_BG.g, COL_BG.b, 255);
+    SDL_RenderClear(r);
+    for (int i = 0; i < LAYER_COUNT; i++)
+        batch_clear(&c->layer[i]);
+
+    if (a->world != NULL) {
+        render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
+        draw_world(a, c);
+        const st_world *w = a->world;
+        if (!st_agent_alive(w, a->selected))
+            a->selected = st_null_agent();
+        unsigned all = a->overlays & (OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
+        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
+             id = st_world_next(w, id, ST_TAG_ANY)) {
+            draw_agent(c, w, id);
+            if (all && !st_id_equal(id, a->selected))
+                draw_overlays(a, c, id, all);
+        }
+        if (!st_id_is_null(a->selected)) {
+            draw_overlays(a, c, a->selected,
+                          OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
+            double rad = st_agent_radius(w, a->selected) * c->scale + 6.0;
+            batch_circle(&c->layer[LAYER_OVERLAY], to_screen(c, st_agent_pos(w, a->selected)), (float)rad, COL_SELECT,
+                         false, 1.5f);
+        }
+        /* The scripts' own drawing (scene.draw, brain.draw) goes on top of
+         * the agents and under the HUD. */
+        app_draw_scripts(a, c);
+    }
+
+    batch_flush(&c->layer[LAYER_WORLD], r, NULL);
+    batch_flush(&c->layer[LAYER_OVERLAY], r, NULL);
+    batch_flush(&c->layer[LAYER_AGENTS], r, NULL);
+    batch_flush(&c->layer[LAYER_SCRIPT], r, NULL);
+    batch_flush(&c->layer[LAYER_TEXT], r, font_texture(c->small));
+    if (hud) {
+        hud_draw(a, c);
+        batch_flush(&c->layer[LAYER_HUD], r, NULL);
+        batch_flush(&c->layer[LAYER_HUD_TEXT], r, font_texture(c->font));
+    }
+}

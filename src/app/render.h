@@ -1,0 +1,115 @@
+/*
+ * render.h — drawing: vertex batches, the glyph atlas, and the render
+ * context that render.c, gfx.c and hud.c draw through.
+ *
+ * Everything is queued as triangles in screen coordinates and flushed once
+ * per layer with SDL_RenderGeometry, so a frame costs a handful of draw
+ * calls however many agents there are. The same code draws into a window
+ * and into a software renderer over an SDL_Surface (headless screenshots).
+ */
+#ifndef STEER_APP_RENDER_H
+#define STEER_APP_RENDER_H
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+
+#include "app.h"
+
+/* ------------------------------------------------------------------ batch.c */
+
+typedef struct batch {
+    SDL_Vertex *v;
+    int n, cap;
+    bool failed; ///< an allocation failed: the rest of this frame's layer is dropped
+} batch;
+
+void batch_clear(batch *b);
+void batch_free(batch *b);
+void batch_tri(batch *b, SDL_FPoint p0, SDL_FPoint p1, SDL_FPoint p2, SDL_Color c);
+/// A segment drawn as a quad `width` pixels wide.
+void batch_line(batch *b, SDL_FPoint p0, SDL_FPoint p1, float width, SDL_Color c);
+/// Outline (width pixels) or filled disc; segment count follows the radius.
+void batch_circle(batch *b, SDL_FPoint c, float r, SDL_Color col, bool fill, float width);
+/// A line with a head at `to`.
+void batch_arrow(batch *b, SDL_FPoint from, SDL_FPoint to, float width, SDL_Color c);
+/// A textured quad (glyphs).
+void batch_quad_uv(batch *b, SDL_FRect dst, SDL_FRect uv, SDL_Color c);
+/// Draws and clears the batch (texture may be NULL).
+void batch_flush(batch *b, SDL_Renderer *r, SDL_Texture *tex);
+
+/* ------------------------------------------------------------------ font.c */
+
+typedef struct font font;
+
+/// An atlas of the printable ASCII glyphs at `size` points; NULL when the
+/// font cannot be opened (text is then skipped).
+font *font_open(SDL_Renderer *r, const char *path, int size);
+void font_close(font *f);
+int font_line_height(const font *f);
+/// Width in pixels of the first `len` bytes of s.
+float font_width(const font *f, const char *s, size_t len);
+/// Queues s at (x, y) (top-left) into b; returns the pen's final x.
+float font_draw(const font *f, batch *b, float x, float y, const char *s, size_t len, SDL_Color c);
+SDL_Texture *font_texture(const font *f);
+
+/* ------------------------------------------------------------------ render_ctx */
+
+enum {
+    LAYER_WORLD,    ///< obstacles, walls, paths
+    LAYER_AGENTS,
+    LAYER_OVERLAY,  ///< velocity, force, cones...
+    LAYER_SCRIPT,   ///< gfx calls from scenes and brains
+    LAYER_TEXT,     ///< world-space text (glyph atlas)
+    LAYER_HUD,      ///< panels
+    LAYER_HUD_TEXT,
+    LAYER_COUNT
+};
+
+struct render_ctx {
+    SDL_Renderer *r;
+    int w, h;               ///< output size in pixels
+    double scale, ox, oy;   ///< screen = o + world * scale
+    font *font;             ///< may be NULL
+    font *small;            ///< may be NULL
+    batch layer[LAYER_COUNT];
+};
+
+static inline SDL_FPoint to_screen(const render_ctx *c, st_vec2 p)
+{
+    SDL_FPoint s = {(float)(c->ox + p.x * c->scale), (float)(c->oy + p.y * c->scale)};
+    return s;
+}
+
+static inline st_vec2 to_world(const render_ctx *c, double x, double y)
+{
+    return st_v2((x - c->ox) / c->scale, (y - c->oy) / c->scale);
+}
+
+static inline SDL_Color rgba(Uint8 r, Uint8 g, Uint8 b, Uint8 a)
+{
+    SDL_Color c = {r, g, b, a};
+    return c;
+}
+
+/// Sets up a context over a renderer (fonts from STEER_FONT_PATH).
+bool render_ctx_init(render_ctx *c, SDL_Renderer *r);
+void render_ctx_free(render_ctx *c);
+/// Fits the world into the output (letterboxed) for this frame.
+void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double world_h);
+
+/* ------------------------------------------------------------------ render.c */
+
+/// A whole frame: world, agents, overlays, scripts' drawing, HUD. Does not present.
+void render_frame(app *a, render_ctx *c, bool hud);
+
+/* ------------------------------------------------------------------ gfx.c */
+
+/// Pushes a new gfx table whose functions draw into a->gfx_target (no-ops
+/// while it is NULL).
+void gfx_push(lua_State *L, app *a);
+
+/* ------------------------------------------------------------------ hud.c */
+
+void hud_draw(app *a, render_ctx *c);
+
+#endif

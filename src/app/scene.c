@@ -1,0 +1,880 @@
+/*
+ * scene.c — the Lua side of the app: the host state, the scene and its
+ * world, one fixed step, hot reload, and the error log.
+ *
+ * Every touch of the Lua state goes through one protected C function
+ * (`protect`), so even an out-of-memory error raised by the memory cap while
+ * the app pushes a value cannot reach Lua's panic handler. Script callbacks
+ * inside it go through steer_lua_pcall, which gives each a fresh instruction
+ * budget and a traceback.
+ */
+#define _XOPEN_SOURCE 700
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "app.h"
+#include "render.h"
+#include "steer_host.h"
+#include "steer_lua.h"
+#include "watch.h"
+
+/* Changes settle for 100 ms before loading and the folders are scanned
+ * every 50 ms: a save shows up within ~150-250 ms, inside API.md's 0.3 s. */
+#define WATCH_SETTLE 0.10
+#define WATCH_PERIOD 0.05
+
+/* ------------------------------------------------------------------ errors */
+
+static void drop_error(app *a, int i)
+{
+    free(a->errors[i].text);
+    memmove(&a->errors[i], &a->errors[i + 1], (size_t)(a->error_count - i - 1) * sizeof a->errors[0]);
+    a->error_count--;
+}
+
+void app_report_error(app *a, app_error_kind kind, const char *key, const char *msg)
+{
+    if (msg == NULL)
+        msg = "(error object is not a string)";
+    if (key == NULL)
+        key = "";
+    for (int i = 0; i < a->error_count; i++) {
+        app_error *e = &a->errors[i];
+        if (e->kind == kind && strcmp(e->key, key) == 0 && strcmp(e->text, msg) == 0) {
+            e->count++;
+            return;
+        }
+    }
+    a->error_total++;
+    fprintf(stderr, "steer: %s: %s\n", kind == APP_ERR_LOAD ? "load error" : "runtime error", msg);
+    fflush(stderr);
+    /* A newer load error for the same file replaces the older one. */
+    for (int i = 0; i < a->error_count; i++)
+        if (kind == APP_ERR_LOAD && a->errors[i].kind == APP_ERR_LOAD && strcmp(a->errors[i].key, key) == 0) {
+            drop_error(a, i);
+            break;
+        }
+    if (a->error_count == APP_MAX_ERRORS)
+        drop_error(a, 0);
+    app_error *e = &a->errors[a->error_count];
+    e->text = strdup(msg);
+    if (e->text == NULL)
+        return;
+    e->kind = kind;
+    snprintf(e->key, sizeof e->key, "%s", key);
+    e->count = 1;
+    a->error_count++;
+}
+
+static void clear_errors(app *a, app_error_kind kind, const char *key)
+{
+    for (int i = a->error_count - 1; i >= 0; i--)
+        if (a->errors[i].kind == kind && (key == NULL || strcmp(a->errors[i].key, key) == 0))
+            drop_error(a, i);
+}
+
+static void error_sink(void *ud, const char *message)
+{
+    app_report_error(ud, APP_ERR_RUNTIME, "", message);
+}
+
+/* ------------------------------------------------------------------ protect */
+
+typedef struct call {
+    app *a;
+    void *arg;
+} call;
+
+static app *call_app(lua_State *L) { return ((call *)lua_touserdata(L, 1))->a; }
+static void *call_arg(lua_State *L) { return ((call *)lua_touserdata(L, 1))->arg; }
+
+/* Runs fn(L) with a call* at index 1 under lua_pcall. Errors that escape a
+ * protected function are the app's own (memory cap, a destroyed world) and
+ * are reported like script errors. */
+static bool protect(app *a, lua_CFunction fn, void *arg)
+{
+    if (a->L == NULL)
+        return false;
+    lua_State *L = a->L;
+    int top = lua_gettop(L);
+    call c = {a, arg};
+    lua_pushcfunction(L, fn);
+    lua_pushlightuserdata(L, &c);
+    bool ok = lua_pcall(L, 1, 0, 0) == LUA_OK;
+    if (!ok)
+        app_report_error(a, APP_ERR_RUNTIME, "", lua_tostring(L, -1));
+    lua_settop(L, top);
+    return ok;
+}
+
+/* Calls the function under the given values with steer_lua_pcall. On error
+ * the message is reported and false returned. */
+static bool script_call(app *a, lua_State *L, int nargs, const char *what, app_error_kind kind, const char *key)
+{
+    if (steer_lua_pcall(L, nargs, 0) == LUA_OK)
+        return true;
+    const char *m = lua_tostring(L, -1);
+    if (what != NULL) {
+        lua_pushfstring(L, "%s: %s", what, m ? m : "(error object is not a string)");
+        m = lua_tostring(L, -1);
+    }
+    app_report_error(a, kind, key, m);
+    lua_pop(L, what != NULL ? 2 : 1);
+    return false;
+}
+
+static void push_scene(app *a, lua_State *L) { lua_rawgeti(L, LUA_REGISTRYINDEX, a->scene_ref); }
+static void push_world(app *a, lua_State *L) { lua_rawgeti(L, LUA_REGISTRYINDEX, a->world_ref); }
+
+/* Pushes scene[name] when it is a function and returns true; pushes nothing otherwise. */
+static bool push_callback(app *a, lua_State *L, const char *name)
+{
+    if (a->scene_ref == LUA_NOREF || a->scene_ref == LUA_REFNIL || a->world == NULL)
+        return false;
+    push_scene(a, L);
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    if (lua_isfunction(L, -1))
+        return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+static void dirname_of(const char *path, char *out, size_t n)
+{
+    snprintf(out, n, "%s", path);
+    char *slash = strrchr(out, '/');
+    if (slash == out)
+        out[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(out, n, ".");
+}
+
+static void module_of_file(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(out, n, "%s", base);
+    size_t len = strlen(out);
+    if (len > 4 && strcmp(out + len - 4, ".lua") == 0)
+        out[len - 4] = '\0';
+}
+
+/* The module name of a file under root: sub/x.lua -> sub.x, sub/init.lua -> sub. */
+static bool module_under(const char *root, const char *path, char *out, size_t n)
+{
+    size_t rl = strlen(root);
+    if (strncmp(path, root, rl) != 0 || path[rl] != '/')
+        return false;
+    snprintf(out, n, "%s", path + rl + 1);
+    size_t len = strlen(out);
+    if (len <= 4 || strcmp(out + len - 4, ".lua") != 0)
+        return false;
+    out[len - 4] = '\0';
+    len -= 4;
+    if (len > 5 && strcmp(out + len - 5, "/init") == 0)
+        out[len - 5] = '\0';
+    for (char *p = out; *p; p++)
+        if (*p == '/')
+            *p = '.';
+    return strchr(out, '.') == NULL || out[0] != '.';
+}
+
+/* Where require would find module name: the scene's folder first. */
+static bool resolve_module(const app *a, const char *name, char *out, size_t n)
+{
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof rel, "%s", name);
+    for (char *p = rel; *p; p++)
+        if (*p == '.')
+            *p = '/';
+    const char *dirs[2] = {a->scene_dir, a->scripts_dir};
+    for (int i = 0; i < 2; i++) {
+        char cand[PATH_MAX + 300];
+        snprintf(cand, sizeof cand, "%s/%s.lua", dirs[i], rel);
+        struct stat st;
+        if (stat(cand, &st) != 0) {
+            snprintf(cand, sizeof cand, "%s/%s/init.lua", dirs[i], rel);
+            if (stat(cand, &st) != 0)
+                continue;
+        }
+        if (realpath(cand, out) == NULL)
+            snprintf(out, n, "%s", cand);
+        return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ loading */
+
+/* steer.mouse(): the pointer in world units, nil when there is none (headless,
+ * or the pointer outside the window). */
+static int steer_mouse(lua_State *L)
+{
+    app *a = lua_touserdata(L, lua_upvalueindex(1));
+    if (!a->mouse_valid) {
+        lua_pushnil(L);
+        return 1;
+    }
+    steer_lua_pushvec2(L, a->mouse);
+    return 1;
+}
+
+static int setup_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    gfx_push(L, a);
+    a->gfx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "steer");
+    lua_pushlightuserdata(L, a);
+    lua_pushcclosure(L, steer_mouse, 1);
+    lua_setfield(L, -2, "mouse");
+    return 0;
+}
+
+static bool open_lua(app *a)
+{
+    steer_host_opts o = {0};
+    o.scene_dir = a->scene_dir;
+    o.scripts_dir = a->scripts_dir;
+    o.trust = a->opt.trust;
+    o.memory_limit = a->opt.memory_mb * 1024u * 1024u;
+    o.seed = a->opt.has_seed ? a->opt.seed : 1;
+    a->L = steer_host_open(&o);
+    if (a->L == NULL)
+        return false;
+    a->scene_ref = LUA_NOREF;
+    a->world_ref = LUA_NOREF;
+    a->gfx_ref = LUA_NOREF;
+    a->world = NULL;
+    steer_lua_set_budget(a->L, a->opt.budget);
+    steer_lua_set_error_sink(a->L, error_sink, a);
+    return protect(a, setup_fn, NULL);
+}
+
+static void close_lua(app *a)
+{
+    steer_host_close(a->L);
+    a->L = NULL;
+    a->world = NULL;
+    a->scene_ok = false;
+}
+
+static lua_Number config_number(lua_State *L, int cfg, const char *k, lua_Number def)
+{
+    lua_getfield(L, cfg, k);
+    lua_Number v = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : def;
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Makes a world from scene.config (or the defaults), replaces the current
+ * one, and runs scene.load(world, args). */
+static int new_world_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    push_scene(a, L);
+    int scene = lua_gettop(L);
+    lua_getfield(L, scene, "config");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    int cfg = lua_gettop(L);
+
+    if (a->opt.has_seed) {
+        a->seed = a->opt.seed;
+    } else {
+        lua_getfield(L, cfg, "seed");
+        a->seed = lua_isinteger(L, -1) ? (uint64_t)lua_tointeger(L, -1)
+                  : lua_isnumber(L, -1) ? (uint64_t)lua_tonumber(L, -1) : 1u;
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, cfg, "title");
+    snprintf(a->title, sizeof a->title, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : a->scene_module);
+    lua_pop(L, 1);
+
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "steer");
+    lua_getfield(L, -1, "world");
+    lua_createtable(L, 0, 4);
+    lua_pushnumber(L, config_number(L, cfg, "width", 800));
+    lua_setfield(L, -2, "width");
+    lua_pushnumber(L, config_number(L, cfg, "height", 600));
+    lua_setfield(L, -2, "height");
+    lua_getfield(L, cfg, "edges");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "wrap");
+    }
+    lua_setfield(L, -2, "edges");
+    lua_pushinteger(L, (lua_Integer)a->seed);
+    lua_setfield(L, -2, "seed");
+    if (steer_lua_pcall(L, 1, 1) != LUA_OK) {
+        lua_pushfstring(L, "%s: scene.config: %s", a->scene_path, lua_tostring(L, -1));
+        app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
+        return 0;
+    }
+    int world = lua_gettop(L);
+    st_world *w = steer_lua_checkworld(L, world);
+    if (a->opt.threads > 1)
+        st_world_set_threads(w, a->opt.threads);
+    steer_host_set_world(L, world);
+    if (a->world_ref != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, a->world_ref);
+    lua_pushvalue(L, world);
+    a->world_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    a->world = w;
+    a->dt = st_world_dt(w);
+    a->selected = st_null_agent();
+    a->update_paused = a->draw_paused = false;
+    a->accumulator = 0.0;
+
+    lua_getfield(L, scene, "load");
+    if (lua_isfunction(L, -1)) {
+        lua_pushvalue(L, world);
+        lua_createtable(L, a->opt.argc, 0);
+        for (int i = 0; i < a->opt.argc; i++) {
+            lua_pushstring(L, a->opt.argv[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        if (!script_call(a, L, 2, "scene.load", APP_ERR_RUNTIME, ""))
+            return 0;
+    }
+    a->scene_ok = true;
+    return 0;
+}
+
+static int require_scene_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, a->scene_module);
+    if (steer_lua_pcall(L, 1, 1) != LUA_OK) {
+        app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
+        return 0;
+    }
+    if (!lua_istable(L, -1)) {
+        lua_pushfstring(L, "%s: a scene must return a table (got %s)", a->scene_path, luaL_typename(L, -1));
+        app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
+        return 0;
+    }
+    a->scene_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    clear_errors(a, APP_ERR_LOAD, a->scene_path);
+    return 0;
+}
+
+static void load_scene(app *a)
+{
+    a->scene_ok = false;
+    protect(a, require_scene_fn, NULL);
+    if (a->scene_ref != LUA_NOREF)
+        protect(a, new_world_fn, NULL);
+}
+
+static bool set_scene_path(app *a, const char *path)
+{
+    if (realpath(path, a->scene_path) == NULL) {
+        fprintf(stderr, "steer: cannot open scene '%s'\n", path);
+        return false;
+    }
+    dirname_of(a->scene_path, a->scene_dir, sizeof a->scene_dir);
+    module_of_file(a->scene_path, a->scene_module, sizeof a->scene_module);
+    return true;
+}
+
+static void open_watcher(app *a)
+{
+    watch_close(a->watcher);
+    const char *roots[2] = {a->scene_dir, a->scripts_dir};
+    a->watcher = watch_open(roots, 2, WATCH_SETTLE);
+}
+
+bool app_start(app *a, const app_options *opt)
+{
+    a->opt = *opt;
+    a->time_scale = 1.0;
+    a->speed_factor = a->force_factor = 1.0;
+    a->overlays = OV_PATHS | OV_HUD;
+    a->selected = st_null_agent();
+    if (realpath(STEER_SCRIPTS_DIR, a->scripts_dir) == NULL)
+        snprintf(a->scripts_dir, sizeof a->scripts_dir, "%s", STEER_SCRIPTS_DIR);
+    char def[PATH_MAX + 16];
+    snprintf(def, sizeof def, "%s/hunt.lua", a->scripts_dir);
+    if (!set_scene_path(a, opt->scene ? opt->scene : def))
+        return false;
+    if (!open_lua(a)) {
+        fprintf(stderr, "steer: cannot create the Lua state\n");
+        return false;
+    }
+    load_scene(a);
+    open_watcher(a);
+    return true;
+}
+
+void app_shutdown(app *a)
+{
+    close_lua(a);
+    watch_close(a->watcher);
+    a->watcher = NULL;
+    for (int i = 0; i < a->error_count; i++)
+        free(a->errors[i].text);
+    a->error_count = 0;
+}
+
+bool app_switch_scene(app *a, const char *path)
+{
+    char keep[PATH_MAX];
+    snprintf(keep, sizeof keep, "%s", a->scene_path);
+    if (!set_scene_path(a, path))
+        return false;
+    close_lua(a);
+    for (int i = 0; i < a->error_count; i++)
+        free(a->errors[i].text);
+    a->error_count = 0;
+    if (!open_lua(a)) {
+        fprintf(stderr, "steer: cannot create the Lua state\n");
+        a->quit = true;
+        return false;
+    }
+    a->paused = false;
+    load_scene(a);
+    if (strcmp(keep, a->scene_path) != 0)
+        open_watcher(a);
+    printf("scene: %s\n", a->scene_path);
+    fflush(stdout);
+    return true;
+}
+
+void app_restart(app *a)
+{
+    if (a->scene_ref == LUA_NOREF) {
+        app_switch_scene(a, a->scene_path);
+        return;
+    }
+    a->scene_ok = false;
+    protect(a, new_world_fn, NULL);
+    printf("restart: %s (seed %llu)\n", a->scene_module, (unsigned long long)a->seed);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ step */
+
+static int step_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    if (!a->update_paused && push_callback(a, L, "update")) {
+        push_world(a, L);
+        lua_pushnumber(L, a->dt);
+        if (!script_call(a, L, 2, "scene.update", APP_ERR_RUNTIME, ""))
+            a->update_paused = true;
+    }
+    push_world(a, L);
+    lua_getfield(L, -1, "step");
+    lua_insert(L, -2);
+    script_call(a, L, 1, "world:step", APP_ERR_RUNTIME, "");
+    return 0;
+}
+
+void app_step(app *a)
+{
+    if (a->world == NULL)
+        return;
+    double t0 = app_clock();
+    protect(a, step_fn, NULL);
+    double ms = (app_clock() - t0) * 1000.0;
+    a->step_ms_total += ms;
+    a->steps_run++;
+    a->ms_per_step = a->steps_run == 1 ? ms : a->ms_per_step * 0.95 + ms * 0.05;
+}
+
+/* ------------------------------------------------------------------ callbacks */
+
+typedef struct mouse_args {
+    st_vec2 p;
+    int button;
+} mouse_args;
+
+static int mouse_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    mouse_args *m = call_arg(L);
+    if (!push_callback(a, L, "mousepressed"))
+        return 0;
+    push_world(a, L);
+    lua_pushnumber(L, m->p.x);
+    lua_pushnumber(L, m->p.y);
+    lua_pushinteger(L, m->button);
+    script_call(a, L, 4, "scene.mousepressed", APP_ERR_RUNTIME, "");
+    return 0;
+}
+
+void app_mousepressed(app *a, st_vec2 p, int button)
+{
+    mouse_args m = {p, button};
+    protect(a, mouse_fn, &m);
+}
+
+static int key_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    if (!push_callback(a, L, "keypressed"))
+        return 0;
+    push_world(a, L);
+    lua_pushstring(L, call_arg(L));
+    script_call(a, L, 2, "scene.keypressed", APP_ERR_RUNTIME, "");
+    return 0;
+}
+
+void app_keypressed(app *a, const char *key)
+{
+    protect(a, key_fn, (void *)key);
+}
+
+static int draw_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    if (a->world == NULL)
+        return 0;
+    push_world(a, L);
+    int world = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->gfx_ref);
+    int gfx = lua_gettop(L);
+    steer_lua_draw_brains(L, world, gfx);
+    if (!a->draw_paused && push_callback(a, L, "draw")) {
+        lua_pushvalue(L, world);
+        lua_pushvalue(L, gfx);
+        if (!script_call(a, L, 2, "scene.draw", APP_ERR_RUNTIME, ""))
+            a->draw_paused = true;
+    }
+    return 0;
+}
+
+void app_draw_scripts(app *a, render_ctx *ctx)
+{
+    a->gfx_target = ctx;
+    protect(a, draw_fn, NULL);
+    a->gfx_target = NULL;
+}
+
+/* ------------------------------------------------------------------ self */
+
+typedef struct text_out {
+    st_agent_id id;
+    char *buf;
+    size_t n;
+    bool found;
+} text_out;
+
+static int state_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    text_out *o = call_arg(L);
+    push_world(a, L);
+    steer_lua_pushself(L, lua_gettop(L), o->id);
+    if (!lua_istable(L, -1))
+        return 0;
+    lua_getfield(L, -1, "state");
+    if (lua_istable(L, -1))
+        lua_getfield(L, -1, "name");
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        snprintf(o->buf, o->n, "%s", lua_tostring(L, -1));
+        o->found = true;
+    }
+    return 0;
+}
+
+bool app_state_name(app *a, st_agent_id id, char *buf, size_t n)
+{
+    text_out o = {id, buf, n, false};
+    if (a->world == NULL || !st_agent_alive(a->world, id))
+        return false;
+    protect(a, state_fn, &o);
+    return o.found;
+}
+
+/* A one-line picture of a value: no metamethods of the script's own run
+ * here (raw access), except __tostring on userdata such as vec2. */
+static void describe_value(lua_State *L, int idx, luaL_Buffer *b)
+{
+    idx = lua_absindex(L, idx);
+    char num[64];
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx))
+            snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, idx));
+        else
+            snprintf(num, sizeof num, "%.4g", lua_tonumber(L, idx));
+        luaL_addstring(b, num);
+        break;
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, idx, &len);
+        luaL_addchar(b, '"');
+        luaL_addlstring(b, s, len > 40 ? 40 : len);
+        if (len > 40)
+            luaL_addstring(b, "...");
+        luaL_addchar(b, '"');
+        break;
+    }
+    case LUA_TTABLE: {
+        lua_pushliteral(L, "name");
+        lua_rawget(L, idx);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            luaL_addstring(b, "{name = ");
+            luaL_addstring(b, lua_tostring(L, -1));
+            luaL_addstring(b, ", ...}");
+        } else {
+            int count = 0;
+            lua_pushnil(L);
+            while (lua_next(L, idx)) {
+                count++;
+                lua_pop(L, 1);
+            }
+            snprintf(num, sizeof num, "{%d fields}", count);
+            luaL_addstring(b, num);
+        }
+        lua_pop(L, 1);
+        break;
+    }
+    case LUA_TUSERDATA: {
+        size_t len;
+        const char *s = luaL_tolstring(L, idx, &len);
+        luaL_addlstring(b, s, len > 48 ? 48 : len);
+        lua_pop(L, 1);
+        break;
+    }
+    default:
+        luaL_addstring(b, luaL_typename(L, idx));
+    }
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static int describe_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    text_out *o = call_arg(L);
+    push_world(a, L);
+    steer_lua_pushself(L, lua_gettop(L), o->id);
+    int self = lua_gettop(L);
+    if (!lua_istable(L, self))
+        return 0;
+    /* Lines sorted by key, so the panel does not jump about from frame to frame. */
+    enum { MAX_LINES = 24 };
+    char *lines[MAX_LINES];
+    int n = 0;
+    lua_pushnil(L);
+    while (n < MAX_LINES && lua_next(L, self)) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            luaL_addstring(&b, lua_tostring(L, -2));
+        } else {
+            luaL_addchar(&b, '[');
+            describe_value(L, -2, &b);
+            luaL_addchar(&b, ']');
+        }
+        luaL_addstring(&b, " = ");
+        describe_value(L, -1, &b);
+        luaL_pushresult(&b);
+        lines[n] = strdup(lua_tostring(L, -1));
+        if (lines[n])
+            n++;
+        lua_pop(L, 2);
+    }
+    qsort(lines, (size_t)n, sizeof lines[0], key_cmp);
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int w = snprintf(o->buf + used, o->n - used, "%s\n", lines[i]);
+        if (w > 0 && (size_t)w < o->n - used)
+            used += (size_t)w;
+        free(lines[i]);
+    }
+    return 0;
+}
+
+void app_describe_self(app *a, st_agent_id id, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (a->world == NULL || !st_agent_alive(a->world, id) || n == 0)
+        return;
+    text_out o = {id, buf, n, false};
+    protect(a, describe_fn, &o);
+}
+
+static int paused_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    push_world(a, L);
+    *(int *)call_arg(L) = steer_lua_paused_count(L, lua_gettop(L));
+    return 0;
+}
+
+int app_paused_brains(app *a)
+{
+    int n = 0;
+    if (a->world != NULL)
+        protect(a, paused_fn, &n);
+    return n;
+}
+
+/* ------------------------------------------------------------------ reload */
+
+typedef struct reload_args {
+    const char *module;
+    const char *path;
+    bool ok;
+} reload_args;
+
+static int loaded_fn(lua_State *L)
+{
+    reload_args *r = call_arg(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, r->module);
+    r->ok = !lua_isnil(L, -1);
+    return 0;
+}
+
+static int reload_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    reload_args *r = call_arg(L);
+    r->ok = steer_lua_reload(L, r->module);
+    if (!r->ok)
+        app_report_error(a, APP_ERR_LOAD, r->path, lua_tostring(L, -1));
+    return 0;
+}
+
+static void reload_file(app *a, const char *path, int root)
+{
+    char real[PATH_MAX], module[PATH_MAX];
+    if (realpath(path, real) == NULL)
+        return;
+    bool is_scene = strcmp(real, a->scene_path) == 0;
+    if (is_scene) {
+        snprintf(module, sizeof module, "%s", a->scene_module);
+    } else {
+        const char *roots[2] = {a->scene_dir, a->scripts_dir};
+        if (!module_under(roots[root == 1 ? 1 : 0], real, module, sizeof module) &&
+            !module_under(roots[root == 1 ? 0 : 1], real, module, sizeof module))
+            return;
+        /* A file shadowed by one of the same name in the scene's folder is
+         * not what require loads: leave it be. */
+        char resolved[PATH_MAX];
+        if (!resolve_module(a, module, resolved, sizeof resolved) || strcmp(resolved, real) != 0)
+            return;
+    }
+    /* A scene that never loaded has nothing to reload into: start it afresh
+     * with whatever is on disk now. */
+    if (a->scene_ref == LUA_NOREF || a->world == NULL) {
+        printf("reload: %s changed, loading the scene afresh\n", real);
+        fflush(stdout);
+        app_switch_scene(a, a->scene_path);
+        return;
+    }
+    reload_args r = {module, real, false};
+    protect(a, loaded_fn, &r);
+    if (!r.ok) {
+        printf("reload: %s changed (module '%s' is not in use)\n", real, module);
+        fflush(stdout);
+        return;
+    }
+    r.ok = false;
+    protect(a, reload_fn, &r);
+    if (r.ok) {
+        clear_errors(a, APP_ERR_LOAD, real);
+        clear_errors(a, APP_ERR_RUNTIME, NULL);
+        if (is_scene)
+            a->update_paused = a->draw_paused = false;
+        printf("reload: ok %s (%s)\n", module, real);
+        snprintf(a->flash, sizeof a->flash, "reloaded %s", module);
+    } else {
+        printf("reload: failed %s (%s); the old code keeps running\n", module, real);
+        snprintf(a->flash, sizeof a->flash, "reload of %s failed", module);
+    }
+    a->flash_until = app_clock() + 2.0;
+    fflush(stdout);
+}
+
+void app_poll_files(app *a, double now)
+{
+    if (a->watcher == NULL || now < a->next_poll)
+        return;
+    a->next_poll = now + WATCH_PERIOD;
+    int n = watch_poll(a->watcher, now);
+    for (int i = 0; i < n && !a->quit; i++) {
+        bool was_loaded = a->scene_ref != LUA_NOREF && a->world != NULL;
+        reload_file(a, watch_path(a->watcher, i), watch_root(a->watcher, i));
+        /* A fresh start already read every file: the rest are loaded. */
+        if (!was_loaded)
+            break;
+    }
+}
+
+/* ------------------------------------------------------------------ scene list */
+
+/* A scene assigns a `load` or `config` field on its table; brains have
+ * spawn/update/draw/reload. Reading the text (rather than running the file)
+ * keeps Tab free of side effects. */
+static bool looks_like_scene(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *keys[] = {".load", ".config"};
+    for (int k = 0; k < 2; k++) {
+        for (const char *p = strstr(buf, keys[k]); p; p = strstr(p + 1, keys[k])) {
+            const char *q = p + strlen(keys[k]);
+            if (isalnum((unsigned char)*q) || *q == '_')
+                continue;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (*q == '(' || (*q == '=' && q[1] != '='))
+                return true;
+        }
+    }
+    return false;
+}
+
+static int path_cmp(const void *x, const void *y) { return strcmp(x, y); }
+
+int app_list_scenes(const app *a, char paths[][PATH_MAX], int cap)
+{
+    DIR *d = opendir(a->scripts_dir);
+    if (d == NULL)
+        return 0;
+    int n = 0;
+    struct dirent *de;
+    while (n < cap && (de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (de->d_name[0] == '.' || len <= 4 || strcmp(de->d_name + len - 4, ".lua") != 0)
+            continue;
+        if (snprintf(paths[n], PATH_MAX, "%s/%s", a->scripts_dir, de->d_name) >= PATH_MAX)
+            continue;
+        if (looks_like_scene(paths[n]))
+            n++;
+    }
+    closedir(d);
+    qsort(paths, (size_t)n, PATH_MAX, path_cmp);
+    return n;
+}

@@ -1,0 +1,141 @@
+/*
+ * window.c — the windowed loop: events, fixed steps from an accumulator,
+ * file polling, drawing, screenshots.
+ *
+ * Simulation time advances in fixed steps of the world's dt whatever the
+ * frame rate; the accumulator carries the remainder to the next frame. A
+ * frame runs at most MAX_STEPS_PER_FRAME steps and then drops the backlog,
+ * so a slow scene slows down instead of spiralling.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <SDL_image.h>
+#include <SDL_ttf.h>
+
+#include "input.h"
+
+#define MAX_STEPS_PER_FRAME 16
+#define MIN_FRAME_SECONDS (1.0 / 120.0)
+
+static bool save_screenshot(app *a, SDL_Renderer *r, int w, int h)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "steer-%s-%06llu.png", a->scene_module,
+             a->world ? (unsigned long long)st_world_tick(a->world) : 0ull);
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    bool ok = s != NULL && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0 &&
+              IMG_SavePNG(s, path) == 0;
+    SDL_FreeSurface(s);
+    if (ok) {
+        printf("screenshot: %s\n", path);
+        snprintf(a->flash, sizeof a->flash, "saved %s", path);
+    } else {
+        fprintf(stderr, "steer: screenshot failed: %s\n", SDL_GetError());
+        snprintf(a->flash, sizeof a->flash, "screenshot failed");
+    }
+    a->flash_until = app_clock() + 2.0;
+    return ok;
+}
+
+static void window_size(app *a, int *w, int *h)
+{
+    double ww = a->world ? st_world_width(a->world) : 800.0;
+    double wh = a->world ? st_world_height(a->world) : 600.0;
+    SDL_Rect usable;
+    if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
+        double s = 1.0;
+        if (ww > usable.w * 0.95)
+            s = usable.w * 0.95 / ww;
+        if (wh * s > usable.h * 0.9)
+            s = usable.h * 0.9 / wh;
+        ww *= s;
+        wh *= s;
+    }
+    *w = ww < 320 ? 320 : (int)ww;
+    *h = wh < 240 ? 240 : (int)wh;
+}
+
+int app_run_window(app *a)
+{
+    if (TTF_Init() != 0)
+        fprintf(stderr, "steer: SDL_ttf: %s (no text)\n", TTF_GetError());
+    IMG_Init(IMG_INIT_PNG);
+    int w, h;
+    window_size(a, &w, &h);
+    char title[200];
+    snprintf(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
+    SDL_Window *win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                                       SDL_WINDOW_RESIZABLE);
+    if (win == NULL) {
+        fprintf(stderr, "steer: no display available (cannot open a window: %s); run with --headless\n",
+                SDL_GetError());
+        return 2;
+    }
+    SDL_Renderer *r = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    if (r == NULL)
+        r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
+    if (r == NULL) {
+        fprintf(stderr, "steer: cannot create a renderer: %s\n", SDL_GetError());
+        SDL_DestroyWindow(win);
+        return 2;
+    }
+    render_ctx c;
+    render_ctx_init(&c, r);
+
+    double last = app_clock();
+    while (!a->quit) {
+        SDL_GetRendererOutputSize(r, &c.w, &c.h);
+        if (a->world)
+            render_ctx_fit(&c, c.w, c.h, st_world_width(a->world), st_world_height(a->world));
+        input_result in = {false};
+        SDL_Event e;
+        while (SDL_PollEvent(&e))
+            input_handle(a, &c, &e, &in);
+        if (a->quit)
+            break;
+
+        double now = app_clock();
+        double frame = now - last;
+        last = now;
+        if (frame > 0.25)
+            frame = 0.25;
+        if (a->paused) {
+            for (; a->pending_steps > 0; a->pending_steps--)
+                app_step(a);
+        } else if (a->world && a->dt > 0.0) {
+            a->accumulator += frame * a->time_scale;
+            int steps = 0;
+            while (a->accumulator >= a->dt && steps < MAX_STEPS_PER_FRAME) {
+                app_step(a);
+                a->accumulator -= a->dt;
+                steps++;
+            }
+            if (steps == MAX_STEPS_PER_FRAME)
+                a->accumulator = 0.0;
+        }
+        app_poll_files(a, now);
+        if (a->quit)
+            break;
+
+        snprintf(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
+        if (strcmp(title, SDL_GetWindowTitle(win)) != 0)
+            SDL_SetWindowTitle(win, title);
+
+        render_frame(a, &c, true);
+        if (in.screenshot)
+            save_screenshot(a, r, c.w, c.h);
+        SDL_RenderPresent(r);
+
+        /* Without vsync (software renderer, some drivers) do not spin. */
+        double spent = app_clock() - now;
+        if (spent < MIN_FRAME_SECONDS)
+            SDL_Delay((Uint32)((MIN_FRAME_SECONDS - spent) * 1000.0) + 1);
+    }
+    render_ctx_free(&c);
+    SDL_DestroyRenderer(r);
+    SDL_DestroyWindow(win);
+    IMG_Quit();
+    TTF_Quit();
+    return 0;
+}

@@ -1,0 +1,116 @@
+/*
+ * grid_iter.h — the one loop over the grid cells around a point.
+ *
+ * Inlined into each caller with its callback, so the hot flocking kernel and
+ * the general queries share one piece of geometry without paying for a call
+ * per candidate.
+ *
+ * Wrap worlds: grid items hold positions folded into the rectangle. The loop
+ * walks unwrapped cell columns/rows and shifts each cell's items by a whole
+ * world size when the column lies past an edge, so a candidate's offset is a
+ * plain subtraction. Only when the disc is as wide as the world does it visit
+ * every cell once and fold each offset instead.
+ */
+#ifndef STEER_GRID_ITER_H
+#define STEER_GRID_ITER_H
+
+#include "world_internal.h"
+
+static inline double st__fold(double d, double size)
+{
+    double h = 0.5 * size;
+    if (d > h) d -= size;
+    else if (d < -h) d += size;
+    return d;
+}
+
+static inline double st__wrap_coord(double x, double size)
+{
+    if (x >= 0.0 && x < size) return x;
+    double r = x - size * floor(x / size);
+    return r >= size || r < 0.0 ? 0.0 : r;
+}
+
+static inline int st__clamp_cell(double f, int n)
+{
+    if (!(f >= 0.0)) return 0;
+    if (f >= (double)(n - 1)) return n - 1;
+    return (int)f;
+}
+
+#if defined(__GNUC__)
+#define ST__INLINE static inline __attribute__((always_inline))
+#else
+#define ST__INLINE static inline
+#endif
+
+typedef void (*st__item_fn)(void *ctx, const st_grid_item *it, st_vec2 d, double d2);
+
+/// One contiguous run of items, all shifted by (sx, sy).
+ST__INLINE void st__grid_run(const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c, double r2,
+                             st__item_fn fn, void *ctx)
+{
+    for (int k = k0; k < k1; k++) {
+        double dx = items[k].pos.x + sx - c.x, dy = items[k].pos.y + sy - c.y;
+        double d2 = dx * dx + dy * dy;
+        if (d2 <= r2) fn(ctx, &items[k], st_v2(dx, dy), d2);
+    }
+}
+
+/// Calls fn(ctx, item, offset, dist2) for every grid item within `radius`
+/// of `center` (offset from center to item, shortest across wrap edges).
+/// Filtering (self, tag, cone, dead agents) is the callback's business.
+/// The cells of one row sit next to each other in the item array, so each
+/// row is one run (two when it crosses a wrap edge): no per-cell overhead.
+ST__INLINE void st__grid_foreach(const st_world *w, st_vec2 center, double radius, st__item_fn fn, void *ctx)
+{
+    const st_grid *g = &w->grid;
+    if (!g->cell_start || g->item_count == 0) return;
+    const st_grid_item *items = g->items;
+    const int32_t *start = g->cell_start;
+    const int nx = g->nx, ny = g->ny;
+    const double r2 = radius * radius;
+
+    if (w->edges != ST_EDGES_WRAP) {
+        int cx0 = st__clamp_cell(floor((center.x - radius) / g->cell_w), nx);
+        int cx1 = st__clamp_cell(floor((center.x + radius) / g->cell_w), nx);
+        int cy0 = st__clamp_cell(floor((center.y - radius) / g->cell_h), ny);
+        int cy1 = st__clamp_cell(floor((center.y + radius) / g->cell_h), ny);
+        for (int cy = cy0; cy <= cy1; cy++)
+            st__grid_run(items, start[cy * nx + cx0], start[cy * nx + cx1 + 1], 0.0, 0.0, center, r2, fn, ctx);
+        return;
+    }
+
+    const double W = w->width, H = w->height;
+    const st_vec2 c = {st__wrap_coord(center.x, W), st__wrap_coord(center.y, H)};
+    double fx0 = floor((c.x - radius) / g->cell_w), fx1 = floor((c.x + radius) / g->cell_w);
+    double fy0 = floor((c.y - radius) / g->cell_h), fy1 = floor((c.y + radius) / g->cell_h);
+
+    if (fx1 - fx0 + 1.0 >= nx || fy1 - fy0 + 1.0 >= ny) {
+        // The disc is as wide as the world: every item once, offsets folded.
+        for (int k = 0; k < g->item_count; k++) {
+            double dx = st__fold(items[k].pos.x - c.x, W), dy = st__fold(items[k].pos.y - c.y, H);
+            double d2 = dx * dx + dy * dy;
+            if (d2 <= r2) fn(ctx, &items[k], st_v2(dx, dy), d2);
+        }
+        return;
+    }
+
+    int cx0 = (int)fx0, cx1 = (int)fx1; // -nx < cx0 <= cx1 < 2 nx
+    for (int cy = (int)fy0; cy <= (int)fy1; cy++) {
+        int row = cy < 0 ? cy + ny : cy >= ny ? cy - ny : cy;
+        double sy = cy < 0 ? -H : cy >= ny ? H : 0.0;
+        const int32_t *rs = start + row * nx;
+        if (cx0 < 0) {
+            st__grid_run(items, rs[cx0 + nx], rs[nx], -W, sy, c, r2, fn, ctx);
+            st__grid_run(items, rs[0], rs[cx1 + 1], 0.0, sy, c, r2, fn, ctx);
+        } else if (cx1 >= nx) {
+            st__grid_run(items, rs[cx0], rs[nx], 0.0, sy, c, r2, fn, ctx);
+            st__grid_run(items, rs[0], rs[cx1 - nx + 1], W, sy, c, r2, fn, ctx);
+        } else {
+            st__grid_run(items, rs[cx0], rs[cx1 + 1], 0.0, sy, c, r2, fn, ctx);
+        }
+    }
+}
+
+#endif
