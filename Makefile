@@ -35,7 +35,7 @@ test-asan: deps
 test: test-release test-asan
 
 bench: build
-	./$(BUILD)/steer_bench $(ARGS)
+	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

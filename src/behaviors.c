@@ -404,23 +404,30 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
     double speed = st_v2_len(b->vel);
     double min_box = ST_OBSTACLE_BOX + b->radius;
     double box = min_box * (1.0 + (b->max_speed > 0.0 ? fmin(speed / b->max_speed, 1.0) : 0.0));
+    // Keep a little air between bodies: the box is this much wider, and
+    // inside this ring around an obstacle the agent is pushed straight out.
+    double margin = 0.5 * b->radius + 2.0;
     st_vec2 h = b->heading, s = st_v2_perp(b->heading);
 
     int closest = -1;
     double closest_x = INFINITY;
     st_vec2 closest_local = ZERO;
+    st_vec2 ring = ZERO;
     for (int k = 0; k < w->obstacle_count; k++) {
         const st_obstacle *o = &w->obstacles[k];
-        double r = o->radius + b->radius;
+        double r = o->radius + b->radius + margin;
         st_vec2 off = st_world_offset(w, b->pos, o->center);
         double d2 = st_v2_len2(off);
         if (d2 < r * r) {
-            // Already inside: get out along the shortest way, at full force.
-            st_vec2 out = d2 > 0.0 ? st_v2_neg(off) : st_v2_neg(h);
-            return st_v2_scale(dir_safe(out), b->max_force);
+            // In the ring (or inside): out along the shortest way, harder the deeper.
+            double d = sqrt(d2);
+            st_vec2 out = d > 0.0 ? st_v2_scale(off, -1.0 / d) : st_v2_neg(h);
+            double depth = fmin(1.0, (r - d) / margin);
+            ring = st_v2_add(ring, st_v2_scale(out, b->max_force * (0.5 + 0.5 * depth)));
         }
         st_vec2 local = st_v2(st_v2_dot(off, h), st_v2_dot(off, s));
-        if (local.x < 0.0 || local.x - r > box || fabs(local.y) >= r) continue;
+        // Obstacles alongside still count until they are behind us.
+        if (local.x < -r || local.x - r > box || fabs(local.y) >= r) continue;
         // Where the path of our (expanded) body first touches the circle.
         double ix = local.x - sqrt(r * r - local.y * local.y);
         if (ix < closest_x) {
@@ -429,15 +436,18 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
             closest_local = local;
         }
     }
-    if (closest < 0) return ZERO;
-    double r = w->obstacles[closest].radius + b->radius;
-    double urgency = 1.0 - fmax(closest_x, 0.0) / box; // 0 at the box's end, 1 at contact
-    // Push sideways, away from the centre; dead centre goes to the +side so
-    // the choice is stable from step to step.
-    double away = closest_local.y > 0.0 ? -1.0 : 1.0;
-    double lateral = away * b->max_force * (0.5 + 0.5 * urgency) * (r - fabs(closest_local.y)) / r;
-    double braking = -b->max_force * 0.5 * urgency * urgency;
-    st_vec2 f = st_v2_add(st_v2_scale(h, braking), st_v2_scale(s, lateral));
+    st_vec2 f = ring;
+    if (closest >= 0) {
+        double r = w->obstacles[closest].radius + b->radius + margin;
+        double urgency = 1.0 - fmax(closest_x, 0.0) / box; // 0 at the box's end, 1 at contact
+        // Push sideways, away from the centre; dead centre goes to the +side
+        // so the choice is stable from step to step.
+        double away = closest_local.y > 0.0 ? -1.0 : 1.0;
+        double overlap = (r - fabs(closest_local.y)) / r; // 1 dead centre, 0 grazing
+        double lateral = away * b->max_force * fmin(1.0, 0.25 + urgency * (0.5 + overlap));
+        double braking = closest_local.x > 0.0 ? -b->max_force * 0.5 * urgency * urgency * overlap : 0.0;
+        f = st_v2_add(f, st_v2_add(st_v2_scale(h, braking), st_v2_scale(s, lateral)));
+    }
     return trunc_safe(f, b->max_force);
 }
 

@@ -186,6 +186,8 @@ void st__grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void 
     st__grid_foreach(w, q->center, q->radius, visit_one, &v);
 }
 
+void st_world_set_brute_force(st_world *w, bool on) { w->brute_force = on; }
+
 st_query st_default_query(st_vec2 center, double radius)
 {
     st_query q;

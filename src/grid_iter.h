@@ -71,6 +71,10 @@ ST__INLINE void st__grid_foreach(const st_world *w, st_vec2 center, double radiu
     const int nx = g->nx, ny = g->ny;
     const double r2 = radius * radius;
 
+    if (w->edges != ST_EDGES_WRAP && w->brute_force) {
+        st__grid_run(items, 0, g->item_count, 0.0, 0.0, center, r2, fn, ctx);
+        return;
+    }
     if (w->edges != ST_EDGES_WRAP) {
         int cx0 = st__clamp_cell(floor((center.x - radius) / g->cell_w), nx);
         int cx1 = st__clamp_cell(floor((center.x + radius) / g->cell_w), nx);
@@ -86,7 +90,7 @@ ST__INLINE void st__grid_foreach(const st_world *w, st_vec2 center, double radiu
     double fx0 = floor((c.x - radius) / g->cell_w), fx1 = floor((c.x + radius) / g->cell_w);
     double fy0 = floor((c.y - radius) / g->cell_h), fy1 = floor((c.y + radius) / g->cell_h);
 
-    if (fx1 - fx0 + 1.0 >= nx || fy1 - fy0 + 1.0 >= ny) {
+    if (w->brute_force || fx1 - fx0 + 1.0 >= nx || fy1 - fy0 + 1.0 >= ny) {
         // The disc is as wide as the world: every item once, offsets folded.
         for (int k = 0; k < g->item_count; k++) {
             double dx = st__fold(items[k].pos.x - c.x, W), dy = st__fold(items[k].pos.y - c.y, H);

@@ -215,9 +215,9 @@ bool st_agent_alive(const st_world *w, st_agent_id id);
 /// Live agents with this tag (ST_TAG_ANY: all).
 int st_world_count(const st_world *w, int32_t tag);
 /// The first live agent after `after` in spawn order (null after: the first),
-/// with the tag (ST_TAG_ANY: any). Null id at the end, and when `after` is
-/// dead: an iterator that must survive removals keeps the serial instead and
-/// calls st_world_next_serial.
+/// with the tag (ST_TAG_ANY: any). Null id at the end. `after` may be the
+/// agent just removed (iteration carries on); for ids removed longer ago an
+/// iterator keeps the serial and calls st_world_next_serial.
 st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag);
 /// The first live agent whose serial is greater than after_serial (0: the
 /// first), with the tag. Robust to any removals and spawns between calls.
@@ -312,6 +312,11 @@ st_query st_default_query(st_vec2 center, double radius);
 /// Writes up to `cap` ids (and distances when `dist` is not NULL) and returns
 /// how many matched in all, which may be more than cap.
 int st_world_query(const st_world *w, const st_query *q, st_agent_id *out, double *dist, int cap);
+/// Scan every agent instead of the grid cells (the all-pairs loop): the
+/// oracle for tests and the benchmark's baseline. Results are the same up to
+/// the order in which neighbours are summed.
+void st_world_set_brute_force(st_world *w, bool on);
+
 /// Nearest live agent within radius matching q, or the null id.
 st_agent_id st_world_nearest(const st_world *w, const st_query *q, double *dist);
 

@@ -93,7 +93,10 @@ static void integrate(st_world *w, int i, double dt)
     }
     b->pos = p;
     b->vel = v;
-    if (st_v2_len2(v) > ST_MOVING_SPEED2) b->heading = st_v2_normalize(v);
+    if (st_v2_len2(v) > ST_MOVING_SPEED2) {
+        st_vec2 u = unit_of(v); // overflow-safe: v may be astronomically fast
+        if (u.x != 0.0 || u.y != 0.0) b->heading = u;
+    }
     b->accum = st_v2(0.0, 0.0);
 }
 

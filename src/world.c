@@ -288,6 +288,7 @@ bool st_world_remove(st_world *w, st_agent_id id)
     a->behaviors = NULL;
     a->behavior_count = 0;
     st_slot *s = &w->slots[id.index];
+    s->freed_serial = a->serial;
     s->generation = s->generation == UINT32_MAX ? 1 : s->generation + 1;
     s->dense = w->free_slot;
     w->free_slot = id.index;
@@ -330,8 +331,15 @@ st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag)
 {
     if (st_id_is_null(after)) return st_world_next_serial(w, 0, tag);
     int i = st__dense(w, after);
-    if (i < 0) return st_null_agent();
-    return st_world_next_serial(w, w->agents[i].serial, tag);
+    if (i >= 0) return st_world_next_serial(w, w->agents[i].serial, tag);
+    // Just removed (its slot freed once since): the slot remembers where it
+    // stood, so removing the current agent while iterating carries on.
+    if (after.index < w->slot_count) {
+        const st_slot *s = &w->slots[after.index];
+        uint32_t next_gen = after.generation == UINT32_MAX ? 1 : after.generation + 1;
+        if (s->generation == next_gen) return st_world_next_serial(w, s->freed_serial, tag);
+    }
+    return st_null_agent();
 }
 
 st_agent_id st_world_next_serial(const st_world *w, uint64_t after_serial, int32_t tag)

@@ -46,6 +46,7 @@ typedef struct st_agent {
 typedef struct st_slot {
     uint32_t dense;       // index into bodies/agents while alive; next free slot otherwise
     uint32_t generation;  // >= 1; bumped when the slot is freed, so old ids die
+    uint64_t freed_serial; // serial of the agent last removed from this slot
 } st_slot;
 
 // The neighbour grid: a counting sort of live agents into cells, rebuilt from
@@ -112,6 +113,7 @@ struct st_world {
 
     st_grid grid;
     bool grid_dirty;
+    bool brute_force;     // queries scan every item (all-pairs)
 
     bool in_step;
     bool removed_in_step; // the grid may list dead agents: check alive

@@ -147,6 +147,8 @@ typedef struct app {
 
 /// Seconds since start, monotonic.
 double app_clock(void);
+/// snprintf for display text, where cutting a long name short is fine.
+void app_format(char *buf, size_t n, const char *fmt, ...);
 
 /* ------------------------------------------------------------------ scene.c */
 

@@ -104,7 +104,7 @@ void hud_draw(app *a, render_ctx *c)
         unsigned long long tick = a->world ? (unsigned long long)st_world_tick(a->world) : 0;
         float x = PAD + 6.0f, y = PAD + 4.0f;
         panel(c, PAD, PAD, 360.0f, lh * 7.0f + 10.0f);
-        snprintf(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
+        app_format(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
         text(c, x, y, line, HUD_TEXT);
         y += lh;
         snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %llu", fps, a->ms_per_step, tick);

@@ -165,7 +165,7 @@ static void module_of_file(const char *path, char *out, size_t n)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    snprintf(out, n, "%s", base);
+    app_format(out, n, "%s", base);
     size_t len = strlen(out);
     if (len > 4 && strcmp(out + len - 4, ".lua") == 0)
         out[len - 4] = '\0';
@@ -210,7 +210,7 @@ static bool resolve_module(const app *a, const char *name, char *out, size_t n)
                 continue;
         }
         if (realpath(cand, out) == NULL)
-            snprintf(out, n, "%s", cand);
+            app_format(out, n, "%s", cand);
         return true;
     }
     return false;
@@ -303,7 +303,7 @@ static int new_world_fn(lua_State *L)
         lua_pop(L, 1);
     }
     lua_getfield(L, cfg, "title");
-    snprintf(a->title, sizeof a->title, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : a->scene_module);
+    app_format(a->title, sizeof a->title, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : a->scene_module);
     lua_pop(L, 1);
 
     lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
@@ -803,10 +803,10 @@ static void reload_file(app *a, const char *path, int root)
         if (is_scene)
             a->update_paused = a->draw_paused = false;
         printf("reload: ok %s (%s)\n", module, real);
-        snprintf(a->flash, sizeof a->flash, "reloaded %s", module);
+        app_format(a->flash, sizeof a->flash, "reloaded %s", module);
     } else {
         printf("reload: failed %s (%s); the old code keeps running\n", module, real);
-        snprintf(a->flash, sizeof a->flash, "reload of %s failed", module);
+        app_format(a->flash, sizeof a->flash, "reload of %s failed", module);
     }
     a->flash_until = app_clock() + 2.0;
     fflush(stdout);

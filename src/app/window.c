@@ -29,7 +29,7 @@ static bool save_screenshot(app *a, SDL_Renderer *r, int w, int h)
     SDL_FreeSurface(s);
     if (ok) {
         printf("screenshot: %s\n", path);
-        snprintf(a->flash, sizeof a->flash, "saved %s", path);
+        app_format(a->flash, sizeof a->flash, "saved %s", path);
     } else {
         fprintf(stderr, "steer: screenshot failed: %s\n", SDL_GetError());
         snprintf(a->flash, sizeof a->flash, "screenshot failed");
@@ -64,7 +64,7 @@ int app_run_window(app *a)
     int w, h;
     window_size(a, &w, &h);
     char title[200];
-    snprintf(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
+    app_format(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
     SDL_Window *win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
                                        SDL_WINDOW_RESIZABLE);
     if (win == NULL) {
@@ -118,7 +118,7 @@ int app_run_window(app *a)
         if (a->quit)
             break;
 
-        snprintf(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
+        app_format(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
         if (strcmp(title, SDL_GetWindowTitle(win)) != 0)
             SDL_SetWindowTitle(win, title);
 
