@@ -448,7 +448,7 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
         double braking = closest_local.x > 0.0 ? -b->max_force * 0.5 * urgency * urgency * overlap : 0.0;
         f = st_v2_add(f, st_v2_add(st_v2_scale(h, braking), st_v2_scale(s, lateral)));
     }
-    return trunc_safe(f, b->max_force);
+    return trunc_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
 }
 
 /// Where segment p->p+d crosses segment a->b: fraction along p->p+d, or -1.
@@ -514,7 +514,7 @@ static st_vec2 avoid_walls(const st_world *w, const st_body *b, double dt)
         double strength = fmin(1.0, 2.0 * depth) * (fi == 0 ? 1.0 : 0.75);
         f = st_v2_add(f, st_v2_scale(n, b->max_force * strength));
     }
-    return trunc_safe(f, b->max_force);
+    return trunc_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
 }
 
 static st_vec2 contain(const st_world *w, const st_body *b, double dt)

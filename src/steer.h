@@ -389,11 +389,18 @@ typedef struct st_behavior {
 /// A behaviour of this type with its defaults.
 st_behavior st_default_behavior(st_behavior_type type);
 
+/// avoid_obstacles and avoid_walls return forces up to this many times
+/// max_force when a collision is near, so that summed at equal weight with a
+/// seek or a wander they still win; the sum is truncated to max_force as
+/// always, and under "priority" only max_force fits anyway. Every other
+/// behaviour returns at most max_force.
+#define ST_AVOID_URGENCY 3.0
+
 /// Default arrive slowing radius.
 #define ST_ARRIVE_SLOWING_RADIUS 100.0
 
 /// Computes one behaviour's steering force for the agent (unweighted, at most
-/// max_force long), adds weight times it to the agent's accumulator under its
+/// max_force long; ST_AVOID_URGENCY times that for the avoidances), adds weight times it to the agent's accumulator under its
 /// combine mode, and returns it. Wander and follow_path advance the agent's own
 /// state. Zero for a dead agent or a dead target.
 st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b);

@@ -16,7 +16,9 @@ endforeach()
 find_program(LUA54 lua5.4)
 find_program(BUSTED busted)
 if(LUA54 AND BUSTED)
-  set(_spec_env "LUA_CPATH=${CMAKE_BINARY_DIR}/?.so;;" "LUA_PATH=${CMAKE_SOURCE_DIR}/tests/spec/?.lua;${CMAKE_SOURCE_DIR}/scripts/?.lua;;")
+  # Semicolons are Lua's path separators here, not CMake list separators.
+  set(_spec_env "LUA_CPATH=${CMAKE_BINARY_DIR}/?.so\;\;"
+                "LUA_PATH=${CMAKE_SOURCE_DIR}/tests/spec/?.lua\;${CMAKE_SOURCE_DIR}/scripts/?.lua\;\;")
   if(STEER_SANITIZE)
     # steer.so is built with ASan; lua5.4 is not, so the runtime must load first.
     execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so OUTPUT_VARIABLE _asan OUTPUT_STRIP_TRAILING_WHITESPACE)
