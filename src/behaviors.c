@@ -779,18 +779,16 @@ st_vec2 st_agent_cohere_list(st_world *w, st_agent_id id, const st_agent_id *lis
 
 void st__standing_pass(st_world *w)
 {
-    // Visit agents in grid order, not spawn order: neighbours in space are
-    // then neighbours in time and their cells stay in cache. Each agent
+    // Spawn order: the agent's own arrays stream through the cache, and
+    // only the neighbours' grid cells are fetched at random. Each agent
     // reads only start-of-step state of the others and writes only its own
     // accumulator, wander and path state, so neither the order nor the
     // thread count changes a single bit of the result.
-    const st_grid *g = &w->grid;
-    int n = g->item_count;
+    int n = w->step_count;
 #ifdef STEER_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 512) num_threads(w->threads) if (w->threads > 1 && n > 2048)
 #endif
-    for (int k = 0; k < n; k++) {
-        int i = (int)g->items[k].index;
+    for (int i = 0; i < n; i++) {
         st_agent *a = &w->agents[i];
         if (!a->alive || a->behavior_count == 0) continue;
         for (int m = 0; m < a->behavior_count; m++) {
