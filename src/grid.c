@@ -250,7 +250,7 @@ int st_world_query(const st_world *cw, const st_query *q, st_agent_id *out, doub
     st__grid_ensure(w);
     collect_ctx c = {w, 0, false};
     st__grid_visit(w, q, collect, &c);
-    qsort(w->scratch, (size_t)c.n, sizeof *w->scratch, hit_cmp);
+    if (c.n > 1) qsort(w->scratch, (size_t)c.n, sizeof *w->scratch, hit_cmp);
     int m = c.n < cap ? c.n : cap;
     for (int k = 0; k < m; k++) {
         const st_agent *a = &w->agents[w->scratch[k].index];

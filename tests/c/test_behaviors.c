@@ -5,7 +5,8 @@
  * flee honours its panic radius, wander is smooth, a random crowd flocks,
  * obstacles and walls are never entered, paths are followed in order,
  * offset pursuit / interpose / hide end where they should, priority lets the
- * first force win, and no behaviour ever returns more than max_force.
+ * first force win, and no behaviour returns more than max_force (the
+ * avoidances: ST_AVOID_URGENCY times it).
  */
 #include <string.h>
 
@@ -13,9 +14,15 @@
 
 #define DT (1.0 / 60.0)
 
-static st_world *plane(void) { return tu_world(2000, 2000, ST_EDGES_NONE, 1); }
+static st_world *plane(void)
+{
+    return tu_world(2000, 2000, ST_EDGES_NONE, 1);
+}
 
-static st_behavior beh(st_behavior_type t) { return st_default_behavior(t); }
+static st_behavior beh(st_behavior_type t)
+{
+    return st_default_behavior(t);
+}
 
 static st_behavior beh_point(st_behavior_type t, st_vec2 p)
 {
@@ -55,7 +62,8 @@ static st_vec2 brain_step(st_world *w, st_agent_id a, const st_behavior *b)
 static void defaults_as_documented(void)
 {
     st_behavior a = beh(ST_ARRIVE);
-    CHECK(a.radius == ST_ARRIVE_SLOWING_RADIUS && ST_ARRIVE_SLOWING_RADIUS == 100.0, "arrive slowing radius %g", a.radius);
+    CHECK(a.radius == ST_ARRIVE_SLOWING_RADIUS && ST_ARRIVE_SLOWING_RADIUS == 100.0, "arrive slowing radius %g",
+          a.radius);
     CHECK(a.weight == 1.0 && a.decel == ST_DECEL_LINEAR, "arrive weight %g decel %d", a.weight, (int)a.decel);
     st_behavior f = beh(ST_FLEE);
     CHECK(f.radius == INFINITY, "flee default panic radius %g, expected unlimited", f.radius);
@@ -117,7 +125,10 @@ static void arrive_stops_without_overshoot(void)
         {"at full speed, 400 away", {0, 0}, {150, 0}, 400, ST_DECEL_LINEAR},
         {"at full speed, inside the slowing radius", {0, 0}, {150, 0}, 400, ST_DECEL_LINEAR},
         {"at full speed with max_force 50 (must brake early)", {0, 0}, {150, 0}, 50, ST_DECEL_LINEAR},
-        {"at full speed with max_force 20, diagonal", {0, 0}, {106.06601717798213, 106.06601717798213}, 20,
+        {"at full speed with max_force 20, diagonal",
+         {0, 0},
+         {106.06601717798213, 106.06601717798213},
+         20,
          ST_DECEL_LINEAR},
         {"decel fast", {0, 0}, {150, 0}, 400, ST_DECEL_FAST},
         {"decel normal", {0, 0}, {150, 0}, 400, ST_DECEL_NORMAL},
@@ -203,8 +214,8 @@ static void pursuit_and_intercept_beat_seek(void)
         int tpu = chase(ST_PURSUE, tp[k], tv[k], 60);
         int ti = chase(ST_INTERCEPT, tp[k], tv[k], 60);
         printf("  case %d: steps to catch: seek %d, pursue %d, intercept %d\n", k, ts, tpu, ti);
-        CHECK(ts > 0 && tpu > 0 && ti > 0, "case %d: seek caught at %d, pursue at %d, intercept at %d (-1: never)", k, ts,
-              tpu, ti);
+        CHECK(ts > 0 && tpu > 0 && ti > 0, "case %d: seek caught at %d, pursue at %d, intercept at %d (-1: never)", k,
+              ts, tpu, ti);
         CHECK(tpu < ts, "case %d: pursue needed %d steps, seek %d", k, tpu, ts);
         CHECK(ti < ts, "case %d: intercept needed %d steps, seek %d", k, ti, ts);
     }
@@ -359,8 +370,8 @@ static void flocking_aligns_a_random_crowd(void)
             st_agent_set_behaviors(w, a, &fb, 1);
         }
         double start = order_parameter(w);
-        CHECK(start < 0.3, "seed %llu: the random crowd starts ordered (%g): the scene is wrong", (unsigned long long)seed,
-              start);
+        CHECK(start < 0.3, "seed %llu: the random crowd starts ordered (%g): the scene is wrong",
+              (unsigned long long)seed, start);
         /* A dense flock keeps jostling (separation), so the order parameter
          * is averaged over the last 30 s of a minute rather than sampled once. */
         double sum = 0;
@@ -403,7 +414,7 @@ static void separate_align_cohere_directions(void)
     st_agent_id l[3];
     l[0] = spawn_full(w, st_v2(110, 100), st_v2(0, 50), 150, 400);
     l[1] = spawn_full(w, st_v2(110, 110), st_v2(0, 50), 150, 400);
-    l[2] = a; /* itself: skipped */
+    l[2] = a;             /* itself: skipped */
     st_world_step(w, DT); /* settle the grid; positions barely move */
     st_vec2 s = st_agent_separate_list(w, a, l, 3, 0);
     CHECK(s.x < 0 && s.y <= 0 && st_finite(s.x), "separate from neighbours at +x: (%g, %g)", s.x, s.y);
@@ -469,8 +480,10 @@ static void obstacles_never_entered(void)
             }
         }
     }
-    CHECK(worst <= 0, "an agent's body (radius 6) overlapped an obstacle by %g units (agent %d, step %d); the deepest "
-          "any agent's centre got inside an obstacle circle: %g units", worst, worst_i, worst_step, worst_centre);
+    CHECK(worst <= 0,
+          "an agent's body (radius 6) overlapped an obstacle by %g units (agent %d, step %d); the deepest "
+          "any agent's centre got inside an obstacle circle: %g units",
+          worst, worst_i, worst_step, worst_centre);
     int n_through = 0;
     for (int i = 0; i < N; i++)
         n_through += through[i];
@@ -596,8 +609,8 @@ static void path_followed_in_order(void)
     for (int k = 0; k < 5; k++)
         CHECK(first_near[k] >= 0, "open path: never came within the path radius of waypoint %d", k);
     for (int k = 1; k < 5; k++)
-        CHECK(first_near[k] > first_near[k - 1], "open path: waypoint %d reached at step %d, before waypoint %d (%d)", k,
-              first_near[k], k - 1, first_near[k - 1]);
+        CHECK(first_near[k] > first_near[k - 1], "open path: waypoint %d reached at step %d, before waypoint %d (%d)",
+              k, first_near[k], k - 1, first_near[k - 1]);
     st_vec2 p = st_agent_pos(w, a);
     CHECK(st_v2_dist(p, pts[4]) < 1 && st_agent_speed(w, a) < 1,
           "open path: ended at (%g, %g), %g from its last point, at speed %g", p.x, p.y, st_v2_dist(p, pts[4]),
@@ -723,6 +736,87 @@ static void hide_ends_behind_an_obstacle(void)
     st_world_destroy(w);
 }
 
+/* ---- wrap worlds: every behaviour uses the shortest offsets ---- */
+
+static st_vec2 wrap_pt(st_vec2 p, double W, double H)
+{
+    double x = fmod(p.x, W), y = fmod(p.y, H);
+    return st_v2(x < 0 ? x + W : x, y < 0 ? y + H : y);
+}
+
+/* The same scene twice in wrap worlds of one seed: once in the middle, once
+ * shifted so that it straddles a corner. A wrap world has no preferred place,
+ * so every force must come out the same. */
+static void wrap_worlds_have_no_edges(void)
+{
+    const double W = 800, H = 600;
+    tu_rng r = {2024};
+    double worst = 0;
+    int failed = 0;
+    for (int trial = 0; trial < 40 && !failed; trial++) {
+        st_vec2 shift = trial % 2 ? st_v2(W / 2 - 8, H / 2 - 5) : st_v2(tu_uniform(&r, 0, W), tu_uniform(&r, 0, H));
+        st_world *w[2];
+        st_agent_id ids[2][8];
+        st_vec2 pos[8], vel[8];
+        for (int k = 0; k < 8; k++) {
+            pos[k] = st_v2(W / 2 + tu_uniform(&r, -45, 45), H / 2 + tu_uniform(&r, -45, 45));
+            vel[k] = st_v2_from_angle(tu_uniform(&r, -TU_PI, TU_PI), tu_uniform(&r, 0, 150));
+        }
+        st_vec2 obst = st_v2(W / 2 + tu_uniform(&r, -30, 30), H / 2 + tu_uniform(&r, -30, 30));
+        st_vec2 point = st_v2(W / 2 + tu_uniform(&r, -80, 80), H / 2 + tu_uniform(&r, -80, 80));
+        for (int v = 0; v < 2; v++) {
+            st_vec2 s = v ? shift : st_v2(0, 0);
+            w[v] = tu_world(W, H, ST_EDGES_WRAP, 77);
+            st_world_add_obstacle(w[v], wrap_pt(st_v2_add(obst, s), W, H), 12);
+            for (int k = 0; k < 8; k++)
+                ids[v][k] = tu_spawn(w[v], wrap_pt(st_v2_add(pos[k], s), W, H), vel[k]);
+        }
+        for (int v = 0; v < 2; v++)
+            st_world_step_begin(w[v], DT);
+        for (int t = 0; t < ST_BEHAVIOR_COUNT; t++) {
+            if (t == ST_AVOID_WALLS || t == ST_CONTAIN || t == ST_FOLLOW_PATH)
+                continue; /* walls, the world's edge and paths are absolute */
+            st_vec2 f[2];
+            for (int v = 0; v < 2; v++) {
+                st_vec2 s = v ? shift : st_v2(0, 0);
+                st_behavior b = beh((st_behavior_type)t);
+                if (t == ST_SEEK || t == ST_FLEE || t == ST_ARRIVE)
+                    b.target = st_target_point(wrap_pt(st_v2_add(point, s), W, H));
+                else
+                    b.target = st_target_agent(ids[v][1]);
+                b.target2 = st_target_agent(ids[v][2]);
+                b.offset = st_v2(-20, 10);
+                b.radius = t == ST_ARRIVE ? 100 : t == ST_FLEE || t == ST_EVADE ? 200 : b.radius;
+                b.flock.radius = 80;
+                f[v] = st_agent_steer(w[v], ids[v][0], &b);
+            }
+            double e = st_v2_dist(f[0], f[1]);
+            if (e > worst)
+                worst = e;
+            if (!CHECK(e < 1e-6 * (1 + st_v2_len(f[0])),
+                       "trial %d, behaviour %d: force (%g, %g) in the middle, (%g, %g) across the edges", trial, t,
+                       f[0].x, f[0].y, f[1].x, f[1].y)) {
+                failed = 1;
+                break;
+            }
+        }
+        st_agent_id l0[3] = {ids[0][3], ids[0][4], ids[0][5]}, l1[3] = {ids[1][3], ids[1][4], ids[1][5]};
+        st_vec2 a0 = st_agent_separate_list(w[0], ids[0][0], l0, 3, 1),
+                a1 = st_agent_separate_list(w[1], ids[1][0], l1, 3, 1);
+        st_vec2 c0 = st_agent_cohere_list(w[0], ids[0][0], l0, 3, 1),
+                c1 = st_agent_cohere_list(w[1], ids[1][0], l1, 3, 1);
+        failed |=
+            !CHECK(st_v2_dist(a0, a1) < 1e-6 * (1 + st_v2_len(a0)) && st_v2_dist(c0, c1) < 1e-6 * (1 + st_v2_len(c0)),
+                   "trial %d: separate (%g,%g)/(%g,%g), cohere (%g,%g)/(%g,%g) in the middle/across the edges", trial,
+                   a0.x, a0.y, a1.x, a1.y, c0.x, c0.y, c1.x, c1.y);
+        for (int v = 0; v < 2; v++) {
+            st_world_step_end(w[v]);
+            st_world_destroy(w[v]);
+        }
+    }
+    printf("  worst difference %.3g\n", worst);
+}
+
 /* ---- combining ---- */
 
 static void priority_lets_first_force_win(void)
@@ -743,8 +837,8 @@ static void priority_lets_first_force_win(void)
                       f1.x, f1.y);
                 st_vec2 acc = st_agent_accum(w, a);
                 if (mode)
-                    CHECK(tu_v2_close(acc, st_v2(100, 0), 1e-12), "priority: accumulator (%g, %g), expected seek's (100, 0)",
-                          acc.x, acc.y);
+                    CHECK(tu_v2_close(acc, st_v2(100, 0), 1e-12),
+                          "priority: accumulator (%g, %g), expected seek's (100, 0)", acc.x, acc.y);
                 else
                     CHECK(st_v2_len(acc) < 1e-9, "sum: seek + flee of one point accumulated (%g, %g)", acc.x, acc.y);
             }
@@ -766,15 +860,15 @@ static void priority_lets_first_force_win(void)
     st_agent_id a = st_world_spawn(w, &d);
     st_world_step_begin(w, DT);
     st_agent_apply(w, a, st_v2(60, 0), 1);
-    st_agent_apply(w, a, st_v2(0, 50), 2);  /* weighted: (0, 100), only 40 fits */
+    st_agent_apply(w, a, st_v2(0, 50), 2); /* weighted: (0, 100), only 40 fits */
     st_vec2 acc = st_agent_accum(w, a);
     CHECK(tu_v2_close(acc, st_v2(60, 40), 1e-12), "priority running sum (%g, %g), expected (60, 40)", acc.x, acc.y);
     /* what is left is max_force - |running sum| (Buckland's AccumulateForce) */
     st_agent_apply(w, a, st_v2(-500, 0), 1);
     acc = st_agent_accum(w, a);
     double left = 100 - sqrt(60 * 60 + 40 * 40);
-    CHECK(tu_v2_close(acc, st_v2(60 - left, 40), 1e-12), "priority running sum (%g, %g), expected (%g, 40)", acc.x, acc.y,
-          60 - left);
+    CHECK(tu_v2_close(acc, st_v2(60 - left, 40), 1e-12), "priority running sum (%g, %g), expected (%g, 40)", acc.x,
+          acc.y, 60 - left);
     st_agent_apply(w, a, st_v2(0, -500), 1);
     st_vec2 acc2 = st_agent_accum(w, a);
     CHECK(st_v2_len(acc2) <= 100 * (1 + 1e-12), "priority running sum grew past max_force: %g", st_v2_len(acc2));
@@ -810,8 +904,8 @@ static void sum_truncates_to_max_force(void)
     st_world_step_end(w);
     st_vec2 f = st_agent_force(w, a);
     st_vec2 tw = st_v2_truncate(want, 100);
-    CHECK(tu_v2_close(f, tw, 1e-12), "sum: applied force (%g,%g), expected truncate(sum, 100) = (%g,%g)", f.x, f.y, tw.x,
-          tw.y);
+    CHECK(tu_v2_close(f, tw, 1e-12), "sum: applied force (%g,%g), expected truncate(sum, 100) = (%g,%g)", f.x, f.y,
+          tw.x, tw.y);
     st_world_destroy(w);
 }
 
@@ -868,7 +962,8 @@ static void every_force_within_max_force(void)
             st_vec2 fs[3] = {st_agent_separate_list(w, ids[i], l, 3, 1), st_agent_align_list(w, ids[i], l, 3, 1),
                              st_agent_cohere_list(w, ids[i], l, 3, 1)};
             for (int k = 0; k < 3; k++)
-                if (!CHECK(st_v2_finite(fs[k]) && st_v2_len(fs[k]) <= st_agent_max_force(w, ids[i]) * (1 + 1e-12) + 1e-12,
+                if (!CHECK(st_v2_finite(fs[k]) &&
+                               st_v2_len(fs[k]) <= st_agent_max_force(w, ids[i]) * (1 + 1e-12) + 1e-12,
                            "list rule %d returned length %g > max_force %g", k, st_v2_len(fs[k]),
                            st_agent_max_force(w, ids[i])))
                     goto out;
@@ -928,7 +1023,8 @@ static void standing_behaviors_move_agents(void)
         st_world_step(w, DT);
     st_vec2 p = st_agent_pos(w, a);
     CHECK(st_v2_dist(p, st_v2(300, 200)) < 1 && st_agent_speed(w, a) < 1,
-          "standing arrive: agent at (%g, %g), speed %g; expected at rest at (300, 200)", p.x, p.y, st_agent_speed(w, a));
+          "standing arrive: agent at (%g, %g), speed %g; expected at rest at (300, 200)", p.x, p.y,
+          st_agent_speed(w, a));
 
     /* clearing: the agent coasts */
     st_agent_set_vel(w, a, st_v2(30, 0));
@@ -959,7 +1055,8 @@ static void standing_behaviors_move_agents(void)
     st_vec2 v0 = st_agent_vel(w, chasers[0]);
     st_world_step(w, DT);
     st_vec2 v1 = st_agent_vel(w, chasers[0]);
-    CHECK(tu_v2_close(v0, v1, 1e-12), "pursuing a removed agent changed vel (%g,%g) -> (%g,%g)", v0.x, v0.y, v1.x, v1.y);
+    CHECK(tu_v2_close(v0, v1, 1e-12), "pursuing a removed agent changed vel (%g,%g) -> (%g,%g)", v0.x, v0.y, v1.x,
+          v1.y);
     st_world_destroy(w);
 }
 
@@ -982,6 +1079,7 @@ int main(void)
     RUN(offset_pursuit_ends_at_offset);
     RUN(interpose_ends_between);
     RUN(hide_ends_behind_an_obstacle);
+    RUN(wrap_worlds_have_no_edges);
     RUN(priority_lets_first_force_win);
     RUN(sum_truncates_to_max_force);
     RUN(every_force_within_max_force);

@@ -1,0 +1,390 @@
+/*
+ * test_query.c — neighbour queries return exactly what an all-pairs scan
+ * returns: for wrap, bounce and none worlds, radii smaller and larger than the
+ * grid cell (and than the world), tag filters, view cones and exclusion;
+ * nearest first; agents outside the rectangle of a "none" world included.
+ * The scan is computed here, independently of the core's own offset function.
+ */
+#include <string.h>
+
+#include "test_util.h"
+
+enum { MAXA = 700, SLOTS = 1 << 16 };
+
+typedef struct expect {
+    st_agent_id id;
+    uint64_t serial;
+    double d;
+    int state; /* 1 in, 0 out, 2 too close to the boundary to call */
+} expect;
+
+static st_vec2 my_offset(st_edges e, double W, double H, st_vec2 from, st_vec2 to)
+{
+    double dx = to.x - from.x, dy = to.y - from.y;
+    if (e == ST_EDGES_WRAP) {
+        dx = remainder(dx, W);
+        dy = remainder(dy, H);
+    }
+    return st_v2(dx, dy);
+}
+
+/* Classifies every live agent against q by brute force. */
+static int scan(const st_world *w, const st_query *q, expect *ex)
+{
+    st_edges e = st_world_edges(w);
+    double W = st_world_width(w), H = st_world_height(w);
+    int n = 0;
+    int cone = q->fov > 0 && q->fov < 2 * TU_PI;
+    for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a);
+         a = st_world_next(w, a, ST_TAG_ANY)) {
+        expect x;
+        x.id = a;
+        x.serial = st_agent_serial(w, a);
+        st_vec2 off = my_offset(e, W, H, q->center, st_agent_pos(w, a));
+        x.d = st_v2_len(off);
+        double eps = 1e-9 * (1 + q->radius + x.d);
+        if (st_id_equal(a, q->exclude) || (q->tag != ST_TAG_ANY && st_agent_tag(w, a) != q->tag))
+            x.state = 0;
+        else if (x.d > q->radius + eps)
+            x.state = 0;
+        else if (x.d >= q->radius - eps)
+            x.state = 2;
+        else if (!cone)
+            x.state = 1;
+        else if (x.d < 1e-9)
+            x.state = 2; /* on the apex of the cone: either answer is fine */
+        else {
+            double c = st_v2_dot(off, q->heading) / x.d;
+            double ang = acos(c > 1 ? 1 : c < -1 ? -1 : c);
+            if (ang < q->fov / 2 - 1e-7)
+                x.state = 1;
+            else if (ang > q->fov / 2 + 1e-7)
+                x.state = 0;
+            else
+                x.state = 2;
+        }
+        ex[n++] = x;
+    }
+    return n;
+}
+
+static const char *edge_name(st_edges e)
+{
+    return e == ST_EDGES_WRAP ? "wrap" : e == ST_EDGES_BOUNCE ? "bounce" : "none";
+}
+
+/* Runs q and compares with the scan. Returns 0 (and reports) on the first difference. */
+static int compare(const st_world *w, const st_query *q, const char *ctx)
+{
+    static expect ex[MAXA];
+    static st_agent_id out[MAXA];
+    static double dist[MAXA];
+    int n = scan(w, q, ex);
+    int got = st_world_query(w, q, out, dist, MAXA);
+    const char *en = edge_name(st_world_edges(w));
+    if (!CHECK(got >= 0 && got <= n, "%s/%s: query returned %d of %d agents", ctx, en, got, n))
+        return 0;
+    int sure = 0, maybe = 0;
+    for (int i = 0; i < n; i++) {
+        sure += ex[i].state == 1;
+        maybe += ex[i].state != 0;
+    }
+    /* keep going after a wrong count: the per-agent checks below say which */
+    CHECK(got >= sure && got <= maybe,
+          "%s/%s: query (%g,%g) r=%g tag=%d fov=%g found %d, brute force %d (%d on the boundary)", ctx, en, q->center.x,
+          q->center.y, q->radius, q->tag, q->fov, got, sure, maybe - sure);
+    static int slot[SLOTS];
+    static int slot_init;
+    if (!slot_init) {
+        for (int i = 0; i < SLOTS; i++)
+            slot[i] = -1;
+        slot_init = 1;
+    }
+    for (int i = 0; i < n; i++)
+        if (ex[i].id.index < SLOTS)
+            slot[ex[i].id.index] = i;
+    int ok = 1;
+    for (int k = 0; k < got && ok; k++) {
+        int j = -1;
+        if (out[k].index < SLOTS) {
+            int i = slot[out[k].index];
+            if (i >= 0 && st_id_equal(ex[i].id, out[k]))
+                j = i;
+        } else {
+            for (int i = 0; i < n; i++)
+                if (st_id_equal(ex[i].id, out[k]))
+                    j = i;
+        }
+        if (!CHECK(j >= 0, "%s/%s: result %d is not a live agent", ctx, en, k)) {
+            ok = 0;
+            break;
+        }
+        st_vec2 p = st_agent_pos(w, out[k]);
+        ok &= CHECK(ex[j].state != 0,
+                    "%s/%s: query (%g,%g) r=%g tag=%d fov=%g returned agent at (%g,%g) tag %d, "
+                    "distance %g: should not be there",
+                    ctx, en, q->center.x, q->center.y, q->radius, q->tag, q->fov, p.x, p.y, st_agent_tag(w, out[k]),
+                    ex[j].d);
+        ok &= CHECK(fabs(dist[k] - ex[j].d) <= 1e-9 * (1 + ex[j].d), "%s/%s: distance %.17g, expected %.17g", ctx, en,
+                    dist[k], ex[j].d);
+        ok &= CHECK(ex[j].state >= 0, "%s/%s: agent returned twice (second time at %d)", ctx, en, k);
+        ex[j].state = -1; /* seen */
+        if (k > 0) {
+            ok &= CHECK(dist[k] >= dist[k - 1], "%s/%s: not nearest first: %g after %g", ctx, en, dist[k], dist[k - 1]);
+            if (dist[k] == dist[k - 1])
+                ok &= CHECK(st_agent_serial(w, out[k]) > st_agent_serial(w, out[k - 1]),
+                            "%s/%s: tie not broken by spawn order", ctx, en);
+        }
+    }
+    for (int i = 0; i < n && ok; i++)
+        if (ex[i].state == 1) {
+            st_vec2 p = st_agent_pos(w, ex[i].id);
+            ok &= CHECK(0, "%s/%s: query (%g,%g) r=%g tag=%d fov=%g missed agent at (%g,%g) tag %d, distance %g", ctx,
+                        en, q->center.x, q->center.y, q->radius, q->tag, q->fov, p.x, p.y, st_agent_tag(w, ex[i].id),
+                        ex[i].d);
+        }
+
+    for (int i = 0; i < n; i++)
+        if (ex[i].id.index < SLOTS)
+            slot[ex[i].id.index] = -1;
+
+    /* the nearest is the first of the query */
+    double nd = -1;
+    st_agent_id near = st_world_nearest(w, q, &nd);
+    if (got == 0)
+        ok &= CHECK(st_id_is_null(near), "%s/%s: nearest found an agent where the query found none", ctx, en);
+    else
+        ok &= CHECK(st_id_equal(near, out[0]) && fabs(nd - dist[0]) <= 1e-9 * (1 + nd),
+                    "%s/%s: nearest {%u,%u} d=%g, query's first {%u,%u} d=%g", ctx, en, near.index, near.generation, nd,
+                    out[0].index, out[0].generation, dist[0]);
+
+    /* a small cap: total count still returned, the first cap entries are the same */
+    if (got > 3) {
+        st_agent_id few[3];
+        int g2 = st_world_query(w, q, few, NULL, 3);
+        ok &= CHECK(g2 == got, "%s/%s: with cap 3 the query counted %d, with room %d", ctx, en, g2, got);
+        for (int k = 0; k < 3; k++)
+            ok &= CHECK(st_id_equal(few[k], out[k]), "%s/%s: with cap 3 entry %d differs", ctx, en, k);
+    }
+    return ok;
+}
+
+static const double radii[] = {0, 3, 12, 25, 49.5, 50, 51, 99, 120, 333, 2000};
+static const double fovs[] = {0, 2 * TU_PI, 270 * TU_PI / 180, 90 * TU_PI / 180, 10 * TU_PI / 180, -1, 7};
+
+static st_query random_query(st_world *w, tu_rng *r, int with_agent)
+{
+    st_edges e = st_world_edges(w);
+    double W = st_world_width(w), H = st_world_height(w);
+    st_query q;
+    st_vec2 c;
+    if (e == ST_EDGES_NONE)
+        c = st_v2(tu_uniform(r, -W, 2 * W), tu_uniform(r, -H, 2 * H));
+    else
+        c = st_v2(tu_uniform(r, 0, W), tu_uniform(r, 0, H));
+    q = st_default_query(c, radii[(int)(tu_rand(r) * (sizeof radii / sizeof radii[0]))]);
+    if (with_agent) {
+        /* around an agent, excluding it, as world:neighbors(a, ...) does */
+        int k = (int)(tu_rand(r) * st_world_count(w, ST_TAG_ANY));
+        st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY);
+        while (k-- > 0)
+            a = st_world_next(w, a, ST_TAG_ANY);
+        q.center = st_agent_pos(w, a);
+        q.exclude = a;
+        q.heading = st_agent_heading(w, a);
+    } else {
+        q.heading = st_v2_from_angle(tu_uniform(r, -TU_PI, TU_PI), 1);
+    }
+    q.tag = tu_rand(r) < 0.5 ? ST_TAG_ANY : (int32_t)(tu_rand(r) * 4);
+    q.fov = fovs[(int)(tu_rand(r) * (sizeof fovs / sizeof fovs[0]))];
+    return q;
+}
+
+static void populate(st_world *w, tu_rng *r, int n)
+{
+    st_edges e = st_world_edges(w);
+    double W = st_world_width(w), H = st_world_height(w);
+    for (int i = 0; i < n; i++) {
+        st_agent_def d = st_default_agent_def();
+        if (e == ST_EDGES_NONE)
+            d.pos = st_v2(tu_uniform(r, -W, 2 * W), tu_uniform(r, -H, 2 * H));
+        else
+            d.pos = st_v2(tu_uniform(r, 0, W), tu_uniform(r, 0, H));
+        if (i % 10 == 0) /* on grid lines, and on the world's own edges */
+            d.pos = st_v2(50.0 * (int)(tu_rand(r) * W / 50), i % 20 == 0 ? 0.0 : 50.0 * (int)(tu_rand(r) * H / 50));
+        if (i % 37 == 0) /* clumps: several agents on one point */
+            d.pos = st_v2(W / 3, H / 3);
+        d.vel = st_v2_from_angle(tu_uniform(r, -TU_PI, TU_PI), tu_uniform(r, 0, 150));
+        d.tag = (int32_t)(tu_rand(r) * 4);
+        st_world_spawn(w, &d);
+    }
+}
+
+static void query_matches_brute_force(void)
+{
+    st_edges kinds[3] = {ST_EDGES_WRAP, ST_EDGES_BOUNCE, ST_EDGES_NONE};
+    double cells[3] = {50, 13, 170};
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++) {
+            st_world_def d = st_default_world_def();
+            d.width = 640;
+            d.height = 480;
+            d.edges = kinds[k];
+            d.cell_size = cells[c];
+            d.seed = 100 + k * 3 + c;
+            st_world *w = st_world_create(&d);
+            if (!CHECK(w != NULL, "world create failed"))
+                return;
+            tu_rng r = {1000 + (uint64_t)(k * 3 + c)};
+            populate(w, &r, 400);
+            /* the grid is built by the step; queries after a few steps */
+            for (int s = 0; s < 3; s++)
+                st_world_step(w, 1.0 / 60);
+            int ok = 1;
+            for (int i = 0; i < 300 && ok; i++) {
+                st_query q = random_query(w, &r, i % 2);
+                ok = compare(w, &q, "after steps");
+            }
+            /* move a lot, change the cell size, query again */
+            for (int s = 0; s < 120; s++)
+                st_world_step(w, 1.0 / 60);
+            st_world_set_cell_size(w, cells[(c + 1) % 3]);
+            st_world_step(w, 1.0 / 60);
+            for (int i = 0; i < 300 && ok; i++) {
+                st_query q = random_query(w, &r, i % 2);
+                ok = compare(w, &q, "after moving and a new cell size");
+            }
+            st_world_destroy(w);
+        }
+}
+
+static void query_sees_changes_without_a_step(void)
+{
+    /* A scene's load spawns agents and asks for neighbours before any step;
+     * a brain removes or moves an agent and queries again. */
+    st_edges kinds[3] = {ST_EDGES_WRAP, ST_EDGES_BOUNCE, ST_EDGES_NONE};
+    for (int k = 0; k < 3; k++) {
+        st_world *w = tu_world(640, 480, kinds[k], 5);
+        tu_rng r = {77 + (uint64_t)k};
+        populate(w, &r, 200);
+        int ok = 1;
+        for (int i = 0; i < 100 && ok; i++) {
+            st_query q = random_query(w, &r, i % 2);
+            ok = compare(w, &q, "right after spawning");
+        }
+        st_world_step(w, 1.0 / 60);
+        /* remove every third agent and move every fifth, then query */
+        int i = 0;
+        for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a);) {
+            st_agent_id nx = st_world_next(w, a, ST_TAG_ANY);
+            if (i % 3 == 0)
+                st_world_remove(w, a);
+            else if (i % 5 == 0)
+                st_agent_set_pos(w, a, st_v2(tu_uniform(&r, 0, 640), tu_uniform(&r, 0, 480)));
+            a = nx;
+            i++;
+        }
+        for (int j = 0; j < 100 && ok; j++) {
+            st_query q = random_query(w, &r, j % 2);
+            ok = compare(w, &q, "after remove/set_pos");
+        }
+        st_world_destroy(w);
+    }
+}
+
+static void query_inside_a_step(void)
+{
+    /* Brains query between step_begin and step_end. */
+    st_world *w = tu_world(640, 480, ST_EDGES_WRAP, 9);
+    tu_rng r = {31};
+    populate(w, &r, 300);
+    int ok = 1;
+    for (int s = 0; s < 20 && ok; s++) {
+        st_world_step_begin(w, 1.0 / 60);
+        for (int i = 0; i < 20 && ok; i++) {
+            st_query q = random_query(w, &r, 1);
+            ok = compare(w, &q, "inside a step");
+        }
+        st_world_step_end(w);
+    }
+    st_world_destroy(w);
+}
+
+static void far_agents_in_a_none_world(void)
+{
+    st_world *w = tu_world(640, 480, ST_EDGES_NONE, 3);
+    st_vec2 spots[] = {{-5000, -5000}, {1e6, 3}, {-2.5e6, 7e5}, {640, 480}, {700, 540}, {-0.5, -0.5}, {1e9, -1e9}};
+    int ns = (int)(sizeof spots / sizeof spots[0]);
+    for (int i = 0; i < ns; i++) {
+        for (int j = 0; j < 3; j++)
+            tu_spawn(w, st_v2_add(spots[i], st_v2(j * 4.0, -j * 3.0)), st_v2(0, 0));
+    }
+    st_world_step(w, 1.0 / 60);
+    for (int i = 0; i < ns; i++) {
+        st_query q = st_default_query(st_v2_add(spots[i], st_v2(1, 1)), 20);
+        st_agent_id out[8];
+        int got = st_world_query(w, &q, out, NULL, 8);
+        CHECK(got == 3, "agents near (%g, %g) outside the rectangle: found %d of 3", spots[i].x, spots[i].y, got);
+        compare(w, &q, "far");
+    }
+    st_query all = st_default_query(st_v2(0, 0), 5e9);
+    st_agent_id out[32];
+    CHECK(st_world_query(w, &all, out, NULL, 32) == 3 * ns, "query of radius 5e9 found %d of %d",
+          st_world_query(w, &all, out, NULL, 32), 3 * ns);
+    st_world_destroy(w);
+}
+
+static void exclude_and_tag(void)
+{
+    st_world *w = tu_world(800, 600, ST_EDGES_WRAP, 1);
+    st_agent_def d = st_default_agent_def();
+    d.pos = st_v2(100, 100);
+    d.tag = 1;
+    st_agent_id a = st_world_spawn(w, &d);
+    d.pos = st_v2(110, 100);
+    d.tag = 2;
+    st_agent_id b = st_world_spawn(w, &d);
+    d.pos = st_v2(100, 95); /* nearest to a */
+    d.tag = 1;
+    st_agent_id c = st_world_spawn(w, &d);
+    st_world_step(w, 1.0 / 60);
+    st_query q = st_default_query(st_v2(100, 100), 30);
+    q.exclude = a;
+    st_agent_id out[4];
+    double dist[4];
+    int n = st_world_query(w, &q, out, dist, 4);
+    CHECK(n == 2 && st_id_equal(out[0], c) && st_id_equal(out[1], b), "neighbours of a: %d, order wrong", n);
+    CHECK(n == 2 && dist[0] == 5 && dist[1] == 10, "distances %g %g", dist[0], dist[1]);
+    q.tag = 2;
+    n = st_world_query(w, &q, out, dist, 4);
+    CHECK(n == 1 && st_id_equal(out[0], b), "tag 2 neighbours of a: %d", n);
+    q.tag = ST_TAG_ANY;
+    q.exclude = st_null_agent();
+    n = st_world_query(w, &q, out, dist, 4);
+    CHECK(n == 3 && st_id_equal(out[0], a) && dist[0] == 0, "without exclude: %d, first is a: %d", n,
+          n > 0 && st_id_equal(out[0], a));
+    /* view cone: a looks along -x, so b (at +x) is behind it and c (at -y) is at 90 degrees */
+    q.exclude = a;
+    q.heading = st_v2(-1, 0);
+    q.fov = 200 * TU_PI / 180;
+    n = st_world_query(w, &q, out, dist, 4);
+    CHECK(n == 1 && st_id_equal(out[0], c), "cone of 200 deg looking -x: found %d (expected only c)", n);
+    q.fov = 90 * TU_PI / 180;
+    n = st_world_query(w, &q, out, dist, 4);
+    CHECK(n == 0, "cone of 90 deg looking -x: found %d (expected none)", n);
+    st_world_remove(w, c);
+    q.fov = 0;
+    n = st_world_query(w, &q, out, dist, 4);
+    CHECK(n == 1 && st_id_equal(out[0], b), "after removing c: %d", n);
+    st_world_destroy(w);
+}
+
+int main(void)
+{
+    RUN(exclude_and_tag);
+    RUN(query_matches_brute_force);
+    RUN(query_sees_changes_without_a_step);
+    RUN(query_inside_a_step);
+    RUN(far_agents_in_a_none_world);
+    return tu_summary();
+}
