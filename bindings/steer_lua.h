@@ -26,8 +26,12 @@ st_vec2 steer_lua_checkpoint(lua_State *L, int arg);
 st_world *steer_lua_checkworld(lua_State *L, int idx);
 /// Pushes the (one and only) userdata of a live agent of the world at world_idx.
 void steer_lua_pushagent(lua_State *L, int world_idx, st_agent_id id);
-/// Pushes the agent's `self` table (nil when it has none).
+/// Pushes the agent's `self` table (made on first use; nil when the agent
+/// is not alive).
 void steer_lua_pushself(lua_State *L, int world_idx, st_agent_id id);
+/// The world and handle of the live agent userdata at idx; false (outputs
+/// untouched) when the value is not one. Either output may be NULL.
+bool steer_lua_toagent(lua_State *L, int idx, st_world **w, st_agent_id *id);
 /// The tag name of an interned tag id ("" for none).
 const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag);
 

@@ -1,0 +1,752 @@
+/*
+ * agent.c — steer.agent: one userdata per agent, its fields and its
+ * steering methods, plus world:spawn and world:remove.
+ *
+ * The userdata names its agent by handle; after world:remove it stays a
+ * valid userdata that says so ("attempt to use a removed agent"), as a
+ * closed file does in liolib. Field reads and method calls are the brains'
+ * hot path: one rawget in a name -> code table, then a switch.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bind.h"
+
+static const char *const combine_names[] = {"sum", "priority", NULL};
+
+sl_agent *sl_toagent(lua_State *L, int idx)
+{
+    return (sl_agent *)sl_testudata(L, idx, &sl_key_agent);
+}
+
+sl_agent *sl_checkagent(lua_State *L, int arg)
+{
+    sl_agent *a = (sl_agent *)sl_checkudata(L, arg, &sl_key_agent, SL_AGENT);
+    if (a->removed)
+        luaL_error(L, "attempt to use a removed agent");
+    return a;
+}
+
+void sl_pushself(lua_State *L, int agent_idx)
+{
+    if (lua_getiuservalue(L, agent_idx, SL_AUV_SELF) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, agent_idx, SL_AUV_SELF);
+    }
+}
+
+void steer_lua_pushself(lua_State *L, int world_idx, st_agent_id id)
+{
+    world_idx = lua_absindex(L, world_idx);
+    sl_checkworld(L, world_idx);
+    sl_pushagent(L, world_idx, id);
+    if (lua_isnil(L, -1))
+        return;
+    sl_pushself(L, lua_gettop(L));
+    lua_remove(L, -2);
+}
+
+bool steer_lua_toagent(lua_State *L, int idx, st_world **w, st_agent_id *id)
+{
+    sl_agent *a = sl_toagent(L, idx);
+    if (a == NULL || a->removed || a->sw->w == NULL)
+        return false;
+    if (w != NULL)
+        *w = a->sw->w;
+    if (id != NULL)
+        *id = a->id;
+    return true;
+}
+
+/* ---- values shared by spawn and field assignment ---- */
+
+static void check_color(lua_State *L, int idx, const sl_src *src, uint8_t rgb[3])
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        sl_raise_type(L, src, idx, "table {r, g, b}");
+    idx = lua_absindex(L, idx);
+    for (int i = 0; i < 3; i++) {
+        lua_geti(L, idx, i + 1);
+        int isint;
+        lua_Integer c = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) != LUA_TNUMBER || !isint || c < 0 || c > 255)
+            sl_raise(L, src, "color[%d] must be an integer in 0..255", i + 1);
+        rgb[i] = (uint8_t)c;
+        lua_pop(L, 1);
+    }
+}
+
+static st_combine check_combine(lua_State *L, int idx, const sl_src *src)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        sl_raise_type(L, src, idx, "string");
+    const char *s = lua_tostring(L, idx);
+    for (int i = 0; combine_names[i] != NULL; i++)
+        if (strcmp(s, combine_names[i]) == 0)
+            return (st_combine)i;
+    sl_raise(L, src, "invalid option '%s' (\"sum\" or \"priority\")", s);
+    return ST_COMBINE_SUM;
+}
+
+static int32_t check_tag(lua_State *L, int idx, const sl_src *src, int world_idx, sl_world *sw)
+{
+    if (lua_isnil(L, idx))
+        return ST_TAG_NONE;
+    if (lua_type(L, idx) != LUA_TSTRING)
+        sl_raise_type(L, src, idx, "string or nil");
+    return sl_tag_intern(L, world_idx, sw, lua_tostring(L, idx));
+}
+
+/* ---- world:spawn ---- */
+
+static const char *const spawn_fields[] = {
+    "pos", "vel", "heading", "max_speed", "max_force", "mass", "radius", "tag", "color",
+    "combine", "wander_distance", "wander_radius", "wander_jitter", "behaviors", "brain", NULL,
+};
+
+static bool is_spawn_field(lua_State *L, int key_idx)
+{
+    if (lua_type(L, key_idx) != LUA_TSTRING)
+        return false;
+    const char *k = lua_tostring(L, key_idx);
+    for (int i = 0; spawn_fields[i] != NULL; i++)
+        if (strcmp(k, spawn_fields[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Pushes field `name` of the def table (arg 2); true when it is not nil. */
+static bool def_field(lua_State *L, const char *name)
+{
+    if (lua_getfield(L, 2, name) != LUA_TNIL)
+        return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+static double def_num(lua_State *L, const char *name, double def, double min, bool strict)
+{
+    if (!def_field(L, name))
+        return def;
+    sl_src src = sl_field(2, name);
+    double d = sl_number_min(L, -1, &src, min, strict);
+    lua_pop(L, 1);
+    return d;
+}
+
+/* world:spawn{ pos, vel, heading, max_speed, ..., behaviors, brain, <state> } */
+int sl_world_spawn(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    if (lua_isnoneornil(L, 2)) {
+        lua_settop(L, 1);
+        lua_newtable(L);
+    }
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+
+    /* everything is checked before the world changes: a bad field spawns nothing */
+    st_agent_def def = st_default_agent_def();
+    sl_src src;
+    if (def_field(L, "pos")) {
+        src = sl_field(2, "pos");
+        def.pos = sl_point(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (def_field(L, "vel")) {
+        src = sl_field(2, "vel");
+        def.vel = sl_point(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (def_field(L, "heading")) {
+        src = sl_field(2, "heading");
+        st_vec2 h = sl_point(L, -1, &src);
+        if (h.x == 0.0 && h.y == 0.0)
+            sl_raise(L, &src, "must be a non-zero vector");
+        def.heading = st_v2_normalize(h);
+        def.has_heading = true;
+        lua_pop(L, 1);
+    }
+    def.max_speed = def_num(L, "max_speed", def.max_speed, 0.0, false);
+    def.max_force = def_num(L, "max_force", def.max_force, 0.0, false);
+    def.mass = def_num(L, "mass", def.mass, 0.0, true);
+    def.radius = def_num(L, "radius", def.radius, 0.0, false);
+    double wd = def_num(L, "wander_distance", ST_WANDER_DISTANCE, 0.0, false);
+    double wr = def_num(L, "wander_radius", ST_WANDER_RADIUS, 0.0, false);
+    double wj = def_num(L, "wander_jitter", ST_WANDER_JITTER, 0.0, false);
+    if (def_field(L, "color")) {
+        src = sl_field(2, "color");
+        check_color(L, -1, &src, def.color);
+        lua_pop(L, 1);
+    }
+    if (def_field(L, "combine")) {
+        src = sl_field(2, "combine");
+        def.combine = check_combine(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (def_field(L, "tag")) {
+        src = sl_field(2, "tag");
+        def.tag = check_tag(L, -1, &src, 1, sw);
+        lua_pop(L, 1);
+    }
+
+    /* 3: behaviour array (or nil), 4: its normalised copy (or nil) */
+    st_behavior *list = NULL;
+    int nb = 0;
+    if (def_field(L, "behaviors")) {
+        src = sl_field(2, "behaviors");
+        nb = sl_behaviors_parse(L, 3, 1, sw, &src, &list);
+        lua_remove(L, 3);
+    } else {
+        lua_pushnil(L);
+        lua_pushnil(L);
+    }
+
+    /* 5: the brain module table, or nil */
+    if (def_field(L, "brain")) {
+        if (lua_type(L, 5) == LUA_TSTRING) {
+            lua_getglobal(L, "require");
+            lua_pushvalue(L, 5);
+            lua_call(L, 1, 1);
+            if (lua_type(L, -1) != LUA_TTABLE) {
+                src = sl_field(2, "brain");
+                sl_raise(L, &src, "module '%s' did not return a table", lua_tostring(L, 5));
+            }
+            lua_replace(L, 5);
+        } else if (lua_type(L, 5) != LUA_TTABLE) {
+            src = sl_field(2, "brain");
+            sl_raise_type(L, &src, 5, "module name or table");
+        }
+    } else {
+        lua_pushnil(L);
+    }
+
+    if (!lua_isnil(L, 5)) /* room first: once spawned, nothing may fail */
+        sl_brain_list_add(L, sw, st_null_agent());
+    st_agent_id id = st_world_spawn(sw->w, &def);
+    if (!lua_isnil(L, 5))
+        sw->brain_list[sw->brain_count - 1] = id; /* a null id is skipped as dead */
+    if (st_id_is_null(id) || (nb > 0 && !st_agent_set_behaviors(sw->w, id, list, nb))) {
+        if (!st_id_is_null(id))
+            st_world_remove(sw->w, id);
+        if (!lua_isnil(L, 5))
+            sw->brain_dead++;
+        return luaL_error(L, "cannot spawn agent (out of memory)");
+    }
+    st_agent_set_wander(sw->w, id, wd, wr, wj);
+
+    /* 6: the agent */
+    sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
+    a->sw = sw;
+    a->id = id;
+    a->serial = st_agent_serial(sw->w, id);
+    a->removed = false;
+    a->paused = false;
+    a->has_brain = !lua_isnil(L, 5);
+    sl_setmetatable(L, &sl_key_agent);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, 6, SL_AUV_WORLD);
+    lua_pushvalue(L, 4);
+    lua_setiuservalue(L, 6, SL_AUV_BEHAVIORS);
+    lua_pushvalue(L, 5);
+    lua_setiuservalue(L, 6, SL_AUV_BRAIN);
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
+    lua_pushvalue(L, 6);
+    lua_rawseti(L, -2, (lua_Integer)id.index + 1);
+    lua_pop(L, 1);
+    if (a->has_brain)
+        sw->brains++;
+
+    /* every field spawn does not know seeds the brain's state */
+    bool has_self = a->has_brain;
+    if (has_self) {
+        sl_pushself(L, 6);
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        if (!is_spawn_field(L, -2)) {
+            if (!has_self) {
+                sl_pushself(L, 6);
+                lua_pop(L, 1);
+                has_self = true;
+            }
+            lua_getiuservalue(L, 6, SL_AUV_SELF);
+            lua_pushvalue(L, -3);
+            lua_pushvalue(L, -3);
+            lua_rawset(L, -3);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+
+    if (a->has_brain)
+        sl_brain_spawn(L, 6);
+    lua_settop(L, 6);
+    return 1;
+}
+
+int sl_world_remove(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    sl_agent *a = (sl_agent *)sl_checkudata(L, 2, &sl_key_agent, SL_AGENT);
+    luaL_argcheck(L, a->sw == sw, 2, "agent belongs to another world");
+    if (a->removed)
+        return luaL_error(L, "attempt to use a removed agent");
+    st_world_remove(sw->w, a->id);
+    a->removed = true;
+    if (a->paused)
+        sw->paused--;
+    if (a->has_brain) {
+        sw->brains--;
+        sw->brain_dead++;
+    }
+    a->paused = false;
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, (lua_Integer)a->id.index + 1);
+    lua_pop(L, 1);
+    /* drop what only a live agent needs; id and alive stay readable */
+    for (int uv = SL_AUV_SELF; uv <= SL_AUV_COUNT; uv++) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, 2, uv);
+    }
+    return 0;
+}
+
+/* ---- fields ---- */
+
+enum {
+    AF_POS = 1, AF_VEL, AF_HEADING, AF_SIDE, AF_SPEED, AF_FORCE, AF_MAX_SPEED, AF_MAX_FORCE,
+    AF_MASS, AF_RADIUS, AF_TAG, AF_COLOR, AF_COMBINE, AF_WANDER_DISTANCE, AF_WANDER_RADIUS,
+    AF_WANDER_JITTER, AF_ID, AF_ALIVE, AF_WORLD, AF_SELF, AF_BEHAVIORS,
+    AF_READONLY = 64 /* flag: assigning raises */
+};
+
+static const struct { const char *name; int code; } agent_fields[] = {
+    {"pos", AF_POS},
+    {"vel", AF_VEL},
+    {"heading", AF_HEADING | AF_READONLY},
+    {"side", AF_SIDE | AF_READONLY},
+    {"speed", AF_SPEED | AF_READONLY},
+    {"force", AF_FORCE | AF_READONLY},
+    {"max_speed", AF_MAX_SPEED},
+    {"max_force", AF_MAX_FORCE},
+    {"mass", AF_MASS},
+    {"radius", AF_RADIUS},
+    {"tag", AF_TAG},
+    {"color", AF_COLOR},
+    {"combine", AF_COMBINE},
+    {"wander_distance", AF_WANDER_DISTANCE},
+    {"wander_radius", AF_WANDER_RADIUS},
+    {"wander_jitter", AF_WANDER_JITTER},
+    {"id", AF_ID | AF_READONLY},
+    {"alive", AF_ALIVE | AF_READONLY},
+    {"world", AF_WORLD | AF_READONLY},
+    {"self", AF_SELF | AF_READONLY},
+    {"behaviors", AF_BEHAVIORS},
+};
+
+/* A copy of the stored behaviour list: entries are fresh tables, so
+ * editing what a read returned never changes the agent behind its back. */
+static void push_behaviors_copy(lua_State *L, int agent_idx)
+{
+    if (lua_getiuservalue(L, agent_idx, SL_AUV_BEHAVIORS) != LUA_TTABLE)
+        return; /* nil */
+    int src = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, src);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, src, i);
+        lua_createtable(L, 1, 4);
+        lua_pushnil(L);
+        while (lua_next(L, -3)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -4);
+        }
+        lua_rawseti(L, -3, i);
+        lua_pop(L, 1);
+    }
+    lua_remove(L, src);
+}
+
+/* upvalue 1: name -> method or field code */
+static int agent_index(lua_State *L)
+{
+    /* upvalue 2, the metatable: a cheaper type check than the registry's,
+     * and __index can be called by hand with any value */
+    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
+    if (a == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
+        return luaL_typeerror(L, 1, SL_AGENT);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+        return 1; /* a method, or nil */
+    int code = (int)lua_tointeger(L, -1) & ~AF_READONLY;
+    if (code == AF_ID) {
+        lua_pushinteger(L, (lua_Integer)a->serial);
+        return 1;
+    }
+    if (code == AF_ALIVE) {
+        lua_pushboolean(L, !a->removed);
+        return 1;
+    }
+    if (a->removed)
+        return luaL_error(L, "attempt to use a removed agent");
+    st_world *w = a->sw->w;
+    st_agent_id id = a->id;
+    switch (code) {
+    case AF_POS: steer_lua_pushvec2(L, st_agent_pos(w, id)); break;
+    case AF_VEL: steer_lua_pushvec2(L, st_agent_vel(w, id)); break;
+    case AF_HEADING: steer_lua_pushvec2(L, st_agent_heading(w, id)); break;
+    case AF_SIDE: steer_lua_pushvec2(L, st_agent_side(w, id)); break;
+    case AF_SPEED: lua_pushnumber(L, st_agent_speed(w, id)); break;
+    case AF_FORCE: steer_lua_pushvec2(L, st_agent_force(w, id)); break;
+    case AF_MAX_SPEED: lua_pushnumber(L, st_agent_max_speed(w, id)); break;
+    case AF_MAX_FORCE: lua_pushnumber(L, st_agent_max_force(w, id)); break;
+    case AF_MASS: lua_pushnumber(L, st_agent_mass(w, id)); break;
+    case AF_RADIUS: lua_pushnumber(L, st_agent_radius(w, id)); break;
+    case AF_TAG:
+        lua_getiuservalue(L, 1, SL_AUV_WORLD);
+        sl_tag_push(L, lua_gettop(L), st_agent_tag(w, id));
+        break;
+    case AF_COLOR: {
+        uint8_t rgb[3];
+        st_agent_color(w, id, rgb);
+        lua_createtable(L, 3, 0);
+        for (int i = 0; i < 3; i++) {
+            lua_pushinteger(L, rgb[i]);
+            lua_rawseti(L, -2, i + 1);
+        }
+        break;
+    }
+    case AF_COMBINE: lua_pushstring(L, combine_names[st_agent_combine(w, id)]); break;
+    case AF_WANDER_DISTANCE: lua_pushnumber(L, st_agent_wander_distance(w, id)); break;
+    case AF_WANDER_RADIUS: lua_pushnumber(L, st_agent_wander_radius(w, id)); break;
+    case AF_WANDER_JITTER: lua_pushnumber(L, st_agent_wander_jitter(w, id)); break;
+    case AF_WORLD: lua_getiuservalue(L, 1, SL_AUV_WORLD); break;
+    case AF_SELF: sl_pushself(L, 1); break;
+    case AF_BEHAVIORS: push_behaviors_copy(L, 1); break;
+    default: lua_pushnil(L); break;
+    }
+    return 1;
+}
+
+static int agent_newindex(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    lua_settop(L, 3);
+    lua_pushvalue(L, 2);
+    int ty = lua_rawget(L, lua_upvalueindex(1)); /* 4 */
+    if (ty != LUA_TNUMBER) {
+        const char *k = luaL_tolstring(L, 2, NULL);
+        if (ty != LUA_TNIL)
+            return luaL_error(L, "cannot assign to method '%s' of steer.agent", k);
+        return luaL_error(L, "no field '%s' in steer.agent (keep brain state in agent.self)", k);
+    }
+    int code = (int)lua_tointeger(L, 4);
+    const char *k = lua_tostring(L, 2);
+    if (code & AF_READONLY)
+        return luaL_error(L, "field '%s' of steer.agent is read-only", k);
+    st_world *w = a->sw->w;
+    st_agent_id id = a->id;
+    sl_src src = sl_assign(k);
+    switch (code) {
+    case AF_POS: st_agent_set_pos(w, id, sl_point(L, 3, &src)); break;
+    case AF_VEL: st_agent_set_vel(w, id, sl_point(L, 3, &src)); break;
+    case AF_MAX_SPEED: st_agent_set_max_speed(w, id, sl_number_min(L, 3, &src, 0.0, false)); break;
+    case AF_MAX_FORCE: st_agent_set_max_force(w, id, sl_number_min(L, 3, &src, 0.0, false)); break;
+    case AF_MASS: st_agent_set_mass(w, id, sl_number_min(L, 3, &src, 0.0, true)); break;
+    case AF_RADIUS: st_agent_set_radius(w, id, sl_number_min(L, 3, &src, 0.0, false)); break;
+    case AF_TAG:
+        lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 5 */
+        st_agent_set_tag(w, id, check_tag(L, 3, &src, 5, a->sw));
+        break;
+    case AF_COLOR: {
+        uint8_t rgb[3];
+        check_color(L, 3, &src, rgb);
+        st_agent_set_color(w, id, rgb);
+        break;
+    }
+    case AF_COMBINE: st_agent_set_combine(w, id, check_combine(L, 3, &src)); break;
+    case AF_WANDER_DISTANCE:
+    case AF_WANDER_RADIUS:
+    case AF_WANDER_JITTER: {
+        double v = sl_number_min(L, 3, &src, 0.0, false);
+        double d = st_agent_wander_distance(w, id);
+        double r = st_agent_wander_radius(w, id);
+        double j = st_agent_wander_jitter(w, id);
+        if (code == AF_WANDER_DISTANCE) d = v;
+        else if (code == AF_WANDER_RADIUS) r = v;
+        else j = v;
+        st_agent_set_wander(w, id, d, r, j);
+        break;
+    }
+    case AF_BEHAVIORS:
+        if (lua_isnil(L, 3)) {
+            st_agent_set_behaviors(w, id, NULL, 0);
+            lua_pushnil(L);
+        } else {
+            lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 5 */
+            st_behavior *list;
+            int n = sl_behaviors_parse(L, 3, 5, a->sw, &src, &list);
+            if (!st_agent_set_behaviors(w, id, list, n))
+                return luaL_error(L, "not enough memory");
+        }
+        lua_setiuservalue(L, 1, SL_AUV_BEHAVIORS);
+        break;
+    default:
+        return luaL_error(L, "field '%s' of steer.agent is read-only", k);
+    }
+    return 0;
+}
+
+static int agent_tostring(lua_State *L)
+{
+    sl_agent *a = (sl_agent *)sl_checkudata(L, 1, &sl_key_agent, SL_AGENT);
+    if (a->removed)
+        lua_pushfstring(L, "agent(%I, removed)", (lua_Integer)a->serial);
+    else
+        lua_pushfstring(L, "agent(%I)", (lua_Integer)a->serial);
+    return 1;
+}
+
+/* ---- steering methods: each returns its unweighted force ---- */
+
+static int push_steer(lua_State *L, sl_agent *a, const st_behavior *b)
+{
+    steer_lua_pushvec2(L, st_agent_steer(a->sw->w, a->id, b));
+    return 1;
+}
+
+static st_target target_arg(lua_State *L, int arg, sl_agent *a, bool agent_only)
+{
+    sl_src src = sl_arg(arg);
+    return sl_target(L, arg, &src, a->sw, agent_only);
+}
+
+static int agent_seek(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_SEEK];
+    b.target = target_arg(L, 2, a, false);
+    b.weight = sl_optfinite(L, 3, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_flee(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_FLEE];
+    b.target = target_arg(L, 2, a, false);
+    b.radius = sl_optnonneg(L, 3, b.radius);
+    b.weight = sl_optfinite(L, 4, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_arrive(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_ARRIVE];
+    b.target = target_arg(L, 2, a, false);
+    b.radius = sl_optnonneg(L, 3, b.radius);
+    b.weight = sl_optfinite(L, 4, 1.0);
+    sl_src src = sl_arg(5);
+    b.decel = sl_deceleration(L, 5, &src);
+    return push_steer(L, a, &b);
+}
+
+static int agent_pursue(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_PURSUE];
+    b.target = target_arg(L, 2, a, true);
+    b.weight = sl_optfinite(L, 3, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_evade(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_EVADE];
+    b.target = target_arg(L, 2, a, true);
+    b.radius = sl_optnonneg(L, 3, b.radius);
+    b.weight = sl_optfinite(L, 4, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_intercept(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_INTERCEPT];
+    b.target = target_arg(L, 2, a, true);
+    b.weight = sl_optfinite(L, 3, 1.0);
+    return push_steer(L, a, &b);
+}
+
+/* wander, avoid_obstacles, avoid_walls, contain: just a weight */
+static int weight_only(lua_State *L, st_behavior_type type)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[type];
+    b.weight = sl_optfinite(L, 2, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_wander(lua_State *L) { return weight_only(L, ST_WANDER); }
+static int agent_avoid_obstacles(lua_State *L) { return weight_only(L, ST_AVOID_OBSTACLES); }
+static int agent_avoid_walls(lua_State *L) { return weight_only(L, ST_AVOID_WALLS); }
+static int agent_contain(lua_State *L) { return weight_only(L, ST_CONTAIN); }
+
+typedef st_vec2 (*list_fn)(st_world *, st_agent_id, const st_agent_id *, int, double);
+
+/* separate / align / cohere over an explicit array of agents. Removed
+ * agents are skipped: a list from world:neighbors may outlive some of them. */
+static int list_behavior(lua_State *L, list_fn fn)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    double weight = sl_optfinite(L, 3, 1.0);
+    sl_world *sw = a->sw;
+    lua_Integer n = luaL_len(L, 2);
+    luaL_argcheck(L, n >= 0 && n <= (1 << 28), 2, "list too long");
+    sl_scratch_reserve(L, sw, (int)n);
+    int k = 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        sl_agent *o = sl_toagent(L, -1);
+        if (o == NULL) {
+            char ctx[32];
+            snprintf(ctx, sizeof ctx, "[%lld]", (long long)i);
+            sl_src src = {2, NULL, NULL, ctx};
+            sl_raise_type(L, &src, -1, SL_AGENT);
+        }
+        if (!o->removed) {
+            luaL_argcheck(L, o->sw == sw, 2, "agent of another world in the list");
+            sw->scratch[k++] = o->id;
+        }
+        lua_pop(L, 1);
+    }
+    steer_lua_pushvec2(L, fn(sw->w, a->id, sw->scratch, k, weight));
+    return 1;
+}
+
+static int agent_separate(lua_State *L) { return list_behavior(L, st_agent_separate_list); }
+static int agent_align(lua_State *L) { return list_behavior(L, st_agent_align_list); }
+static int agent_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_list); }
+
+/* a:flock([opts [, weight]]) — opts may carry weight too */
+static int agent_flock(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    lua_settop(L, 3);
+    lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 4 */
+    st_behavior b = a->sw->defaults[ST_FLOCK];
+    sl_src src = sl_arg(2);
+    b.weight = 1.0;
+    b.flock = sl_flock_params(L, 2, 4, a->sw, &src, &b.weight);
+    b.weight = sl_optfinite(L, 3, b.weight);
+    return push_steer(L, a, &b);
+}
+
+static int agent_follow_path(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    sl_path *p = (sl_path *)sl_checkudata(L, 2, &sl_key_path, SL_PATH);
+    st_behavior b = a->sw->defaults[ST_FOLLOW_PATH];
+    b.path = p->p;
+    b.weight = sl_optfinite(L, 3, 1.0);
+    /* the agent remembers which path it follows: keep that one alive */
+    lua_getiuservalue(L, 1, SL_AUV_PATH);
+    if (!lua_rawequal(L, -1, 2)) {
+        lua_pushvalue(L, 2);
+        lua_setiuservalue(L, 1, SL_AUV_PATH);
+    }
+    lua_pop(L, 1);
+    return push_steer(L, a, &b);
+}
+
+static int agent_offset_pursue(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_OFFSET_PURSUE];
+    b.target = target_arg(L, 2, a, true);
+    b.offset = steer_lua_checkpoint(L, 3);
+    b.weight = sl_optfinite(L, 4, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_interpose(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_INTERPOSE];
+    b.target = target_arg(L, 2, a, true);
+    b.target2 = target_arg(L, 3, a, true);
+    b.weight = sl_optfinite(L, 4, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_hide(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_behavior b = a->sw->defaults[ST_HIDE];
+    b.target = target_arg(L, 2, a, true);
+    b.weight = sl_optfinite(L, 3, 1.0);
+    return push_steer(L, a, &b);
+}
+
+static int agent_apply(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    st_vec2 f = steer_lua_checkpoint(L, 2);
+    double weight = sl_optfinite(L, 3, 1.0);
+    st_agent_apply(a->sw->w, a->id, f, weight);
+    return 0;
+}
+
+static const luaL_Reg agent_methods[] = {
+    {"seek", agent_seek},
+    {"flee", agent_flee},
+    {"arrive", agent_arrive},
+    {"pursue", agent_pursue},
+    {"evade", agent_evade},
+    {"intercept", agent_intercept},
+    {"wander", agent_wander},
+    {"separate", agent_separate},
+    {"align", agent_align},
+    {"cohere", agent_cohere},
+    {"flock", agent_flock},
+    {"avoid_obstacles", agent_avoid_obstacles},
+    {"avoid_walls", agent_avoid_walls},
+    {"contain", agent_contain},
+    {"follow_path", agent_follow_path},
+    {"offset_pursue", agent_offset_pursue},
+    {"interpose", agent_interpose},
+    {"hide", agent_hide},
+    {"apply", agent_apply},
+    {NULL, NULL},
+};
+
+void sl_open_agent(lua_State *L)
+{
+    luaL_newmetatable(L, SL_AGENT);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
+    lua_pushcfunction(L, agent_tostring);
+    lua_setfield(L, -2, "__tostring");
+    luaL_newlib(L, agent_methods);
+    for (size_t i = 0; i < sizeof agent_fields / sizeof agent_fields[0]; i++) {
+        lua_pushinteger(L, agent_fields[i].code);
+        lua_setfield(L, -2, agent_fields[i].name);
+    }
+    lua_pushvalue(L, -1);
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, agent_index, 2);
+    lua_setfield(L, -3, "__index");
+    lua_pushcclosure(L, agent_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,311 @@
+/*
+ * behaviors.c — behaviour entries ({"seek", target = p, weight = 2}) to the
+ * core's st_behavior and back, plus the argument forms shared by the
+ * steering methods (targets, flock options, arrive's deceleration).
+ *
+ * Entries are checked strictly: an unknown behaviour, an unknown field or a
+ * field the behaviour does not take is an error naming the entry, because a
+ * typo in a standing list would otherwise fail silently forever after.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bind.h"
+
+enum {
+    BF_WEIGHT = 1u << 0,
+    BF_TARGET = 1u << 1,
+    BF_PANIC_RADIUS = 1u << 2,
+    BF_SLOWING_RADIUS = 1u << 3,
+    BF_THREAT_RADIUS = 1u << 4,
+    BF_DECELERATION = 1u << 5,
+    BF_LEADER = 1u << 6,
+    BF_OFFSET = 1u << 7,
+    BF_A = 1u << 8,
+    BF_B = 1u << 9,
+    BF_THREAT = 1u << 10,
+    BF_PATH = 1u << 11,
+    BF_RADIUS = 1u << 12,
+    BF_FOV = 1u << 13,
+    BF_TAG = 1u << 14,
+    BF_SEPARATION = 1u << 15,
+    BF_ALIGNMENT = 1u << 16,
+    BF_COHESION = 1u << 17,
+    BF_SEPARATION_RADIUS = 1u << 18,
+};
+
+#define BF_QUERY (BF_RADIUS | BF_FOV | BF_TAG)
+#define BF_FLOCK (BF_QUERY | BF_SEPARATION | BF_ALIGNMENT | BF_COHESION | BF_SEPARATION_RADIUS)
+
+static const struct { const char *name; unsigned bit; } entry_fields[] = {
+    {"weight", BF_WEIGHT},
+    {"target", BF_TARGET},
+    {"panic_radius", BF_PANIC_RADIUS},
+    {"slowing_radius", BF_SLOWING_RADIUS},
+    {"threat_radius", BF_THREAT_RADIUS},
+    {"deceleration", BF_DECELERATION},
+    {"leader", BF_LEADER},
+    {"offset", BF_OFFSET},
+    {"a", BF_A},
+    {"b", BF_B},
+    {"threat", BF_THREAT},
+    {"path", BF_PATH},
+    {"radius", BF_RADIUS},
+    {"fov", BF_FOV},
+    {"tag", BF_TAG},
+    {"separation", BF_SEPARATION},
+    {"alignment", BF_ALIGNMENT},
+    {"cohesion", BF_COHESION},
+    {"separation_radius", BF_SEPARATION_RADIUS},
+};
+#define N_ENTRY_FIELDS (sizeof entry_fields / sizeof entry_fields[0])
+
+/* Name, core type, fields it takes, fields it needs; agent_target: its
+ * `target` must be an agent (pursue, evade, intercept). */
+static const struct {
+    const char *name;
+    st_behavior_type type;
+    unsigned takes, needs;
+    bool agent_target;
+} kinds[] = {
+    {"seek", ST_SEEK, BF_TARGET, BF_TARGET, false},
+    {"flee", ST_FLEE, BF_TARGET | BF_PANIC_RADIUS, BF_TARGET, false},
+    {"arrive", ST_ARRIVE, BF_TARGET | BF_SLOWING_RADIUS | BF_DECELERATION, BF_TARGET, false},
+    {"pursue", ST_PURSUE, BF_TARGET, BF_TARGET, true},
+    {"evade", ST_EVADE, BF_TARGET | BF_THREAT_RADIUS, BF_TARGET, true},
+    {"intercept", ST_INTERCEPT, BF_TARGET, BF_TARGET, true},
+    {"wander", ST_WANDER, 0, 0, false},
+    {"separate", ST_SEPARATE, BF_QUERY | BF_SEPARATION_RADIUS, 0, false},
+    {"align", ST_ALIGN, BF_QUERY, 0, false},
+    {"cohere", ST_COHERE, BF_QUERY, 0, false},
+    {"flock", ST_FLOCK, BF_FLOCK, 0, false},
+    {"avoid_obstacles", ST_AVOID_OBSTACLES, 0, 0, false},
+    {"avoid_walls", ST_AVOID_WALLS, 0, 0, false},
+    {"contain", ST_CONTAIN, 0, 0, false},
+    {"follow_path", ST_FOLLOW_PATH, BF_PATH, BF_PATH, false},
+    {"offset_pursue", ST_OFFSET_PURSUE, BF_LEADER | BF_OFFSET, BF_LEADER | BF_OFFSET, false},
+    {"interpose", ST_INTERPOSE, BF_A | BF_B, BF_A | BF_B, false},
+    {"hide", ST_HIDE, BF_THREAT, BF_THREAT, false},
+};
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
+
+/* ---- argument forms ---- */
+
+st_target sl_target(lua_State *L, int idx, const sl_src *src, sl_world *sw, bool agent_only)
+{
+    sl_agent *o = sl_toagent(L, idx);
+    if (o != NULL) {
+        if (o->removed)
+            sl_raise(L, src, "attempt to use a removed agent");
+        if (o->sw != sw)
+            sl_raise(L, src, "agent belongs to another world");
+        return st_target_agent(o->id);
+    }
+    if (agent_only)
+        sl_raise_type(L, src, idx, SL_AGENT);
+    return st_target_point(sl_point(L, idx, src));
+}
+
+st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src)
+{
+    static const char *const names[] = {"fast", "normal", "slow"};
+    static const st_deceleration values[] = {ST_DECEL_FAST, ST_DECEL_NORMAL, ST_DECEL_SLOW};
+    if (lua_isnoneornil(L, idx))
+        return ST_DECEL_LINEAR;
+    if (lua_type(L, idx) != LUA_TSTRING)
+        sl_raise_type(L, src, idx, "string");
+    const char *s = lua_tostring(L, idx);
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0)
+            return values[i];
+    sl_raise(L, src, "invalid option '%s' (\"slow\", \"normal\" or \"fast\")", s);
+    return ST_DECEL_LINEAR;
+}
+
+/* One flock field (bit) whose value is on top into p. Standing lists
+ * intern their tag (agents may take it later); one-off calls only look it up. */
+static void flock_field(lua_State *L, unsigned bit, const sl_src *src, st_flock_params *p,
+                        bool intern, int world_idx, sl_world *sw)
+{
+    switch (bit) {
+    case BF_RADIUS: p->radius = sl_number_min(L, -1, src, 0.0, false); break;
+    case BF_FOV: p->fov = sl_number_min(L, -1, src, 0.0, false); break;
+    case BF_SEPARATION: p->separation = sl_number(L, -1, src); break;
+    case BF_ALIGNMENT: p->alignment = sl_number(L, -1, src); break;
+    case BF_COHESION: p->cohesion = sl_number(L, -1, src); break;
+    case BF_SEPARATION_RADIUS: p->separation_radius = sl_number_min(L, -1, src, 0.0, false); break;
+    case BF_TAG:
+        if (lua_type(L, -1) != LUA_TSTRING)
+            sl_raise_type(L, src, -1, "string");
+        p->tag = intern ? sl_tag_intern(L, world_idx, sw, lua_tostring(L, -1))
+                        : sl_tag_lookup(L, world_idx, lua_tostring(L, -1));
+        break;
+    default: break;
+    }
+}
+
+static unsigned field_bit(const char *name)
+{
+    for (size_t i = 0; i < N_ENTRY_FIELDS; i++)
+        if (strcmp(entry_fields[i].name, name) == 0)
+            return entry_fields[i].bit;
+    return 0;
+}
+
+st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *sw,
+                                const sl_src *src, double *weight)
+{
+    st_flock_params p = st_default_flock_params();
+    if (lua_isnoneornil(L, idx))
+        return p;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        sl_raise_type(L, src, idx, "table");
+    idx = lua_absindex(L, idx);
+    world_idx = lua_absindex(L, world_idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        unsigned bit = k != NULL ? field_bit(k) : 0;
+        sl_src fs = *src;
+        fs.field = k;
+        if (k != NULL && strcmp(k, "weight") == 0) {
+            *weight = sl_number(L, -1, &fs);
+        } else if (bit & BF_FLOCK) {
+            flock_field(L, bit, &fs, &p, false, world_idx, sw);
+        } else {
+            fs.field = NULL;
+            sl_raise(L, &fs, "unknown flock option '%s'", luaL_tolstring(L, -2, NULL));
+        }
+        lua_pop(L, 1);
+    }
+    return p;
+}
+
+/* ---- behaviour lists ---- */
+
+/* Parses the entry on top into *b, leaving its normalised copy on top
+ * instead. src carries the list's context ("behaviors[2]"). */
+static void parse_entry(lua_State *L, int world_idx, sl_world *sw, sl_src *src, st_behavior *b)
+{
+    int e = lua_gettop(L);
+    const char *name;
+    if (lua_type(L, e) == LUA_TSTRING) {
+        name = lua_tostring(L, e); /* shorthand: "wander" for {"wander"} */
+    } else if (lua_type(L, e) == LUA_TTABLE) {
+        if (lua_rawgeti(L, e, 1) != LUA_TSTRING)
+            sl_raise(L, src, "behaviour name expected as the first element, got %s",
+                     luaL_typename(L, -1));
+        name = lua_tostring(L, -1);
+        lua_pop(L, 1); /* still anchored in the entry */
+    } else {
+        sl_raise_type(L, src, e, "behaviour entry {name, ...}");
+        return;
+    }
+    size_t k = 0;
+    while (k < N_KINDS && strcmp(kinds[k].name, name) != 0)
+        k++;
+    if (k == N_KINDS)
+        sl_raise(L, src, "unknown behaviour '%s'", name);
+    unsigned takes = kinds[k].takes | BF_WEIGHT;
+    *b = st_default_behavior(kinds[k].type);
+
+    lua_createtable(L, 1, 4); /* e + 1: the copy */
+    int out = e + 1;
+    lua_pushstring(L, name);
+    lua_rawseti(L, out, 1);
+    unsigned have = 0;
+    if (lua_type(L, e) == LUA_TSTRING)
+        goto check_needs;
+
+    /* first reject what does not belong, so the message names the real mistake */
+    lua_pushnil(L);
+    while (lua_next(L, e)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TNUMBER && lua_tointeger(L, -1) == 1)
+            continue;
+        if (lua_type(L, -1) != LUA_TSTRING)
+            sl_raise(L, src, "unexpected key %s in '%s'", luaL_tolstring(L, -1, NULL), name);
+        const char *f = lua_tostring(L, -1);
+        unsigned bit = field_bit(f);
+        if (bit == 0)
+            sl_raise(L, src, "unknown field '%s' in '%s'", f, name);
+        if (!(bit & takes))
+            sl_raise(L, src, "'%s' takes no field '%s'", name, f);
+    }
+
+    for (size_t i = 0; i < N_ENTRY_FIELDS; i++) {
+        unsigned bit = entry_fields[i].bit;
+        const char *f = entry_fields[i].name;
+        if (!(bit & takes) || lua_getfield(L, e, f) == LUA_TNIL) {
+            if (bit & takes)
+                lua_pop(L, 1);
+            continue;
+        }
+        have |= bit;
+        sl_src fs = *src;
+        fs.field = f;
+        switch (bit) {
+        case BF_WEIGHT: b->weight = sl_number(L, -1, &fs); break;
+        case BF_TARGET: b->target = sl_target(L, -1, &fs, sw, kinds[k].agent_target); break;
+        case BF_LEADER:
+        case BF_A:
+        case BF_THREAT: b->target = sl_target(L, -1, &fs, sw, true); break;
+        case BF_B: b->target2 = sl_target(L, -1, &fs, sw, true); break;
+        case BF_PANIC_RADIUS:
+        case BF_SLOWING_RADIUS:
+        case BF_THREAT_RADIUS: b->radius = sl_number_min(L, -1, &fs, 0.0, false); break;
+        case BF_DECELERATION: b->decel = sl_deceleration(L, -1, &fs); break;
+        case BF_OFFSET: b->offset = sl_point(L, -1, &fs); break;
+        case BF_PATH: {
+            sl_path *p = sl_topath(L, -1);
+            if (p == NULL)
+                sl_raise_type(L, &fs, -1, SL_PATH);
+            b->path = p->p;
+            break;
+        }
+        default: flock_field(L, bit, &fs, &b->flock, true, world_idx, sw); break;
+        }
+        /* the copy holds vec2s for points, so it reads back as values */
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            st_vec2 v = sl_point(L, -1, &fs);
+            lua_pop(L, 1);
+            steer_lua_pushvec2(L, v);
+        }
+        lua_setfield(L, out, f);
+    }
+check_needs:;
+    unsigned missing = kinds[k].needs & ~have;
+    for (size_t i = 0; missing != 0 && i < N_ENTRY_FIELDS; i++)
+        if (missing & entry_fields[i].bit)
+            sl_raise(L, src, "'%s' needs field '%s'", name, entry_fields[i].name);
+    lua_replace(L, e);
+}
+
+int sl_behaviors_parse(lua_State *L, int idx, int world_idx, sl_world *sw,
+                       const sl_src *src, st_behavior **out)
+{
+    idx = lua_absindex(L, idx);
+    world_idx = lua_absindex(L, world_idx);
+    if (lua_type(L, idx) != LUA_TTABLE)
+        sl_raise_type(L, src, idx, "table");
+    lua_Integer n = luaL_len(L, idx);
+    if (n < 0 || n > 100000)
+        sl_raise(L, src, "too many behaviours");
+    /* userdata storage: collected if a later entry raises */
+    st_behavior *list = (st_behavior *)lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *list, 0);
+    lua_createtable(L, (int)n, 0);
+    int copy = lua_gettop(L);
+    char ctx[48];
+    for (lua_Integer i = 1; i <= n; i++) {
+        snprintf(ctx, sizeof ctx, "behaviors[%lld]", (long long)i);
+        sl_src es = *src;
+        es.field = NULL;
+        es.ctx = ctx;
+        lua_geti(L, idx, i);
+        parse_entry(L, world_idx, sw, &es, &list[i - 1]);
+        lua_rawseti(L, copy, i);
+    }
+    *out = list;
+    return (int)n;
+}

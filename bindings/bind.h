@@ -1,0 +1,225 @@
+/*
+ * bind.h — private to the bindings: the userdata layouts and the helpers the
+ * per-type files (vec2.c, world.c, agent.c, path.c, behaviors.c, brain.c,
+ * steer.c) share. The app sees only steer_lua.h.
+ */
+#ifndef STEER_BIND_H
+#define STEER_BIND_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+
+#include "steer.h"
+#include "steer_lua.h"
+
+#define SL_VEC2 "steer.vec2"
+#define SL_WORLD "steer.world"
+#define SL_AGENT "steer.agent"
+#define SL_PATH "steer.path"
+
+/* Registry keys (their addresses). The metatables sit both under their
+ * names (for luaL_checkudata users) and under these light-userdata keys:
+ * a rawgetp lookup skips interning the name string on every check, which
+ * matters on the per-agent hot paths. */
+extern const char sl_key_vec2, sl_key_world, sl_key_agent, sl_key_path;
+extern const char sl_key_state, sl_key_worlds;
+
+/* ---- userdata layouts ---- */
+
+/* World uservalues. */
+enum {
+    SL_WUV_AGENTS = 1, /* slot index + 1 -> the agent's one userdata */
+    SL_WUV_TAGS,       /* name -> tag id and tag id -> name */
+    SL_WUV_ONERROR,    /* world.on_error */
+    SL_WUV_PENDING,    /* first unhandled brain error of this step */
+    SL_WUV_COUNT = SL_WUV_PENDING
+};
+
+typedef struct sl_world {
+    st_world *w;            /* NULL once collected */
+    int32_t ntags;          /* tags interned so far (ids 1..ntags) */
+    int paused;             /* live agents whose brain an error paused */
+    int brains;             /* live agents with a brain: none, no brain pass */
+    /* Agents with a brain in spawn order, appended at spawn. Steps, draws and
+     * reloads walk this instead of the world's spawn order: no binary search
+     * per agent and no visits to brainless agents. Removed agents leave dead
+     * entries, compacted when no walk is under way. */
+    st_agent_id *brain_list;
+    int brain_count, brain_cap, brain_dead;
+    int walking;            /* walks of brain_list in progress */
+    bool stepping;          /* inside world:step (brains running) */
+    st_agent_id *scratch;   /* query results and id lists, grown on demand */
+    int scratch_cap;
+    double *scratch_dist;
+    /* st_default_behavior of every type, copied rather than recomputed on
+     * each method call (a brain makes several per agent per step) */
+    st_behavior defaults[ST_BEHAVIOR_COUNT];
+} sl_world;
+
+/* Agent uservalues. */
+enum {
+    SL_AUV_WORLD = 1,  /* the world userdata: a world outlives its agents' userdata */
+    SL_AUV_SELF,       /* the brain's state table (made on first need) */
+    SL_AUV_BRAIN,      /* the brain module table, or nil */
+    SL_AUV_BEHAVIORS,  /* normalised copy of a.behaviors; keeps paths and agents alive */
+    SL_AUV_PATH,       /* the last path followed by method: the core may compare it */
+    SL_AUV_COUNT = SL_AUV_PATH
+};
+
+typedef struct sl_agent {
+    sl_world *sw;       /* valid while this userdata lives: SL_AUV_WORLD pins it */
+    st_agent_id id;
+    uint64_t serial;    /* a.id */
+    bool removed;
+    bool paused;        /* brain stopped by a runtime error until a reload */
+    bool has_brain;
+} sl_agent;
+
+typedef struct sl_path {
+    st_path *p;
+} sl_path;
+
+/* A tag id no agent ever carries: the filter for a name never interned. */
+#define SL_TAG_UNKNOWN INT32_MAX
+
+/* ---- type checks ---- */
+
+/* The userdata at idx when its metatable is the one under key, else NULL. */
+void *sl_testudata(lua_State *L, int idx, const void *key);
+void *sl_checkudata(lua_State *L, int arg, const void *key, const char *tname);
+void sl_setmetatable(lua_State *L, const void *key);
+
+st_vec2 *sl_tovec2(lua_State *L, int idx);
+sl_world *sl_checkworld(lua_State *L, int arg);
+sl_agent *sl_toagent(lua_State *L, int idx);
+/* A live agent: raises "attempt to use a removed agent" otherwise. */
+sl_agent *sl_checkagent(lua_State *L, int arg);
+sl_path *sl_topath(lua_State *L, int idx);
+
+/* ---- where a checked value came from ---- */
+
+/* One checker serves a plain argument, a field of an options table
+ * (`arg` set, `field` names it) and an assignment `a.mass = v` (`arg` 0,
+ * `assign` names the field). `ctx` prefixes a list entry ("behaviors[2]"). */
+typedef struct sl_src {
+    int arg;
+    const char *field;
+    const char *assign;
+    const char *ctx;
+} sl_src;
+
+static inline sl_src sl_arg(int arg) { sl_src s = {arg, NULL, NULL, NULL}; return s; }
+static inline sl_src sl_field(int arg, const char *field) { sl_src s = {arg, field, NULL, NULL}; return s; }
+static inline sl_src sl_assign(const char *field) { sl_src s = {0, NULL, field, NULL}; return s; }
+
+#if defined(__GNUC__)
+#define SL_NORETURN __attribute__((noreturn))
+#define SL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SL_NORETURN
+#define SL_PRINTF(f, a)
+#endif
+
+/* Raises the error for a bad value from src; fmt describes what is wrong
+ * ("must be > 0", "number expected, got nil"). */
+SL_NORETURN void sl_raise(lua_State *L, const sl_src *src, const char *fmt, ...) SL_PRINTF(3, 4);
+/* "x expected, got <type of the value at idx>". */
+SL_NORETURN void sl_raise_type(lua_State *L, const sl_src *src, int idx, const char *expected);
+
+/* The value at idx, checked. opt variants take nil (or none) as the default. */
+double sl_number(lua_State *L, int idx, const sl_src *src);
+double sl_number_min(lua_State *L, int idx, const sl_src *src, double min, bool strict);
+st_vec2 sl_point(lua_State *L, int idx, const sl_src *src);
+double sl_optnumber(lua_State *L, int idx, const sl_src *src, double def);
+double sl_optnumber_min(lua_State *L, int idx, const sl_src *src, double def, double min);
+
+/* Plain function arguments. */
+double sl_checkfinite(lua_State *L, int arg);
+double sl_optfinite(lua_State *L, int arg, double def);
+/* >= 0 and finite. */
+double sl_checknonneg(lua_State *L, int arg);
+double sl_optnonneg(lua_State *L, int arg, double def);
+
+/* Pushes v; raises when it is not finite (vec2 arithmetic). */
+void sl_pushvec2_checked(lua_State *L, st_vec2 v);
+
+/* ---- per-world helpers (world.c) ---- */
+
+/* The tag id for name, interning it. world_idx: the world userdata. */
+int32_t sl_tag_intern(lua_State *L, int world_idx, sl_world *sw, const char *name);
+/* The tag id for name when interned, else SL_TAG_UNKNOWN. */
+int32_t sl_tag_lookup(lua_State *L, int world_idx, const char *name);
+/* Pushes the name of a tag id, or nil for ST_TAG_NONE. */
+void sl_tag_push(lua_State *L, int world_idx, int32_t tag);
+/* Appends a spawned agent with a brain to the world's brain list. */
+void sl_brain_list_add(lua_State *L, sl_world *sw, st_agent_id id);
+/* Room for n ids (and distances) in the world's scratch arrays. */
+void sl_scratch_reserve(lua_State *L, sl_world *sw, int n);
+/* Pushes the agent userdata of id (nil when not alive). */
+void sl_pushagent(lua_State *L, int world_idx, st_agent_id id);
+
+/* ---- agent.c ---- */
+int sl_world_spawn(lua_State *L);
+int sl_world_remove(lua_State *L);
+void sl_open_agent(lua_State *L);
+/* Pushes the agent's self table, creating it on first need. agent_idx absolute. */
+void sl_pushself(lua_State *L, int agent_idx);
+
+/* ---- behaviors.c ---- */
+
+/* A target for seek/flee/arrive (point or agent) or, with agent_only, for
+ * pursue/evade/...: agents must be live and of world sw. */
+st_target sl_target(lua_State *L, int idx, const sl_src *src, sl_world *sw, bool agent_only);
+/* Parses the list at idx into the core's form, interning tags in the world
+ * at world_idx. Leaves a normalised copy of the list on the stack (the one
+ * a.behaviors reads back) and returns the number of entries; *out is a
+ * userdata-backed array that lives just below that copy on the stack. */
+int sl_behaviors_parse(lua_State *L, int idx, int world_idx, sl_world *sw,
+                       const sl_src *src, st_behavior **out);
+/* Flock parameters from an options table at idx (or none/nil: defaults). */
+st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *sw,
+                                const sl_src *src, double *weight);
+/* "slow" | "normal" | "fast" or nil (the linear ramp). */
+st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src);
+
+/* ---- path.c ---- */
+void sl_open_path(lua_State *L);
+int sl_path_new(lua_State *L);
+
+/* ---- vec2.c ---- */
+void sl_open_vec2(lua_State *L);
+
+/* ---- world.c ---- */
+void sl_open_world(lua_State *L);
+int sl_world_new(lua_State *L);
+
+/* ---- brain.c ---- */
+
+/* Per-lua_State data: the instruction budget and the error sink. */
+typedef struct sl_state {
+    long budget;          /* 0: unlimited */
+    long used;            /* instructions counted in the running callback */
+    int depth;            /* budgeted callbacks running */
+    steer_lua_error_fn sink;
+    void *sink_ud;
+} sl_state;
+
+sl_state *sl_getstate(lua_State *L);
+/* Brain calls of one step: update for each live agent spawned before the
+ * step began, in spawn order. world_idx absolute. */
+void sl_brains_update(lua_State *L, int world_idx, sl_world *sw, double dt);
+/* brain.spawn(self, agent) for the agent at agent_idx, if it has one. */
+void sl_brain_spawn(lua_State *L, int agent_idx);
+/* Handles a brain callback's error (message on top, popped): pauses the
+ * agent and routes the message to on_error, the sink, or the pending slot. */
+void sl_brain_failed(lua_State *L, int world_idx, int agent_idx);
+/* Pushes the pending error of the world (or nothing) and clears it;
+ * returns whether one was pushed. */
+bool sl_take_pending(lua_State *L, int world_idx);
+int sl_reload(lua_State *L);
+
+#endif

@@ -1,0 +1,586 @@
+/*
+ * brain.c — the brain host: calling brain callbacks safely, instruction
+ * budgets, routing runtime errors, and hot reload.
+ *
+ * A brain is a module table of optional functions (spawn, update, reload,
+ * draw). Agents keep a reference to the module table itself, so a reload
+ * that rewrites that table's fields in place changes the functions of every
+ * agent at once while their `self` tables stay untouched.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bind.h"
+
+/* The budget is checked every this many VM instructions: coarse enough to
+ * cost nothing measurable, fine enough to stop a runaway loop at once. */
+#define SL_HOOK_EVERY 1000
+
+/* ---- per-state data ---- */
+
+sl_state *sl_getstate(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_state) == LUA_TUSERDATA) {
+        sl_state *st = (sl_state *)lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        return st;
+    }
+    lua_pop(L, 1);
+    sl_state *st = (sl_state *)lua_newuserdatauv(L, sizeof *st, 0);
+    memset(st, 0, sizeof *st);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_state);
+    return st;
+}
+
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    sl_state *st = sl_getstate(L);
+    if (st->depth == 0 || st->budget <= 0)
+        return;
+    st->used += SL_HOOK_EVERY;
+    /* used stays over the budget, so a script that catches this error with
+     * pcall and loops on is stopped again at its next check */
+    if (st->used > st->budget)
+        luaL_error(L, "instruction budget exceeded");
+}
+
+void steer_lua_set_budget(lua_State *L, long instructions)
+{
+    sl_state *st = sl_getstate(L);
+    st->budget = instructions > 0 ? instructions : 0;
+    if (st->budget > 0)
+        lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
+    else if (lua_gethook(L) == budget_hook)
+        lua_sethook(L, NULL, 0, 0);
+}
+
+void steer_lua_set_error_sink(lua_State *L, steer_lua_error_fn fn, void *ud)
+{
+    sl_state *st = sl_getstate(L);
+    st->sink = fn;
+    st->sink_ud = ud;
+}
+
+/* lua.c's message handler: the error with a traceback. */
+static int msghandler(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+/* A budgeted pcall. Each callback gets the whole budget to itself; a nested
+ * one (a brain inside a scene's update) does not eat its caller's. */
+static int budgeted_pcall(lua_State *L, int nargs, int nresults, bool traceback)
+{
+    int base = lua_gettop(L) - nargs;
+    if (traceback) {
+        lua_pushcfunction(L, msghandler);
+        lua_insert(L, base);
+    }
+    sl_state *st = sl_getstate(L);
+    if (st->budget > 0 && lua_gethook(L) != budget_hook)
+        lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
+    long saved = st->used;
+    st->used = 0;
+    st->depth++;
+    int status = lua_pcall(L, nargs, nresults, traceback ? base : 0);
+    st->depth--;
+    st->used = saved;
+    if (traceback)
+        lua_remove(L, base);
+    return status;
+}
+
+int steer_lua_pcall(lua_State *L, int nargs, int nresults)
+{
+    return budgeted_pcall(L, nargs, nresults, true);
+}
+
+/* ---- errors of brain callbacks ---- */
+
+static void set_pending(lua_State *L, int world_idx, int msg_idx)
+{
+    if (lua_getiuservalue(L, world_idx, SL_WUV_PENDING) == LUA_TNIL) {
+        lua_pushvalue(L, msg_idx);
+        lua_setiuservalue(L, world_idx, SL_WUV_PENDING);
+    }
+    lua_pop(L, 1);
+}
+
+bool sl_take_pending(lua_State *L, int world_idx)
+{
+    if (lua_getiuservalue(L, world_idx, SL_WUV_PENDING) == LUA_TNIL) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_pushnil(L);
+    lua_setiuservalue(L, world_idx, SL_WUV_PENDING);
+    return true;
+}
+
+static void pause_agent(sl_agent *a)
+{
+    if (!a->paused && !a->removed) {
+        a->paused = true;
+        a->sw->paused++;
+    }
+}
+
+void sl_brain_failed(lua_State *L, int world_idx, int agent_idx)
+{
+    int msg = lua_gettop(L);
+    if (lua_type(L, msg) != LUA_TSTRING) {
+        /* the message handler made a string; anything else came from a
+         * failure inside it (memory): say so rather than lose the error */
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, msg));
+        lua_replace(L, msg);
+    }
+    pause_agent((sl_agent *)lua_touserdata(L, agent_idx));
+    sl_state *st = sl_getstate(L);
+    if (lua_getiuservalue(L, world_idx, SL_WUV_ONERROR) == LUA_TFUNCTION) {
+        lua_pushvalue(L, agent_idx);
+        lua_pushvalue(L, msg);
+        if (steer_lua_pcall(L, 2, 0) != LUA_OK) {
+            /* a failing handler cannot handle itself: the step raises it */
+            set_pending(L, world_idx, lua_gettop(L));
+            lua_pop(L, 1);
+        }
+    } else {
+        lua_pop(L, 1);
+        if (st->sink != NULL)
+            st->sink(st->sink_ud, lua_tostring(L, msg));
+        else
+            set_pending(L, world_idx, msg);
+    }
+    lua_settop(L, msg - 1);
+}
+
+/* brain[name] for the brain table on top, replacing it. Raw first, the
+ * common case; a brain that inherits through __index works too. */
+static int get_callback(lua_State *L, int name_idx)
+{
+    lua_pushvalue(L, name_idx);
+    int ty = lua_rawget(L, -2);
+    if (ty == LUA_TNIL && lua_getmetatable(L, -2)) {
+        lua_pop(L, 2);
+        lua_pushvalue(L, name_idx);
+        ty = lua_gettable(L, -2);
+    }
+    lua_remove(L, -2);
+    return ty;
+}
+
+/* Pushes the agent's brain[name] when it is a function and returns true;
+ * pushes nothing otherwise. agent_idx absolute. */
+static bool push_callback(lua_State *L, int agent_idx, int name_idx)
+{
+    if (lua_getiuservalue(L, agent_idx, SL_AUV_BRAIN) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return false;
+    }
+    if (get_callback(L, name_idx) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        return false;
+    }
+    return true;
+}
+
+/* Calls brain[name](self, agent, extra...) for the agent at agent_idx (of the
+ * world at world_idx) with nextra values on top as extra arguments, which
+ * are consumed. Errors pause the brain and are routed. Returns whether it ran
+ * cleanly (true as well when there was nothing to call). */
+static bool call_brain(lua_State *L, int world_idx, int agent_idx, int name_idx, int nextra)
+{
+    if (!push_callback(L, agent_idx, name_idx)) {
+        lua_pop(L, nextra);
+        return true;
+    }
+    lua_insert(L, -1 - nextra);
+    sl_pushself(L, agent_idx);
+    lua_insert(L, -1 - nextra);
+    lua_pushvalue(L, agent_idx);
+    lua_insert(L, -1 - nextra);
+    if (steer_lua_pcall(L, 2 + nextra, 0) == LUA_OK)
+        return true;
+    sl_brain_failed(L, world_idx, agent_idx);
+    return false;
+}
+
+void sl_brain_spawn(lua_State *L, int agent_idx)
+{
+    agent_idx = lua_absindex(L, agent_idx);
+    sl_agent *a = (sl_agent *)lua_touserdata(L, agent_idx);
+    lua_getiuservalue(L, agent_idx, SL_AUV_WORLD);
+    int world_idx = lua_gettop(L);
+    lua_pushliteral(L, "spawn");
+    int name_idx = lua_gettop(L);
+    if (!push_callback(L, agent_idx, name_idx)) {
+        lua_settop(L, world_idx - 1);
+        return;
+    }
+    sl_pushself(L, agent_idx);
+    lua_pushvalue(L, agent_idx);
+    if (steer_lua_pcall(L, 2, 0) != LUA_OK) {
+        sl_state *st = sl_getstate(L);
+        lua_getiuservalue(L, world_idx, SL_WUV_ONERROR);
+        bool handled = lua_isfunction(L, -1) || st->sink != NULL || a->sw->stepping;
+        lua_pop(L, 1);
+        if (!handled) {
+            /* spawned by plain code with nobody listening: the caller of
+             * world:spawn hears it now (the agent exists, its brain paused) */
+            pause_agent(a);
+            lua_error(L);
+        }
+        sl_brain_failed(L, world_idx, agent_idx);
+    }
+    lua_settop(L, world_idx - 1);
+}
+
+/* ---- one step's brains ---- */
+
+/* Drops the entries of removed agents from the brain list, unless a walk
+ * is under way (its indices must stay put). */
+static void compact_brains(sl_world *sw)
+{
+    if (sw->brain_dead == 0 || sw->walking > 0)
+        return;
+    int j = 0;
+    for (int i = 0; i < sw->brain_count; i++)
+        if (st_agent_alive(sw->w, sw->brain_list[i]))
+            sw->brain_list[j++] = sw->brain_list[i];
+    sw->brain_count = j;
+    sw->brain_dead = 0;
+}
+
+/* Pushes the userdata of brain_list[i] and returns it when that agent is
+ * alive with a running brain; otherwise pushes nothing, returns NULL. */
+static sl_agent *push_brain_agent(lua_State *L, int agents, sl_world *sw, int i)
+{
+    st_agent_id id = sw->brain_list[i];
+    if (lua_rawgeti(L, agents, (lua_Integer)id.index + 1) == LUA_TUSERDATA) {
+        sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
+        if (st_id_equal(a->id, id) && !a->removed && !a->paused)
+            return a;
+    }
+    lua_pop(L, 1);
+    return NULL;
+}
+
+void sl_brains_update(lua_State *L, int world_idx, sl_world *sw, double dt)
+{
+    world_idx = lua_absindex(L, world_idx);
+    compact_brains(sw);
+    sl_state *st = sl_getstate(L);
+    if (st->budget > 0 && lua_gethook(L) != budget_hook)
+        lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
+    /* the hot loop of a step: steer_lua_pcall inlined, one handler for all */
+    lua_pushcfunction(L, msghandler);
+    int handler = lua_gettop(L);
+    lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
+    int agents = handler + 1;
+    lua_pushliteral(L, "update");
+    int name = agents + 1;
+    int agent = name + 1;
+    /* agents spawned by brains during this step are appended past n */
+    int n = sw->brain_count;
+    sw->walking++;
+    for (int i = 0; i < n; i++) {
+        if (push_brain_agent(L, agents, sw, i) == NULL)
+            continue;
+        if (lua_getiuservalue(L, agent, SL_AUV_BRAIN) == LUA_TTABLE
+            && get_callback(L, name) == LUA_TFUNCTION) {
+            if (lua_getiuservalue(L, agent, SL_AUV_SELF) != LUA_TTABLE) {
+                lua_pop(L, 1);
+                sl_pushself(L, agent);
+            }
+            lua_pushvalue(L, agent);
+            lua_pushnumber(L, dt);
+            long saved = st->used;
+            st->used = 0;
+            st->depth++;
+            int status = lua_pcall(L, 3, 0, handler);
+            st->depth--;
+            st->used = saved;
+            if (status != LUA_OK)
+                sl_brain_failed(L, world_idx, agent);
+        }
+        lua_settop(L, name);
+    }
+    sw->walking--;
+    lua_settop(L, handler - 1);
+}
+
+/* ---- drawing ---- */
+
+static int draw_body(lua_State *L)
+{
+    /* 1: world, 2: gfx */
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS); /* 3 */
+    lua_pushliteral(L, "draw");             /* 4 */
+    int n = sw->brain_count;
+    sw->walking++;
+    for (int i = 0; i < n; i++) {
+        if (push_brain_agent(L, 3, sw, i) != NULL) { /* 5 */
+            lua_pushvalue(L, 2);
+            call_brain(L, 1, 5, 4, 1);
+        }
+        lua_settop(L, 4);
+    }
+    sw->walking--;
+    return 0;
+}
+
+void steer_lua_draw_brains(lua_State *L, int world_idx, int gfx_idx)
+{
+    world_idx = lua_absindex(L, world_idx);
+    gfx_idx = lua_absindex(L, gfx_idx);
+    sl_world *sw = (sl_world *)sl_testudata(L, world_idx, &sl_key_world);
+    if (sw == NULL || sw->w == NULL || sw->brains == 0)
+        return;
+    lua_pushcfunction(L, draw_body);
+    lua_pushvalue(L, world_idx);
+    lua_pushvalue(L, gfx_idx);
+    /* brain errors are handled inside; only a memory error can land here */
+    int walking = sw->walking;
+    int status = lua_pcall(L, 2, 0, 0);
+    sw->walking = walking;
+    if (status != LUA_OK) {
+        sl_state *st = sl_getstate(L);
+        if (st->sink != NULL)
+            st->sink(st->sink_ud, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+}
+
+int steer_lua_paused_count(lua_State *L, int world_idx)
+{
+    sl_world *sw = (sl_world *)sl_testudata(L, world_idx, &sl_key_world);
+    return sw != NULL ? sw->paused : 0;
+}
+
+/* ---- hot reload ---- */
+
+/* Copies the fields of the table at src into the one at dst and removes the
+ * fields src lacks: dst becomes src while keeping its identity. */
+static void replace_fields(lua_State *L, int dst, int src)
+{
+    lua_pushnil(L);
+    while (lua_next(L, dst)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, src) == LUA_TNIL) {
+            lua_pushvalue(L, -2);
+            lua_pushnil(L);
+            lua_rawset(L, dst); /* clearing a visited field is allowed during lua_next */
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, src)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, dst);
+    }
+    if (lua_getmetatable(L, src))
+        lua_setmetatable(L, dst);
+}
+
+/* Resumes and calls brain.reload for every agent of every world whose
+ * brain is the module table at mod. */
+static void reload_agents(lua_State *L, int mod)
+{
+    /* a snapshot: reload callbacks may create worlds, and adding keys to a
+     * table under lua_next is undefined */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
+    lua_newtable(L);
+    int worlds = lua_gettop(L);
+    lua_Integer nworlds = 0;
+    lua_pushnil(L);
+    while (lua_next(L, worlds - 1)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, worlds, ++nworlds);
+    }
+    lua_pushliteral(L, "reload");
+    int name = lua_gettop(L);
+    for (lua_Integer wi = 1; wi <= nworlds; wi++) {
+        lua_rawgeti(L, worlds, wi);
+        int world_idx = lua_gettop(L);
+        sl_world *sw = (sl_world *)lua_touserdata(L, world_idx);
+        if (sw == NULL || sw->w == NULL || sw->brains == 0) {
+            lua_settop(L, name);
+            continue;
+        }
+        lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
+        int agents = lua_gettop(L);
+        int n = sw->brain_count;
+        sw->walking++;
+        for (int i = 0; i < n; i++) {
+            /* paused agents too: a reload is what resumes them */
+            st_agent_id id = sw->brain_list[i];
+            if (lua_rawgeti(L, agents, (lua_Integer)id.index + 1) != LUA_TUSERDATA) {
+                lua_settop(L, agents);
+                continue;
+            }
+            int agent_idx = lua_gettop(L);
+            sl_agent *a = (sl_agent *)lua_touserdata(L, agent_idx);
+            lua_getiuservalue(L, agent_idx, SL_AUV_BRAIN);
+            bool uses = st_id_equal(a->id, id) && !a->removed && lua_rawequal(L, -1, mod);
+            lua_pop(L, 1);
+            if (uses) {
+                if (a->paused) {
+                    a->paused = false;
+                    sw->paused--;
+                }
+                call_brain(L, world_idx, agent_idx, name, 0);
+            }
+            lua_settop(L, agents);
+        }
+        /* not restored if a reload callback's error escapes (only memory or
+         * a failing __index can): the list then merely stops compacting */
+        sw->walking--;
+        lua_settop(L, name);
+    }
+    lua_settop(L, worlds - 2);
+}
+
+/* The searchers report a compile error as "error loading module 'm' from
+ * file 'f':\n\tf:3: message"; a reload reports just "f:3: message". */
+static void push_load_error(lua_State *L, const char *msg)
+{
+    const char *p = msg != NULL ? strstr(msg, ":\n\t") : NULL;
+    if (msg != NULL && strncmp(msg, "error loading module", 20) == 0 && p != NULL)
+        lua_pushstring(L, p + 3);
+    else
+        lua_pushstring(L, msg != NULL ? msg : "(error object is not a string)");
+}
+
+/* Finds the loader of module `name` (at 1) the way require does, through
+ * package.searchers, so a host's own searcher (the app's sandbox) is used
+ * too. Pushes loader and its extra value (the file name), or false and the
+ * message. */
+static void find_loader(lua_State *L, int package, const char *name)
+{
+    int base = lua_gettop(L);
+    if (lua_getfield(L, package, "searchers") != LUA_TTABLE) /* base + 1 */
+        luaL_error(L, "package.searchers must be a table");
+    int searchers = base + 1;
+    lua_pushfstring(L, "module '%s' not found:", name); /* base + 2: what each searcher said */
+    int said = base + 2;
+    for (lua_Integer i = 1;; i++) {
+        if (lua_rawgeti(L, searchers, i) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lua_pushboolean(L, 0);
+            lua_pushvalue(L, said);
+            break;
+        }
+        lua_pushstring(L, name);
+        /* a searcher that raises found the file and failed to compile it */
+        if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
+            lua_pushboolean(L, 0);
+            push_load_error(L, lua_tostring(L, -2));
+            break;
+        }
+        if (lua_isfunction(L, -2))
+            break;
+        if (lua_isstring(L, -2)) {
+            lua_pushvalue(L, said);
+            lua_pushliteral(L, "\n\t");
+            lua_pushvalue(L, -4);
+            lua_concat(L, 3);
+            lua_replace(L, said);
+        }
+        lua_pop(L, 2);
+    }
+    lua_copy(L, -2, base + 1);
+    lua_copy(L, -1, base + 2);
+    lua_settop(L, base + 2);
+}
+
+/* Protected body of a reload. 1: module name. Returns true, or false and
+ * the message, for failures of the script; raises only for the unexpected. */
+static int reload_body(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    if (lua_getglobal(L, "package") != LUA_TTABLE) /* 2 */
+        return luaL_error(L, "no package library to find module '%s'", name);
+    lua_getfield(L, 2, "preload");
+    if (lua_istable(L, -1) && lua_getfield(L, -1, name) != LUA_TNIL) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, "module '%s' is built in: nothing to reload", name);
+        return 2;
+    }
+    lua_settop(L, 2);
+    find_loader(L, 2, name); /* 3: loader or false, 4: file name or message */
+    if (!lua_toboolean(L, 3))
+        return 2;
+    const char *file = lua_isstring(L, 4) ? lua_tostring(L, 4) : name;
+    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 4);
+    if (budgeted_pcall(L, 2, 1, false) != LUA_OK) { /* 5: new module or message */
+        lua_pushboolean(L, 0);
+        push_load_error(L, lua_tostring(L, 5));
+        return 2;
+    }
+    if (!lua_istable(L, 5)) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, "%s: module '%s' did not return a table", file, name);
+        return 2;
+    }
+    lua_getfield(L, 2, "loaded"); /* 6 */
+    if (!lua_istable(L, 6))
+        return luaL_error(L, "package.loaded must be a table");
+    if (lua_getfield(L, 6, name) != LUA_TTABLE) { /* 7: the old module */
+        /* never loaded (or not a table): this load is the first */
+        lua_pushvalue(L, 5);
+        lua_setfield(L, 6, name);
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    if (!lua_rawequal(L, 5, 7))
+        replace_fields(L, 7, 5);
+    reload_agents(L, 7);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+bool steer_lua_reload(lua_State *L, const char *name)
+{
+    lua_pushcfunction(L, reload_body);
+    lua_pushstring(L, name);
+    if (lua_pcall(L, 1, 2, 0) != LUA_OK)
+        return false; /* the message is on top */
+    if (lua_toboolean(L, -2)) {
+        lua_pop(L, 2);
+        return true;
+    }
+    lua_remove(L, -2);
+    if (!lua_isstring(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushstring(L, "reload failed");
+    }
+    return false;
+}
+
+/* steer.reload(name) -> true | nil, message */
+int sl_reload(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    if (steer_lua_reload(L, name)) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}

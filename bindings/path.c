@@ -1,0 +1,156 @@
+/*
+ * path.c — steer.path, an immutable polyline for follow_path.
+ *
+ * The core's st_path is shared by reference, so the userdata must outlive
+ * every standing behaviour that names it: agents keep their behaviour list
+ * (and with it the path userdata) in a uservalue.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+
+sl_path *sl_topath(lua_State *L, int idx)
+{
+    return (sl_path *)sl_testudata(L, idx, &sl_key_path);
+}
+
+static sl_path *checkpath(lua_State *L, int arg)
+{
+    return (sl_path *)sl_checkudata(L, arg, &sl_key_path, SL_PATH);
+}
+
+/* steer.path{ p1, p2, ..., loop = false, radius = 20 } */
+int sl_path_new(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 1);
+    luaL_argcheck(L, n >= 1, 1, "a path needs at least one point");
+    luaL_argcheck(L, n <= 1000000, 1, "too many points");
+
+    sl_src src = sl_field(1, "loop");
+    int ty = lua_getfield(L, 1, "loop");
+    if (ty != LUA_TNIL && ty != LUA_TBOOLEAN)
+        sl_raise_type(L, &src, -1, "boolean");
+    bool loop = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+
+    src.field = "radius";
+    lua_getfield(L, 1, "radius");
+    double radius = lua_isnil(L, -1) ? ST_PATH_RADIUS : sl_number_min(L, -1, &src, 0.0, true);
+    lua_pop(L, 1);
+
+    /* a userdata for the points: freed by the GC even if a point raises */
+    st_vec2 *pts = (st_vec2 *)lua_newuserdatauv(L, (size_t)n * sizeof *pts, 0);
+    char name[32];
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 1, i);
+        snprintf(name, sizeof name, "[%lld]", (long long)i);
+        sl_src ps = {1, NULL, NULL, name};
+        pts[i - 1] = sl_point(L, -1, &ps);
+        lua_pop(L, 1);
+    }
+
+    sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 0);
+    p->p = NULL;
+    sl_setmetatable(L, &sl_key_path);
+    p->p = st_path_create(pts, (int)n, loop, radius);
+    if (p->p == NULL)
+        return luaL_error(L, "not enough memory");
+    return 1;
+}
+
+static int path_gc(lua_State *L)
+{
+    sl_path *p = checkpath(L, 1);
+    if (p->p != NULL)
+        st_path_destroy(p->p);
+    p->p = NULL;
+    return 0;
+}
+
+static int path_len(lua_State *L)
+{
+    lua_pushinteger(L, st_path_count(checkpath(L, 1)->p));
+    return 1;
+}
+
+static int path_points(lua_State *L)
+{
+    const st_path *p = checkpath(L, 1)->p;
+    int n = st_path_count(p);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        steer_lua_pushvec2(L, st_path_point(p, i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+enum { PF_LOOP = 1, PF_RADIUS };
+
+/* upvalue 1: name -> method or field code */
+static int path_index(lua_State *L)
+{
+    const st_path *p = checkpath(L, 1)->p;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        int isint;
+        lua_Integer i = lua_tointegerx(L, 2, &isint);
+        if (isint && i >= 1 && i <= st_path_count(p))
+            steer_lua_pushvec2(L, st_path_point(p, (int)(i - 1)));
+        else
+            lua_pushnil(L);
+        return 1;
+    }
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+        return 1; /* a method, or nil */
+    if (lua_tointeger(L, -1) == PF_LOOP)
+        lua_pushboolean(L, st_path_loop(p));
+    else
+        lua_pushnumber(L, st_path_radius(p));
+    return 1;
+}
+
+static int path_newindex(lua_State *L)
+{
+    return luaL_error(L, "steer.path is immutable (cannot assign field '%s')",
+                      luaL_tolstring(L, 2, NULL));
+}
+
+static int path_tostring(lua_State *L)
+{
+    const st_path *p = checkpath(L, 1)->p;
+    lua_pushfstring(L, "path(%d points%s)", st_path_count(p), st_path_loop(p) ? ", loop" : "");
+    return 1;
+}
+
+static const luaL_Reg path_meta[] = {
+    {"__gc", path_gc},
+    {"__len", path_len},
+    {"__newindex", path_newindex},
+    {"__tostring", path_tostring},
+    {NULL, NULL},
+};
+
+/* Expects the steer table on top; sets steer.path. */
+void sl_open_path(lua_State *L)
+{
+    luaL_newmetatable(L, SL_PATH);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_path);
+    luaL_setfuncs(L, path_meta, 0);
+    lua_createtable(L, 0, 3);
+    lua_pushcfunction(L, path_points);
+    lua_setfield(L, -2, "points");
+    lua_pushinteger(L, PF_LOOP);
+    lua_setfield(L, -2, "loop");
+    lua_pushinteger(L, PF_RADIUS);
+    lua_setfield(L, -2, "radius");
+    lua_pushcclosure(L, path_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, sl_path_new);
+    lua_setfield(L, -2, "path");
+}

@@ -1,0 +1,179 @@
+/*
+ * steer.c — the `steer` table (luaopen_steer) and the checks every binding
+ * file shares: userdata type tests, finite numbers, and error messages in
+ * Lua's standard form.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bind.h"
+
+const char sl_key_vec2, sl_key_world, sl_key_agent, sl_key_path;
+const char sl_key_state, sl_key_worlds;
+
+/* ---- type checks ---- */
+
+void *sl_testudata(lua_State *L, int idx, const void *key)
+{
+    void *p = lua_touserdata(L, idx);
+    if (p == NULL || !lua_getmetatable(L, idx))
+        return NULL;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    bool same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? p : NULL;
+}
+
+void *sl_checkudata(lua_State *L, int arg, const void *key, const char *tname)
+{
+    void *p = sl_testudata(L, arg, key);
+    if (p == NULL)
+        luaL_typeerror(L, arg, tname);
+    return p;
+}
+
+void sl_setmetatable(lua_State *L, const void *key)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    lua_setmetatable(L, -2);
+}
+
+/* ---- errors ---- */
+
+void sl_raise(lua_State *L, const sl_src *src, const char *fmt, ...)
+{
+    luaL_Buffer b;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    luaL_buffinit(L, &b);
+    if (src->ctx != NULL) {
+        luaL_addstring(&b, src->ctx);
+        luaL_addstring(&b, ": ");
+    }
+    if (src->field != NULL) {
+        luaL_addstring(&b, "field '");
+        luaL_addstring(&b, src->field);
+        luaL_addstring(&b, "': ");
+    }
+    luaL_addstring(&b, msg);
+    luaL_pushresult(&b);
+    const char *full = lua_tostring(L, -1);
+    if (src->arg > 0)
+        luaL_argerror(L, src->arg, full);
+    luaL_error(L, "invalid value for field '%s' (%s)", src->assign ? src->assign : "?", full);
+    for (;;) {} /* not reached: both raise */
+}
+
+void sl_raise_type(lua_State *L, const sl_src *src, int idx, const char *expected)
+{
+    const char *got;
+    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)
+        got = lua_tostring(L, -1);
+    else if (lua_type(L, idx) == LUA_TLIGHTUSERDATA)
+        got = "light userdata";
+    else
+        got = luaL_typename(L, idx);
+    sl_raise(L, src, "%s expected, got %s", expected, got);
+}
+
+static const char *nonfinite_name(double d)
+{
+    return isnan(d) ? "nan" : (d > 0 ? "inf" : "-inf");
+}
+
+double sl_number(lua_State *L, int idx, const sl_src *src)
+{
+    if (lua_type(L, idx) != LUA_TNUMBER)
+        sl_raise_type(L, src, idx, "number");
+    double d = lua_tonumber(L, idx);
+    if (!isfinite(d))
+        sl_raise(L, src, "finite number expected, got %s", nonfinite_name(d));
+    return d;
+}
+
+double sl_number_min(lua_State *L, int idx, const sl_src *src, double min, bool strict)
+{
+    double d = sl_number(L, idx, src);
+    if (strict ? !(d > min) : !(d >= min))
+        sl_raise(L, src, "must be %s %.14g", strict ? ">" : ">=", min);
+    return d;
+}
+
+double sl_optnumber(lua_State *L, int idx, const sl_src *src, double def)
+{
+    return lua_isnoneornil(L, idx) ? def : sl_number(L, idx, src);
+}
+
+double sl_optnumber_min(lua_State *L, int idx, const sl_src *src, double def, double min)
+{
+    return lua_isnoneornil(L, idx) ? def : sl_number_min(L, idx, src, min, false);
+}
+
+double sl_checkfinite(lua_State *L, int arg)
+{
+    sl_src s = sl_arg(arg);
+    return sl_number(L, arg, &s);
+}
+
+double sl_optfinite(lua_State *L, int arg, double def)
+{
+    sl_src s = sl_arg(arg);
+    return sl_optnumber(L, arg, &s, def);
+}
+
+double sl_checknonneg(lua_State *L, int arg)
+{
+    sl_src s = sl_arg(arg);
+    return sl_number_min(L, arg, &s, 0.0, false);
+}
+
+double sl_optnonneg(lua_State *L, int arg, double def)
+{
+    sl_src s = sl_arg(arg);
+    return sl_optnumber_min(L, arg, &s, def, 0.0);
+}
+
+/* ---- the steer table ---- */
+
+/* Headless there is no pointer; the app replaces this field. */
+static int steer_mouse(lua_State *L)
+{
+    lua_pushnil(L);
+    return 1;
+}
+
+int luaopen_steer(lua_State *L)
+{
+    luaL_checkversion(L);
+    sl_getstate(L); /* created now so hooks never allocate it mid-callback */
+
+    /* worlds, weakly held: steer.reload visits every world's agents */
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
+    } else {
+        lua_pop(L, 1);
+    }
+
+    lua_createtable(L, 0, 8);
+    lua_pushliteral(L, ST_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_pushcfunction(L, steer_mouse);
+    lua_setfield(L, -2, "mouse");
+    lua_pushcfunction(L, sl_reload);
+    lua_setfield(L, -2, "reload");
+    sl_open_vec2(L);
+    sl_open_path(L);
+    sl_open_world(L);
+    sl_open_agent(L);
+    return 1;
+}

@@ -1,0 +1,603 @@
+/*
+ * world.c — steer.world: a userdata owning one st_world.
+ *
+ * Uservalues hold the Lua side of the world: the one userdata of each live
+ * agent (by slot, so `==` works and identity is stable), the interned tag
+ * names, on_error, and the first unhandled brain error of the running step.
+ * Agents pin their world through their own uservalue, so a world is never
+ * collected while Lua still holds one of its agents.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+
+static const char *const edge_names[] = {"wrap", "bounce", "none", NULL};
+
+sl_world *sl_checkworld(lua_State *L, int arg)
+{
+    sl_world *sw = (sl_world *)sl_checkudata(L, arg, &sl_key_world, SL_WORLD);
+    if (sw->w == NULL)
+        luaL_error(L, "attempt to use a destroyed world");
+    return sw;
+}
+
+st_world *steer_lua_checkworld(lua_State *L, int idx)
+{
+    return sl_checkworld(L, idx)->w;
+}
+
+/* ---- tags ---- */
+
+int32_t sl_tag_intern(lua_State *L, int world_idx, sl_world *sw, const char *name)
+{
+    lua_getiuservalue(L, world_idx, SL_WUV_TAGS);
+    if (lua_getfield(L, -1, name) == LUA_TNUMBER) {
+        int32_t t = (int32_t)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        return t;
+    }
+    lua_pop(L, 1);
+    if (sw->ntags >= SL_TAG_UNKNOWN - 1)
+        luaL_error(L, "too many tags");
+    int32_t t = ++sw->ntags;
+    lua_pushinteger(L, t);
+    lua_setfield(L, -2, name);
+    lua_pushstring(L, name);
+    lua_rawseti(L, -2, t);
+    lua_pop(L, 1);
+    return t;
+}
+
+int32_t sl_tag_lookup(lua_State *L, int world_idx, const char *name)
+{
+    lua_getiuservalue(L, world_idx, SL_WUV_TAGS);
+    int32_t t = SL_TAG_UNKNOWN;
+    if (lua_getfield(L, -1, name) == LUA_TNUMBER)
+        t = (int32_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return t;
+}
+
+void sl_tag_push(lua_State *L, int world_idx, int32_t tag)
+{
+    if (tag == ST_TAG_NONE) {
+        lua_pushnil(L);
+        return;
+    }
+    lua_getiuservalue(L, world_idx, SL_WUV_TAGS);
+    lua_rawgeti(L, -1, tag);
+    lua_remove(L, -2);
+}
+
+const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag)
+{
+    world_idx = lua_absindex(L, world_idx);
+    sl_checkworld(L, world_idx);
+    sl_tag_push(L, world_idx, tag);
+    /* the tags table keeps the string alive, so the pointer outlives the pop */
+    const char *s = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return s != NULL ? s : "";
+}
+
+/* An optional tag filter argument: nil means any tag. */
+static int32_t opt_tag_filter(lua_State *L, int arg, int world_idx)
+{
+    if (lua_isnoneornil(L, arg))
+        return ST_TAG_ANY;
+    return sl_tag_lookup(L, world_idx, luaL_checkstring(L, arg));
+}
+
+/* ---- agents by id ---- */
+
+void sl_pushagent(lua_State *L, int world_idx, st_agent_id id)
+{
+    lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
+    lua_rawgeti(L, -1, (lua_Integer)id.index + 1);
+    lua_remove(L, -2);
+    sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
+    if (a == NULL || !st_id_equal(a->id, id) || a->removed) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+    }
+}
+
+void steer_lua_pushagent(lua_State *L, int world_idx, st_agent_id id)
+{
+    world_idx = lua_absindex(L, world_idx);
+    sl_checkworld(L, world_idx);
+    sl_pushagent(L, world_idx, id);
+}
+
+void sl_brain_list_add(lua_State *L, sl_world *sw, st_agent_id id)
+{
+    if (sw->brain_count == sw->brain_cap) {
+        if (sw->brain_cap > (1 << 29))
+            luaL_error(L, "too many agents with brains");
+        int cap = sw->brain_cap > 0 ? sw->brain_cap * 2 : 64;
+        st_agent_id *l = (st_agent_id *)realloc(sw->brain_list, (size_t)cap * sizeof *l);
+        if (l == NULL)
+            luaL_error(L, "not enough memory");
+        sw->brain_list = l;
+        sw->brain_cap = cap;
+    }
+    sw->brain_list[sw->brain_count++] = id;
+}
+
+void sl_scratch_reserve(lua_State *L, sl_world *sw, int n)
+{
+    if (n <= sw->scratch_cap)
+        return;
+    int cap = sw->scratch_cap > 0 ? sw->scratch_cap : 64;
+    while (cap < n)
+        cap = cap > (1 << 29) ? n : cap * 2;
+    st_agent_id *ids = (st_agent_id *)realloc(sw->scratch, (size_t)cap * sizeof *ids);
+    if (ids == NULL)
+        luaL_error(L, "not enough memory");
+    sw->scratch = ids;
+    double *d = (double *)realloc(sw->scratch_dist, (size_t)cap * sizeof *d);
+    if (d == NULL)
+        luaL_error(L, "not enough memory");
+    sw->scratch_dist = d;
+    sw->scratch_cap = cap;
+}
+
+/* ---- construction ---- */
+
+static double def_number(lua_State *L, const char *field, double def, double min, bool strict)
+{
+    sl_src src = sl_field(1, field);
+    lua_getfield(L, 1, field);
+    double d = lua_isnil(L, -1) ? def : sl_number_min(L, -1, &src, min, strict);
+    lua_pop(L, 1);
+    return d;
+}
+
+/* steer.world{ width, height, edges, seed, dt, cell_size, threads } */
+int sl_world_new(lua_State *L)
+{
+    st_world_def def = st_default_world_def();
+    if (!lua_isnoneornil(L, 1)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        def.width = def_number(L, "width", def.width, 0.0, true);
+        def.height = def_number(L, "height", def.height, 0.0, true);
+        def.dt = def_number(L, "dt", def.dt, 0.0, true);
+        def.cell_size = def_number(L, "cell_size", def.cell_size, 0.0, true);
+
+        sl_src src = sl_field(1, "edges");
+        if (lua_getfield(L, 1, "edges") != LUA_TNIL) {
+            const char *e = lua_tostring(L, -1);
+            int i = 0;
+            if (lua_type(L, -1) != LUA_TSTRING)
+                sl_raise_type(L, &src, -1, "string");
+            while (edge_names[i] != NULL && strcmp(edge_names[i], e) != 0)
+                i++;
+            if (edge_names[i] == NULL)
+                sl_raise(L, &src, "invalid option '%s' (\"wrap\", \"bounce\" or \"none\")", e);
+            def.edges = (st_edges)i;
+        }
+        lua_pop(L, 1);
+
+        src.field = "seed";
+        if (lua_getfield(L, 1, "seed") != LUA_TNIL) {
+            int isint;
+            lua_Integer s = lua_tointegerx(L, -1, &isint);
+            if (lua_type(L, -1) != LUA_TNUMBER)
+                sl_raise_type(L, &src, -1, "integer");
+            if (!isint)
+                sl_raise(L, &src, "number has no integer representation");
+            def.seed = (uint64_t)s;
+        }
+        lua_pop(L, 1);
+
+        src.field = "threads";
+        if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
+            int isint;
+            lua_Integer n = lua_tointegerx(L, -1, &isint);
+            if (lua_type(L, -1) != LUA_TNUMBER)
+                sl_raise_type(L, &src, -1, "integer");
+            if (!isint || n < 1 || n > 1024)
+                sl_raise(L, &src, "must be an integer in 1..1024");
+            def.threads = (int)n;
+        }
+        lua_pop(L, 1);
+    }
+
+    sl_world *sw = (sl_world *)lua_newuserdatauv(L, sizeof *sw, SL_WUV_COUNT);
+    memset(sw, 0, sizeof *sw);
+    sl_setmetatable(L, &sl_key_world);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, SL_WUV_AGENTS);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, SL_WUV_TAGS);
+    for (int t = 0; t < ST_BEHAVIOR_COUNT; t++)
+        sw->defaults[t] = st_default_behavior((st_behavior_type)t);
+    sw->w = st_world_create(&def);
+    if (sw->w == NULL)
+        return luaL_error(L, "cannot create world (out of memory)");
+
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    return 1;
+}
+
+static int world_gc(lua_State *L)
+{
+    sl_world *sw = (sl_world *)sl_checkudata(L, 1, &sl_key_world, SL_WORLD);
+    if (sw->w != NULL)
+        st_world_destroy(sw->w);
+    sw->w = NULL;
+    free(sw->scratch);
+    free(sw->scratch_dist);
+    free(sw->brain_list);
+    sw->brain_list = NULL;
+    sw->brain_count = sw->brain_cap = 0;
+    sw->scratch = NULL;
+    sw->scratch_dist = NULL;
+    sw->scratch_cap = 0;
+    return 0;
+}
+
+/* ---- fields ---- */
+
+enum {
+    WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_ON_ERROR
+};
+
+static const struct { const char *name; int code; } world_fields[] = {
+    {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
+    {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS},
+    {"on_error", WF_ON_ERROR},
+};
+
+/* upvalue 1: name -> method or field code */
+static int world_index(lua_State *L)
+{
+    sl_world *sw = (sl_world *)sl_checkudata(L, 1, &sl_key_world, SL_WORLD);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+        return 1; /* a method, or nil */
+    if (sw->w == NULL)
+        return luaL_error(L, "attempt to use a destroyed world");
+    const st_world *w = sw->w;
+    switch ((int)lua_tointeger(L, -1)) {
+    case WF_WIDTH: lua_pushnumber(L, st_world_width(w)); break;
+    case WF_HEIGHT: lua_pushnumber(L, st_world_height(w)); break;
+    case WF_TICK: lua_pushinteger(L, (lua_Integer)st_world_tick(w)); break;
+    case WF_TIME: lua_pushnumber(L, st_world_time(w)); break;
+    case WF_DT: lua_pushnumber(L, st_world_dt(w)); break;
+    case WF_EDGES: lua_pushstring(L, edge_names[st_world_edges(w)]); break;
+    case WF_SEED: lua_pushinteger(L, (lua_Integer)st_world_seed(w)); break;
+    case WF_THREADS: lua_pushinteger(L, st_world_threads(w)); break;
+    case WF_ON_ERROR: lua_getiuservalue(L, 1, SL_WUV_ONERROR); break;
+    default: lua_pushnil(L); break;
+    }
+    return 1;
+}
+
+static int world_newindex(lua_State *L)
+{
+    sl_checkworld(L, 1);
+    lua_pushvalue(L, 2);
+    int ty = lua_rawget(L, lua_upvalueindex(1));
+    const char *k = luaL_tolstring(L, 2, NULL);
+    if (ty == LUA_TNUMBER && lua_tointeger(L, -2) == WF_ON_ERROR) {
+        if (!lua_isnil(L, 3) && lua_type(L, 3) != LUA_TFUNCTION) {
+            sl_src src = sl_assign("on_error");
+            sl_raise_type(L, &src, 3, "function or nil");
+        }
+        lua_settop(L, 3);
+        lua_setiuservalue(L, 1, SL_WUV_ONERROR);
+        return 0;
+    }
+    if (ty == LUA_TNUMBER)
+        return luaL_error(L, "field '%s' of steer.world is read-only", k);
+    if (ty != LUA_TNIL)
+        return luaL_error(L, "cannot assign to method '%s' of steer.world", k);
+    return luaL_error(L, "no field '%s' in steer.world", k);
+}
+
+static int world_tostring(lua_State *L)
+{
+    sl_world *sw = (sl_world *)sl_checkudata(L, 1, &sl_key_world, SL_WORLD);
+    if (sw->w == NULL)
+        lua_pushliteral(L, "world (destroyed)");
+    else
+        lua_pushfstring(L, "world(%f x %f, %d agents)", st_world_width(sw->w),
+                        st_world_height(sw->w), st_world_count(sw->w, ST_TAG_ANY));
+    return 1;
+}
+
+/* ---- methods ---- */
+
+static int world_count(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    int32_t tag = opt_tag_filter(L, 2, 1);
+    lua_pushinteger(L, tag == SL_TAG_UNKNOWN ? 0 : st_world_count(sw->w, tag));
+    return 1;
+}
+
+/* The control variable is the previous agent: its serial survives its
+ * removal, which is what keeps the loop going when a body removes agents. */
+static int agents_iter(lua_State *L)
+{
+    sl_world *sw = (sl_world *)lua_touserdata(L, lua_upvalueindex(1));
+    int32_t tag = (int32_t)lua_tointeger(L, lua_upvalueindex(2));
+    if (sw->w == NULL)
+        return luaL_error(L, "attempt to use a destroyed world");
+    uint64_t after = 0;
+    if (!lua_isnil(L, 2)) {
+        sl_agent *prev = sl_toagent(L, 2);
+        if (prev == NULL)
+            return luaL_typeerror(L, 2, SL_AGENT);
+        after = prev->serial;
+    }
+    st_agent_id id = st_world_next_serial(sw->w, after, tag);
+    if (st_id_is_null(id)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    sl_pushagent(L, lua_upvalueindex(1), id);
+    return 1;
+}
+
+static int empty_iter(lua_State *L)
+{
+    lua_pushnil(L);
+    return 1;
+}
+
+static int world_agents(lua_State *L)
+{
+    sl_checkworld(L, 1);
+    int32_t tag = opt_tag_filter(L, 2, 1);
+    if (tag == SL_TAG_UNKNOWN) {
+        lua_pushcfunction(L, empty_iter);
+        return 1;
+    }
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, tag);
+    lua_pushcclosure(L, agents_iter, 2);
+    return 1;
+}
+
+/* The centre of a query: an agent of this world (its position, excluded
+ * from the results, its heading for the cone) or a point. */
+static st_query query_around(lua_State *L, int arg, sl_world *sw, bool *is_agent)
+{
+    st_query q;
+    sl_agent *a = sl_toagent(L, arg);
+    if (a != NULL) {
+        a = sl_checkagent(L, arg);
+        luaL_argcheck(L, a->sw == sw, arg, "agent belongs to another world");
+        q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
+        q.exclude = a->id;
+        q.heading = st_agent_heading(sw->w, a->id);
+        *is_agent = true;
+    } else {
+        if (lua_isnoneornil(L, arg) || (lua_type(L, arg) != LUA_TTABLE && !sl_tovec2(L, arg)))
+            luaL_typeerror(L, arg, "steer.agent or point");
+        q = st_default_query(steer_lua_checkpoint(L, arg), 0.0);
+        *is_agent = false;
+    }
+    return q;
+}
+
+/* world:neighbors(agent_or_point, radius [, { tag =, fov =, heading = }]) */
+static int world_neighbors(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    bool is_agent;
+    st_query q = query_around(L, 2, sw, &is_agent);
+    q.radius = sl_checknonneg(L, 3);
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        sl_src src = sl_field(4, "tag");
+        if (lua_getfield(L, 4, "tag") != LUA_TNIL) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                sl_raise_type(L, &src, -1, "string");
+            q.tag = sl_tag_lookup(L, 1, lua_tostring(L, -1));
+        }
+        lua_pop(L, 1);
+        bool has_heading = false;
+        src.field = "heading";
+        if (lua_getfield(L, 4, "heading") != LUA_TNIL) {
+            st_vec2 h = sl_point(L, -1, &src);
+            if (h.x == 0.0 && h.y == 0.0)
+                sl_raise(L, &src, "must be a non-zero vector");
+            q.heading = st_v2_normalize(h);
+            has_heading = true;
+        }
+        lua_pop(L, 1);
+        src.field = "fov";
+        if (lua_getfield(L, 4, "fov") != LUA_TNIL) {
+            q.fov = sl_number_min(L, -1, &src, 0.0, false);
+            if (!is_agent && !has_heading)
+                sl_raise(L, &src, "a view cone around a point needs opts.heading");
+        }
+        lua_pop(L, 1);
+    }
+    if (q.tag == SL_TAG_UNKNOWN) {
+        lua_newtable(L);
+        return 1;
+    }
+    int n = st_world_query(sw->w, &q, sw->scratch, NULL, sw->scratch_cap);
+    if (n > sw->scratch_cap) {
+        sl_scratch_reserve(L, sw, n);
+        n = st_world_query(sw->w, &q, sw->scratch, NULL, sw->scratch_cap);
+    }
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        sl_pushagent(L, 1, sw->scratch[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/* world:nearest(agent_or_point, radius [, tag]) -> agent, distance | nil */
+static int world_nearest(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    bool is_agent;
+    st_query q = query_around(L, 2, sw, &is_agent);
+    q.radius = sl_checknonneg(L, 3);
+    q.tag = opt_tag_filter(L, 4, 1);
+    double d = 0.0;
+    st_agent_id id = q.tag == SL_TAG_UNKNOWN ? st_null_agent() : st_world_nearest(sw->w, &q, &d);
+    if (st_id_is_null(id)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    sl_pushagent(L, 1, id);
+    lua_pushnumber(L, d);
+    return 2;
+}
+
+static int world_obstacle(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    st_vec2 c = steer_lua_checkpoint(L, 2);
+    double r = sl_checknonneg(L, 3);
+    int id = st_world_add_obstacle(sw->w, c, r);
+    if (id == 0)
+        return luaL_error(L, "not enough memory");
+    lua_pushinteger(L, id);
+    return 1;
+}
+
+static int world_wall(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    st_vec2 a = steer_lua_checkpoint(L, 2);
+    st_vec2 b = steer_lua_checkpoint(L, 3);
+    int id = st_world_add_wall(sw->w, a, b);
+    if (id == 0)
+        return luaL_error(L, "not enough memory");
+    lua_pushinteger(L, id);
+    return 1;
+}
+
+/* Protected part of a step: the brains. Arguments: world, dt. */
+static int step_brains(lua_State *L)
+{
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    sl_brains_update(L, 1, sw, lua_tonumber(L, 2));
+    return 0;
+}
+
+static int world_step(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    double dt = st_world_dt(sw->w);
+    if (!lua_isnoneornil(L, 2)) {
+        sl_src src = sl_arg(2);
+        dt = sl_number_min(L, 2, &src, 0.0, true);
+    }
+    if (sw->stepping || st_world_in_step(sw->w))
+        return luaL_error(L, "world:step called inside a step");
+    lua_settop(L, 1);
+    st_world_step_begin(sw->w, dt);
+    int status = LUA_OK;
+    if (sw->brains > 0) {
+        int walking = sw->walking;
+        sw->stepping = true;
+        lua_pushcfunction(L, step_brains);
+        lua_pushvalue(L, 1);
+        lua_pushnumber(L, dt);
+        status = lua_pcall(L, 2, 0, 0);
+        sw->stepping = false;
+        sw->walking = walking;
+    }
+    /* the step closes whatever happened above: a world never stays half-stepped */
+    st_world_step_end(sw->w);
+    if (status != LUA_OK)
+        return lua_error(L);
+    if (sl_take_pending(L, 1))
+        return lua_error(L);
+    return 0;
+}
+
+/* world:random([m [, n]]): the rules of math.random on the world's stream */
+static int world_random(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    lua_Integer lo, hi;
+    switch (lua_gettop(L)) {
+    case 1:
+        lua_pushnumber(L, st_world_random(sw->w));
+        return 1;
+    case 2:
+        lo = 1;
+        hi = luaL_checkinteger(L, 2);
+        if (hi == 0) { /* as math.random(0): every bit random */
+            lua_pushinteger(L, (lua_Integer)st_world_random_int(sw->w, INT64_MIN, INT64_MAX));
+            return 1;
+        }
+        break;
+    case 3:
+        lo = luaL_checkinteger(L, 2);
+        hi = luaL_checkinteger(L, 3);
+        break;
+    default:
+        return luaL_error(L, "wrong number of arguments");
+    }
+    luaL_argcheck(L, lo <= hi, 2, "interval is empty");
+    lua_pushinteger(L, (lua_Integer)st_world_random_int(sw->w, (int64_t)lo, (int64_t)hi));
+    return 1;
+}
+
+static int world_checksum(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    lua_pushinteger(L, (lua_Integer)st_world_checksum(sw->w));
+    return 1;
+}
+
+static const luaL_Reg world_methods[] = {
+    {"spawn", sl_world_spawn},
+    {"remove", sl_world_remove},
+    {"count", world_count},
+    {"agents", world_agents},
+    {"neighbors", world_neighbors},
+    {"nearest", world_nearest},
+    {"obstacle", world_obstacle},
+    {"wall", world_wall},
+    {"step", world_step},
+    {"random", world_random},
+    {"checksum", world_checksum},
+    {NULL, NULL},
+};
+
+static const luaL_Reg world_meta[] = {
+    {"__gc", world_gc},
+    {"__tostring", world_tostring},
+    {NULL, NULL},
+};
+
+/* Expects the steer table on top; sets steer.world. */
+void sl_open_world(lua_State *L)
+{
+    luaL_newmetatable(L, SL_WORLD);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_world);
+    luaL_setfuncs(L, world_meta, 0);
+    luaL_newlib(L, world_methods);
+    for (size_t i = 0; i < sizeof world_fields / sizeof world_fields[0]; i++) {
+        lua_pushinteger(L, world_fields[i].code);
+        lua_setfield(L, -2, world_fields[i].name);
+    }
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, world_index, 1);
+    lua_setfield(L, -3, "__index");
+    lua_pushcclosure(L, world_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, sl_world_new);
+    lua_setfield(L, -2, "world");
+}

@@ -1,0 +1,437 @@
+---@meta steer
+-- luacheck: ignore (declarations only: every body is empty on purpose)
+-- LuaLS annotations for the `steer` module (API.md, contract version 1).
+-- Point the language server at this folder ("workspace.library") to get
+-- completion and type checks in scenes and brains. Nothing here runs.
+--
+-- Units: world units (pixels in the app), seconds, radians; angles run from
+-- +x towards +y. Every number handed to steer must be finite (nan and inf are
+-- bad arguments), and bad arguments raise standard Lua errors naming the
+-- function and the argument.
+
+---A point or vector: a vec2, a table `{x =, y =}` or a table `{x, y}`.
+---@alias steer.point steer.vec2|{x: number, y: number}|number[]
+
+---An RGB colour, each component an integer in 0..255.
+---@alias steer.color integer[]
+
+---@alias steer.edges "wrap"|"bounce"|"none"
+---@alias steer.combine "sum"|"priority"
+---@alias steer.deceleration "slow"|"normal"|"fast"
+
+---@class steer
+---@field version string         library version, like "1.0.0"
+---@field vec2 steer.vec2lib      vec2 constructor (callable) and helpers
+local steer = {}
+
+-- ---------------------------------------------------------------- vec2
+
+---An immutable 2D vector (userdata, metatable `steer.vec2`). Operators:
+---`a + b`, `a - b` (either side may be a point table), `-a`, `a * s`,
+---`s * a`, `a / s`, `a == b`. A result that is not finite raises.
+---@class steer.vec2
+---@field x number  read only
+---@field y number  read only
+---@operator add(steer.point): steer.vec2
+---@operator sub(steer.point): steer.vec2
+---@operator unm: steer.vec2
+---@operator mul(number): steer.vec2
+---@operator div(number): steer.vec2
+local vec2 = {}
+
+---@return number length
+function vec2:len() end
+
+---@return number squared length
+function vec2:len2() end
+
+---Unit vector in the same direction; the zero vector stays zero (never nan).
+---@return steer.vec2
+function vec2:normalized() end
+
+---@param b steer.point
+---@return number
+function vec2:dot(b) end
+
+---z of the 3D cross product: > 0 when b lies counter-clockwise of self (towards +y).
+---@param b steer.point
+---@return number
+function vec2:cross(b) end
+
+---@param b steer.point
+---@return number
+function vec2:dist(b) end
+
+---@param b steer.point
+---@return number squared distance
+function vec2:dist2(b) end
+
+---@return number radians, atan2(y, x)
+function vec2:angle() end
+
+---@param rad number radians, towards +y
+---@return steer.vec2
+function vec2:rotated(rad) end
+
+---@return steer.vec2 (-y, x)
+function vec2:perp() end
+
+---Shortened to at most max; shorter vectors come back unchanged.
+---@param max number >= 0
+---@return steer.vec2
+function vec2:truncated(max) end
+
+---self + (b - self) * t; t outside 0..1 extrapolates.
+---@param b steer.point
+---@param t number
+---@return steer.vec2
+function vec2:lerp(b, t) end
+
+---@return number x
+---@return number y
+function vec2:unpack() end
+
+---`steer.vec2(x, y)` makes a vector; the table also holds the helpers.
+---@class steer.vec2lib
+---@overload fun(x: number, y: number): steer.vec2
+local vec2lib = {}
+
+---The vector of length len (default 1) at angle rad.
+---@param rad number
+---@param len? number
+---@return steer.vec2
+function vec2lib.from_angle(rad, len) end
+
+-- ---------------------------------------------------------------- world
+
+---@class steer.world_def
+---@field width? number      > 0, default 800
+---@field height? number     > 0, default 600
+---@field edges? steer.edges default "wrap"
+---@field seed? integer      every random number of the world comes from it; default 1
+---@field dt? number         (extension) fixed step in seconds, > 0; default 1/60
+---@field cell_size? number  (extension) neighbour grid cell in world units, > 0; default 50
+---@field threads? integer   (extension) threads for the standing-behaviour pass, 1..1024; default 1; results do not depend on it
+
+---A simulation: agents, obstacles, walls and a seeded random stream.
+---@class steer.world
+---@field width number      read only
+---@field height number     read only
+---@field tick integer      read only: steps taken
+---@field time number       read only: simulated seconds
+---@field dt number         read only: the fixed step (default 1/60)
+---@field edges steer.edges (extension) read only
+---@field seed integer      (extension) read only
+---@field threads integer   (extension) read only: threads of the standing pass
+---@field on_error? fun(agent: steer.agent, message: string) called with each brain runtime error (message with traceback); nil: world:step raises the first one after finishing the step
+local world = {}
+
+---@param def? steer.world_def
+---@return steer.world
+function steer.world(def) end
+
+---@class steer.spawn_def
+---@field pos? steer.point
+---@field vel? steer.point
+---@field heading? steer.point        non-zero; else the direction of vel, else {1, 0}
+---@field max_speed? number           >= 0, default 150
+---@field max_force? number           >= 0, default 400
+---@field mass? number                > 0, default 1
+---@field radius? number              >= 0, default 6
+---@field tag? string
+---@field color? steer.color          default {200, 200, 200}
+---@field combine? steer.combine      default "sum"
+---@field wander_distance? number     >= 0, default 60
+---@field wander_radius? number       >= 0, default 30
+---@field wander_jitter? number       >= 0 (units per second), default 240
+---@field behaviors? steer.behavior[] standing behaviours
+---@field brain? string|steer.brain   a module name (resolved with require) or a brain table
+---@field [string] any                every other field seeds agent.self
+
+---Spawns an agent at the end of the spawn order; brain.spawn(self, agent)
+---runs at once. Inside a step the new agent's brain starts on the next step.
+---@param def? steer.spawn_def
+---@return steer.agent
+function world:spawn(def) end
+
+---Removes at once; later use of the agent raises "attempt to use a removed
+---agent" (agent.alive and agent.id stay readable). Removing twice raises.
+---@param agent steer.agent
+function world:remove(agent) end
+
+---@param tag? string
+---@return integer live agents (with that tag)
+function world:count(tag) end
+
+---Live agents in spawn order; removals and spawns inside the loop are fine.
+---@param tag? string
+---@return fun(): steer.agent
+function world:agents(tag) end
+
+---@class steer.query_opts
+---@field tag? string
+---@field fov? number          full view-cone angle in radians, centred on the heading
+---@field heading? steer.point cone axis; needed with fov when querying around a point (for an agent: its heading)
+
+---Agents within radius, nearest first, excluding the agent itself. In a
+---wrap world distances are the shortest across the edges.
+---@param center steer.agent|steer.point
+---@param radius number >= 0
+---@param opts? steer.query_opts
+---@return steer.agent[]
+function world:neighbors(center, radius, opts) end
+
+---The nearest agent within radius (never the agent itself), and its distance.
+---@param center steer.agent|steer.point
+---@param radius number >= 0
+---@param tag? string
+---@return steer.agent|nil agent
+---@return number? distance
+function world:nearest(center, radius, tag) end
+
+---A circle for avoid_obstacles and hide.
+---@param center steer.point
+---@param radius number >= 0
+---@return integer id
+function world:obstacle(center, radius) end
+
+---A segment for avoid_walls.
+---@param from steer.point
+---@param to steer.point
+---@return integer id
+function world:wall(from, to) end
+
+---One step: every brain's update (spawn order), then the standing
+---behaviours, then physics. dt (> 0) overrides world.dt for this step.
+---Calling it from inside a step raises "world:step called inside a step".
+---@param dt? number
+function world:step(dt) end
+
+---Like math.random, from the world's seeded stream: no argument gives a
+---float in [0, 1); (m) an integer in [1, m] (0: any integer); (m, n) an
+---integer in [m, n].
+---@param m? integer
+---@param n? integer
+---@return number
+function world:random(m, n) end
+
+---@return integer hash of every agent's state
+function world:checksum() end
+
+-- ---------------------------------------------------------------- paths
+
+---An immutable polyline for follow_path. `#path` is its point count and
+---`path[i]` its i-th point (a vec2, nil out of range).
+---@class steer.path
+---@field loop boolean   read only
+---@field radius number  read only: arrival radius of each waypoint
+local path = {}
+
+---@return steer.vec2[] a fresh array of the points
+function path:points() end
+
+---@class steer.path_def
+---@field loop? boolean default false
+---@field radius? number > 0, default 20
+---@field [integer] steer.point at least one
+
+---@param def steer.path_def points in order, plus loop and radius
+---@return steer.path
+function steer.path(def) end
+
+-- ---------------------------------------------------------------- behaviours
+
+---One standing behaviour: the name first, then the method's parameters by
+---name. Unknown names and fields raise. A bare string ("wander") is short
+---for {"wander"}. Reading agent.behaviors gives back an equivalent list
+---(points as vec2s).
+---@class steer.behavior
+---@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"
+---@field weight? number
+---@field target? steer.point|steer.agent  seek, flee, arrive (point or agent); pursue, evade, intercept (agent)
+---@field panic_radius? number             flee
+---@field slowing_radius? number           arrive
+---@field deceleration? steer.deceleration arrive
+---@field threat_radius? number            evade
+---@field leader? steer.agent              offset_pursue
+---@field offset? steer.point              offset_pursue
+---@field a? steer.agent                   interpose
+---@field b? steer.agent                   interpose
+---@field threat? steer.agent              hide
+---@field path? steer.path                 follow_path
+---@field radius? number                   flock, separate, align, cohere: neighbour radius
+---@field fov? number                      flock, separate, align, cohere
+---@field tag? string                      flock, separate, align, cohere
+---@field separation? number               flock
+---@field alignment? number                flock
+---@field cohesion? number                 flock
+---@field separation_radius? number        flock, separate
+
+---@class steer.flock_opts
+---@field radius? number             neighbour radius, default 50
+---@field fov? number                view cone, default 270 degrees
+---@field tag? string                flock only with this tag
+---@field separation? number         default 1.5
+---@field alignment? number          default 1
+---@field cohesion? number           default 1
+---@field separation_radius? number  default radius / 2
+---@field weight? number             default 1
+
+-- ---------------------------------------------------------------- agents
+
+---A vehicle. Removed agents raise "attempt to use a removed agent" on every
+---use except `alive` and `id`. Unknown fields read as nil and raise on write
+---(keep brain state in agent.self).
+---@class steer.agent
+---@field pos steer.vec2
+---@field vel steer.vec2                 truncated to max_speed on write
+---@field max_speed number               >= 0
+---@field max_force number               >= 0
+---@field mass number                    > 0
+---@field radius number                  >= 0
+---@field tag string|nil
+---@field color steer.color
+---@field combine steer.combine
+---@field wander_distance number         >= 0
+---@field wander_radius number           >= 0
+---@field wander_jitter number           >= 0
+---@field behaviors steer.behavior[]|nil standing behaviours; nil clears them
+---@field id integer                     read only, never reused
+---@field heading steer.vec2             read only, unit vector
+---@field side steer.vec2                read only, heading turned +90 degrees
+---@field speed number                   read only
+---@field force steer.vec2               read only: the steering force applied in the last step
+---@field alive boolean                  read only
+---@field world steer.world              read only
+---@field self table                     read only: the brain's state table
+local agent = {}
+
+-- Each behaviour method computes one force, adds weight (default 1) times it
+-- to this step's accumulator, and returns the unweighted force.
+
+---@param target steer.point|steer.agent
+---@param weight? number
+---@return steer.vec2
+function agent:seek(target, weight) end
+
+---@param target steer.point|steer.agent
+---@param panic_radius? number zero force beyond it; default unlimited
+---@param weight? number
+---@return steer.vec2
+function agent:flee(target, panic_radius, weight) end
+
+---@param target steer.point|steer.agent
+---@param slowing_radius? number default 100
+---@param weight? number
+---@param deceleration? steer.deceleration (extension) seed 000's ramp; default: the linear ramp inside slowing_radius
+---@return steer.vec2
+function agent:arrive(target, slowing_radius, weight, deceleration) end
+
+---@param other steer.agent
+---@param weight? number
+---@return steer.vec2
+function agent:pursue(other, weight) end
+
+---@param other steer.agent
+---@param threat_radius? number default unlimited
+---@param weight? number
+---@return steer.vec2
+function agent:evade(other, threat_radius, weight) end
+
+---@param other steer.agent
+---@param weight? number
+---@return steer.vec2
+function agent:intercept(other, weight) end
+
+---@param weight? number
+---@return steer.vec2
+function agent:wander(weight) end
+
+---@param list steer.agent[] removed agents in it are skipped
+---@param weight? number
+---@return steer.vec2
+function agent:separate(list, weight) end
+
+---@param list steer.agent[]
+---@param weight? number
+---@return steer.vec2
+function agent:align(list, weight) end
+
+---@param list steer.agent[]
+---@param weight? number
+---@return steer.vec2
+function agent:cohere(list, weight) end
+
+---Neighbour query and the three rules, all in C.
+---@param opts? steer.flock_opts
+---@param weight? number overrides opts.weight
+---@return steer.vec2
+function agent:flock(opts, weight) end
+
+---@param weight? number
+---@return steer.vec2
+function agent:avoid_obstacles(weight) end
+
+---@param weight? number
+---@return steer.vec2
+function agent:avoid_walls(weight) end
+
+---Steers back inside the world's rectangle.
+---@param weight? number
+---@return steer.vec2
+function agent:contain(weight) end
+
+---@param path steer.path
+---@param weight? number
+---@return steer.vec2
+function agent:follow_path(path, weight) end
+
+---@param leader steer.agent
+---@param offset steer.point in the leader's frame: x along its heading, y along its side
+---@param weight? number
+---@return steer.vec2
+function agent:offset_pursue(leader, offset, weight) end
+
+---@param a steer.agent
+---@param b steer.agent
+---@param weight? number
+---@return steer.vec2
+function agent:interpose(a, b, weight) end
+
+---@param threat steer.agent
+---@param weight? number
+---@return steer.vec2
+function agent:hide(threat, weight) end
+
+---Adds weight (default 1) times force to the accumulator.
+---@param force steer.point
+---@param weight? number (extension)
+function agent:apply(force, weight) end
+
+-- ---------------------------------------------------------------- brains
+
+---A brain module: a table of optional callbacks. `self` is the agent's own
+---state table and survives reloads. A runtime error pauses the brain (the
+---agent coasts) until its module reloads.
+---@class steer.brain
+---@field spawn? fun(self: table, agent: steer.agent)
+---@field update? fun(self: table, agent: steer.agent, dt: number)
+---@field draw? fun(self: table, agent: steer.agent, gfx: table)
+---@field reload? fun(self: table, agent: steer.agent)
+
+-- ---------------------------------------------------------------- module functions
+
+---The pointer as a vec2 in world units; nil headless (the app replaces it).
+---@return steer.vec2|nil
+function steer.mouse() end
+
+---(extension) Reloads module `name` from its file, resolved like require:
+---replaces its functions in place, resumes brains paused by errors and calls
+---brain.reload(self, agent) for every agent using it. On a compile or load
+---error the old code stays and the result is nil, "file:line: message".
+---@param name string
+---@return true|nil ok
+---@return string? message
+function steer.reload(name) end
+
+return steer
