@@ -258,11 +258,11 @@ static st_vec2 intercept(const st_world *w, const st_body *b, const kin *q, doub
 
 static st_vec2 wander(const st_world *w, st_body *b, st_agent *a, double dt)
 {
-    (void)w;
     double jitter = a->wander_jitter * dt;
     st_vec2 t = a->wander_target;
-    t.x += st_rng_clamped(&a->rng) * jitter;
-    t.y += st_rng_clamped(&a->rng) * jitter;
+    uint64_t key = st_rng_derive(w->seed, a->serial);
+    t.x += (st_rng_draw(key, &a->rng_count) - st_rng_draw(key, &a->rng_count)) * jitter;
+    t.y += (st_rng_draw(key, &a->rng_count) - st_rng_draw(key, &a->rng_count)) * jitter;
     t = st_v2_normalize(t);
     if (t.x == 0.0 && t.y == 0.0) t = st_v2(1.0, 0.0);
     t = st_v2_scale(t, a->wander_radius);
@@ -790,9 +790,9 @@ void st__standing_pass(st_world *w)
 #endif
     for (int i = 0; i < n; i++) {
         st_agent *a = &w->agents[i];
-        if (!a->alive || a->behavior_count == 0) continue;
-        for (int m = 0; m < a->behavior_count; m++) {
-            const st_behavior *bh = &a->behaviors[m];
+        if (!a->alive || !a->behaviors) continue;
+        for (int m = 0; m < a->behaviors->count; m++) {
+            const st_behavior *bh = &a->behaviors->items[m];
             st__accumulate(w, i, force_of(w, i, bh), bh->weight, bh->type);
         }
     }

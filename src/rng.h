@@ -28,6 +28,14 @@ static inline double st_rng_clamped(uint64_t *state)
     return st_rng_double(state) - st_rng_double(state);
 }
 
+/// Counter-based use of the same generator: the n-th draw of the stream
+/// keyed `key`, so an agent needs only a 32-bit counter of state.
+static inline double st_rng_draw(uint64_t key, uint32_t *count)
+{
+    uint64_t s = key + (uint64_t)(*count)++ * 0x9E3779B97F4A7C15ull;
+    return (double)(st_rng_next(&s) >> 11) * 0x1.0p-53;
+}
+
 /// A stream seed for `salt` within the world seeded with `seed`.
 static inline uint64_t st_rng_derive(uint64_t seed, uint64_t salt)
 {

@@ -138,6 +138,7 @@ typedef struct st_world_def {
     double dt;            ///< fixed step in seconds, > 0; default 1/60
     double cell_size;     ///< neighbour grid cell in world units, > 0; default 50
     int threads;          ///< worker threads for the standing pass (OpenMP), >= 1; default 1
+    int capacity;         ///< agents to reserve room for up front, >= 0; default 0 (grow as needed)
 } st_world_def;
 
 /// The defaults listed above.

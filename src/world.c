@@ -52,7 +52,7 @@ static bool positive_finite(double v) { return st_finite(v) && v > 0.0; }
 st_world *st_world_create(const st_world_def *def)
 {
     if (!def || !positive_finite(def->width) || !positive_finite(def->height) || !positive_finite(def->dt) ||
-        !positive_finite(def->cell_size) || def->threads < 1 ||
+        !positive_finite(def->cell_size) || def->threads < 1 || def->capacity < 0 ||
         (def->edges != ST_EDGES_WRAP && def->edges != ST_EDGES_BOUNCE && def->edges != ST_EDGES_NONE))
         return NULL;
     st_world *w = calloc(1, sizeof *w);
@@ -69,13 +69,26 @@ st_world *st_world_create(const st_world_def *def)
     w->free_slot = ST_NO_SLOT;
     w->grid_dirty = true;
     w->trace_id = st_null_agent();
+    if (def->capacity > 0) {
+        // Reserving up front saves the copies (and the transient double
+        // footprint) of growing a million-agent crowd by doubling.
+        w->bodies = malloc((size_t)def->capacity * sizeof *w->bodies);
+        w->agents = malloc((size_t)def->capacity * sizeof *w->agents);
+        w->slots = malloc((size_t)def->capacity * sizeof *w->slots);
+        if (!w->bodies || !w->agents || !w->slots) {
+            st_world_destroy(w);
+            return NULL;
+        }
+        w->capacity = def->capacity;
+        w->slot_cap = (uint32_t)def->capacity;
+    }
     return w;
 }
 
 void st_world_destroy(st_world *w)
 {
     if (!w) return;
-    for (int i = 0; i < w->count; i++) free(w->agents[i].behaviors);
+    for (int i = 0; i < w->count; i++) st__blist_release(w, w->agents[i].behaviors);
     free(w->bodies);
     free(w->agents);
     free(w->slots);
@@ -176,7 +189,7 @@ uint64_t st_world_checksum(const st_world *w)
                        a->wander_target.x, a->wander_target.y};
         h = fnv_bytes(h, &a->serial, sizeof a->serial);
         h = fnv_bytes(h, v, sizeof v);
-        h = fnv_bytes(h, &a->rng, sizeof a->rng);
+        h = fnv_bytes(h, &a->rng_count, sizeof a->rng_count);
     }
     return h;
 }
@@ -261,7 +274,6 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     st_agent *a = &w->agents[i];
     memset(a, 0, sizeof *a);
     a->serial = w->next_serial++;
-    a->rng = st_rng_derive(w->seed, a->serial);
     a->wander_distance = ST_WANDER_DISTANCE;
     a->wander_radius = ST_WANDER_RADIUS;
     a->wander_jitter = ST_WANDER_JITTER;
@@ -284,9 +296,8 @@ bool st_world_remove(st_world *w, st_agent_id id)
     if (i < 0) return false;
     st_agent *a = &w->agents[i];
     a->alive = 0;
-    free(a->behaviors);
+    st__blist_release(w, a->behaviors);
     a->behaviors = NULL;
-    a->behavior_count = 0;
     st_slot *s = &w->slots[id.index];
     s->freed_serial = a->serial;
     s->generation = s->generation == UINT32_MAX ? 1 : s->generation + 1;
@@ -488,32 +499,65 @@ void st_agent_set_wander(st_world *w, st_agent_id id, double distance, double ra
     }
 }
 
+static bool target_equal(const st_target *a, const st_target *b)
+{
+    return a->is_agent == b->is_agent &&
+           (a->is_agent ? st_id_equal(a->agent, b->agent) : a->point.x == b->point.x && a->point.y == b->point.y);
+}
+
+// Field by field: struct padding holds garbage, so memcmp would refuse to
+// share identical lists (and reads indeterminate bytes).
+static bool behavior_equal(const st_behavior *a, const st_behavior *b)
+{
+    return a->type == b->type && a->weight == b->weight && target_equal(&a->target, &b->target) &&
+           target_equal(&a->target2, &b->target2) && a->radius == b->radius && a->decel == b->decel &&
+           a->offset.x == b->offset.x && a->offset.y == b->offset.y && a->path == b->path &&
+           a->flock.radius == b->flock.radius && a->flock.fov == b->flock.fov &&
+           a->flock.separation == b->flock.separation && a->flock.alignment == b->flock.alignment &&
+           a->flock.cohesion == b->flock.cohesion && a->flock.separation_radius == b->flock.separation_radius &&
+           a->flock.tag == b->flock.tag;
+}
+
+void st__blist_release(st_world *w, st_blist *l)
+{
+    if (!l || --l->refs > 0) return;
+    if (w->last_list == l) w->last_list = NULL;
+    free(l);
+}
+
 bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list, int n)
 {
     int i = st__dense(w, id);
-    if (i < 0 || n < 0) return false;
-    st_behavior *copy = NULL;
+    if (i < 0 || n < 0 || (n > 0 && !list)) return false;
+    st_blist *l = NULL;
     if (n > 0) {
-        copy = malloc((size_t)n * sizeof *copy);
-        if (!copy) return false;
-        memcpy(copy, list, (size_t)n * sizeof *copy);
+        st_blist *last = w->last_list;
+        bool same = last && last->count == n;
+        for (int k = 0; same && k < n; k++) same = behavior_equal(&last->items[k], &list[k]);
+        if (same) {
+            l = last;
+            l->refs++;
+        } else {
+            l = malloc(sizeof *l + (size_t)n * sizeof(st_behavior));
+            if (!l) return false;
+            l->refs = 1;
+            l->count = n;
+            memcpy(l->items, list, (size_t)n * sizeof *list);
+            w->last_list = l;
+        }
     }
     st_agent *a = &w->agents[i];
-    free(a->behaviors);
-    a->behaviors = copy;
-    a->behavior_count = n;
+    st__blist_release(w, a->behaviors);
+    a->behaviors = l;
     return true;
 }
 
 int st_agent_behaviors(const st_world *w, st_agent_id id, const st_behavior **list)
 {
     int i = st__dense(w, id);
-    if (i < 0) {
-        if (list) *list = NULL;
-        return 0;
-    }
-    if (list) *list = w->agents[i].behaviors;
-    return w->agents[i].behavior_count;
+    const st_blist *l = i < 0 ? NULL : w->agents[i].behaviors;
+    if (list) *list = l ? l->items : NULL;
+    return l ? l->count : 0;
 }
 
 /* ------------------------------------------------------------------------ */

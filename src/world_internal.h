@@ -26,21 +26,30 @@ typedef struct st_body {
     double radius;
 } st_body;
 
+// A standing-behaviour list, shared by every agent given an identical one
+// (a crowd set up in a loop holds one copy, not a million).
+typedef struct st_blist {
+    int refs;
+    int count;
+    st_behavior items[];
+} st_blist;
+
+// 104 bytes: with st_body, the handle slot and the grid item an agent costs
+// under 256 bytes in all (the benchmark measures it).
 typedef struct st_agent {
     uint64_t serial;          // 1, 2, ...: spawn order, never reused
-    uint64_t rng;             // the agent's own stream (wander), seeded from the world's seed
     st_vec2 force;            // what the last step applied
     st_vec2 wander_target;    // on the wander circle, relative to its centre, local frame
     double wander_distance, wander_radius, wander_jitter;
     const st_path *path;      // the path follow_path last used, and the next waypoint on it
+    st_blist *behaviors;      // standing list, shared, NULL when none
+    uint32_t rng_count;       // draws taken from the agent's stream (keyed by seed and serial)
     int32_t path_index;
     int32_t tag;
     uint32_t slot;            // back-link into the handle table
     uint8_t alive;
     uint8_t combine;
     uint8_t color[3];
-    int32_t behavior_count;
-    st_behavior *behaviors;   // standing list, owned
 } st_agent;
 
 typedef struct st_slot {
@@ -65,7 +74,6 @@ typedef struct st_grid {
     double cell_w, cell_h;    // effective cell sizes (wrap worlds divide the world evenly)
     int nx, ny;
     int32_t *cell_start;      // nx*ny + 1 prefix sums
-    int32_t *cell_of;         // per dense index, scratch for the sort
     st_grid_item *items;      // sorted by cell
     int item_count;
     int cell_cap, agent_cap;
@@ -126,6 +134,7 @@ struct st_world {
     int wall_count, wall_cap;
 
     st_query_hit *scratch;   // st_world_query's sort buffer
+    st_blist *last_list;     // the list set last, offered for sharing
     int scratch_cap;
 
     // One agent's behaviours, recorded for the app's per-behaviour overlay.
@@ -153,6 +162,8 @@ void st__grid_ensure(st_world *w);   // rebuild if dirty and not in a step
 /// Visits every live agent within q (fov/tag/exclude applied) with its offset and distance^2.
 typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
 void st__grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx);
+
+void st__blist_release(st_world *w, st_blist *l);
 
 /* behaviors.c */
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);

@@ -70,6 +70,7 @@ static st_world *make_flock(int n, int threads, bool brute)
     wd.width = wd.height = side;
     wd.seed = 42;
     wd.threads = threads;
+    wd.capacity = n;
     st_world *w = st_world_create(&wd);
     if (!w) return NULL;
     st_world_set_brute_force(w, brute);
