@@ -4,8 +4,12 @@
 -- finite and inside the world; the hunter/prey demo hunts, tires, rests,
 -- catches and flees.
 --
---   LUA_CPATH='build-bind/?.so;;' LUA_PATH='tests/spec/?.lua;scripts/?.lua;;' \
+--   LUA_CPATH='build-bind/?.so;;' LUA_PATH='scripts/?.lua;;' \
 --       lua5.4 /usr/bin/busted tests/spec/scenes_spec.lua
+
+-- scene_runner.lua sits beside this file: find it whatever LUA_PATH says
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+package.path = here .. "?.lua;" .. package.path
 
 local steer = require "steer"
 local runner = require "scene_runner"
@@ -215,5 +219,201 @@ describe("the hunter/prey demo", function()
             assert.are.equal(math.min(before, 50), h.self.stamina)
             assert.are.equal(state, h.self.state)
         end
+    end)
+end)
+
+-- Distance from point p to segment a-b (all {x, y} or vec2).
+local function seg_dist(p, a, b)
+    local ax, ay = a.x or a[1], a.y or a[2]
+    local bx, by = b.x or b[1], b.y or b[2]
+    local px, py = p.x or p[1], p.y or p[2]
+    local dx, dy = bx - ax, by - ay
+    local l2 = dx * dx + dy * dy
+    local t = l2 > 0 and math.max(0, math.min(1, ((px - ax) * dx + (py - ay) * dy) / l2)) or 0
+    local cx, cy = ax + t * dx - px, ay + t * dy - py
+    return math.sqrt(cx * cx + cy * cy)
+end
+
+local function first(world, tag)
+    local iter, state, ctl = world:agents(tag)
+    return iter(state, ctl)
+end
+
+describe("seek_flee_arrive", function()
+    for _, decel in ipairs{ "linear", "slow", "normal", "fast" } do
+        it("arrive (" .. decel .. ") comes to rest on the clicked target without overshooting", function()
+            local scene, world = runner.load("seek_flee_arrive", { decel })
+            scene.mousepressed(world, 620, 300, 1)
+            local v = first(world, "vehicle")
+            local settled, max_x = nil, -math.huge
+            runner.run(scene, world, 900, { each = function(t)
+                max_x = math.max(max_x, v.pos.x)
+                if not settled and v.pos:dist(steer.vec2(620, 300)) < 2 and v.speed < 2 then settled = t end
+            end })
+            assert.is_truthy(settled, "never settled on the target")
+            assert.is_true(max_x <= 622, "overshot the target to x = " .. max_x)
+        end)
+    end
+
+    it("the slower the deceleration, the later it gets there", function()
+        local when = {}
+        for _, decel in ipairs{ "fast", "normal", "slow" } do
+            local scene, world = runner.load("seek_flee_arrive", { decel })
+            scene.mousepressed(world, 620, 300, 1)
+            local v = first(world, "vehicle")
+            runner.run(scene, world, 900, { each = function(t)
+                if not when[decel] and v.pos:dist(steer.vec2(620, 300)) < 1 then when[decel] = t end
+            end })
+        end
+        assert.is_true(when.fast < when.normal and when.normal < when.slow,
+            ("fast %s, normal %s, slow %s ticks"):format(when.fast, when.normal, when.slow))
+    end)
+
+    it("flee (key 2) keeps out of the panic radius", function()
+        local scene, world = runner.load("seek_flee_arrive")
+        scene.keypressed(world, "2")
+        local v = first(world, "vehicle")
+        scene.mousepressed(world, 250, 300, 1)   -- 130 from the vehicle
+        runner.run(scene, world, 300)
+        local d = v.pos:dist(steer.vec2(250, 300))
+        assert.is_true(d > 170 and d < 260, "ended " .. d .. " from the target")
+        assert.is_true(v.speed < 5, "still running")
+    end)
+end)
+
+describe("pursuit_evade", function()
+    it("pursuit wins more races than seek", function()
+        local scene, world = runner.load("pursuit_evade")
+        runner.run(scene, world, 7200)
+        local p, s = first(world, "pursuer").self.catches, first(world, "seeker").self.catches
+        assert.is_true(p + s >= 10, "too few races finished")
+        assert.is_true(p > s, ("pursue %d, seek %d"):format(p, s))
+    end)
+end)
+
+describe("wander", function()
+    it("keeps every wanderer moving, and keys 1-3 change the circle", function()
+        local scene, world = runner.load("wander")
+        local slow = 0
+        runner.run(scene, world, 600, { each = function()
+            for a in world:agents() do if a.speed < 0.3 * a.max_speed then slow = slow + 1 end end
+        end })
+        assert.is_true(slow < 600 * world:count() * 0.05, slow .. " slow agent-ticks")
+        scene.keypressed(world, "3")
+        for a in world:agents() do assert.is_true(a.wander_jitter > 240) end
+        scene.keypressed(world, "1")
+        for a in world:agents() do assert.is_true(a.wander_jitter < 240) end
+    end)
+end)
+
+describe("flocking", function()
+    it("elects a few leaders and switches the view cone by key", function()
+        local scene, world = runner.load("flocking")
+        runner.run(scene, world, 300)
+        local leaders, units = 0, 0
+        for _, tag in ipairs{ "unit", "interceptor" } do
+            for a in world:agents(tag) do
+                units = units + 1
+                if a.self.leader then leaders = leaders + 1 end
+            end
+        end
+        assert.is_true(leaders >= 1 and leaders < units / 2, leaders .. " leaders of " .. units)
+        for key, deg in pairs{ ["1"] = 270, ["2"] = 180, ["3"] = 45 } do
+            scene.keypressed(world, key)
+            for a in world:agents("unit") do
+                local flock = a.behaviors[1]
+                assert.are.equal("flock", flock[1])
+                assert.is_true(math.abs(math.deg(flock.fov) - deg) < 1e-6)
+            end
+        end
+        scene.keypressed(world, "f")   -- flocking off: everybody chases
+        for a in world:agents("interceptor") do assert.are.equal("intercept", a.behaviors[2][1]) end
+        for a in world:agents("unit") do assert.are.equal("pursue", a.behaviors[2][1]) end
+    end)
+end)
+
+describe("obstacles_walls", function()
+    it("nobody enters an obstacle or leaves the walled area", function()
+        local scene, world = runner.load("obstacles_walls")
+        local inset = scene.inset
+        runner.run(scene, world, 1200, { each = function(t)
+            for a in world:agents() do
+                local p = a.pos
+                for _, o in ipairs(scene.obstacles) do
+                    assert.is_true(p:dist(steer.vec2(o[1], o[2])) >= o[3],
+                        ("agent %d inside obstacle at tick %d"):format(a.id, t))
+                end
+                assert.is_true(p.x > inset and p.y > inset and p.x < world.width - inset
+                    and p.y < world.height - inset, ("agent %d through a wall at tick %d"):format(a.id, t))
+            end
+        end })
+    end)
+end)
+
+describe("path_following", function()
+    it("keeps followers on the path, loop or open", function()
+        local scene, world = runner.load("path_following")
+        local function near_path()
+            local pts, loop = scene.route(world)
+            for a in world:agents() do
+                local best = math.huge
+                local n = loop and #pts or #pts - 1
+                for i = 1, n do
+                    best = math.min(best, seg_dist(a.pos, pts[i], pts[i % #pts + 1]))
+                end
+                assert.is_true(best < 40, ("agent %d is %.0f from the path"):format(a.id, best))
+            end
+        end
+        runner.run(scene, world, 600, { each = function(t) if t > 60 then near_path() end end })
+        scene.keypressed(world, "l")
+        runner.run(scene, world, 1800)
+        local pts = scene.route(world)
+        for a in world:agents() do   -- the open path ends with arrive
+            assert.is_true(a.pos:dist(steer.vec2(pts[#pts][1], pts[#pts][2])) < 60)
+            assert.is_true(a.speed < 5)
+        end
+    end)
+end)
+
+describe("formation", function()
+    it("followers settle into their slots, for every shape", function()
+        for _, key in ipairs{ "1", "2", "3" } do
+            local scene, world = runner.load("formation")
+            scene.keypressed(world, key)
+            local worst = math.huge
+            runner.run(scene, world, 900, { each = function(t)
+                if t % 30 == 0 then
+                    local slots, i, w = scene.slots(world), 0, 0
+                    for a in world:agents("follower") do
+                        i = i + 1
+                        w = math.max(w, a.pos:dist(slots[i]))
+                    end
+                    worst = math.min(worst, w)
+                end
+            end })
+            assert.is_true(worst < 12, "shape " .. key .. ": a follower stays " .. worst .. " from its slot")
+        end
+    end)
+end)
+
+describe("hide_interpose", function()
+    it("hiders keep an obstacle between them and the hunter; the guard stays between", function()
+        local scene, world = runner.load("hide_interpose")
+        local hidden, seen, between, samples = 0, 0, 0, 0
+        runner.run(scene, world, 1800, { each = function(t)
+            if t < 300 or t % 10 ~= 0 then return end
+            local h, vip, guard = first(world, "hunter"), first(world, "vip"), first(world, "guard")
+            for a in world:agents("hider") do
+                local blocked = false
+                for _, o in ipairs(scene.obstacles) do
+                    if seg_dist({ o[1], o[2] }, h.pos, a.pos) < o[3] then blocked = true end
+                end
+                if blocked then hidden = hidden + 1 else seen = seen + 1 end
+            end
+            samples = samples + 1
+            if seg_dist(guard.pos, h.pos, vip.pos) < 30 then between = between + 1 end
+        end })
+        assert.is_true(hidden > 2 * seen, ("hidden %d, in sight %d"):format(hidden, seen))
+        assert.is_true(between > 0.7 * samples, ("between %d of %d"):format(between, samples))
     end)
 end)
