@@ -130,6 +130,8 @@ typedef struct app {
     bool mouse_valid;
     st_vec2 mouse;          ///< world units
     st_agent_id selected;
+    st_agent_id traced;           ///< the agent the world traces forces for
+    const st_world *trace_world;  ///< ... in this world
     unsigned overlays;
     bool help;
     double speed_factor, force_factor; ///< cumulative live adjustments, for the HUD

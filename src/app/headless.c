@@ -99,8 +99,7 @@ int app_run_headless(app *a)
 
     int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
     unsigned long long sum = a->world ? (unsigned long long)st_world_checksum(a->world) : 0ull;
-    printf("steer: %s ticks=%ld agents=%d ms_per_step=%.4f checksum=%016llx errors=%d\n", a->scene_module, done,
-           agents, a->steps_run ? a->step_ms_total / (double)a->steps_run : 0.0, sum, a->error_total);
+    printf("ticks=%ld agents=%d ms_per_step=%.4f checksum=%016llx errors=%d\n", done, agents, a->steps_run ? a->step_ms_total / (double)a->steps_run : 0.0, sum, a->error_total);
 
     int status = a->scene_ok ? 0 : 1;
     if (!o->realtime && a->error_total > 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "steer_host.h"
 
 static const SDL_Color HUD_BG = {0, 0, 0, 165};
 static const SDL_Color HUD_TEXT = {225, 228, 235, 255};
@@ -107,7 +108,10 @@ void hud_draw(app *a, render_ctx *c)
         app_format(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
         text(c, x, y, line, HUD_TEXT);
         y += lh;
-        snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %llu", fps, a->ms_per_step, tick);
+        if (a->opt.headless)
+            snprintf(line, sizeof line, "headless   step %.3f ms   tick %llu", a->ms_per_step, tick);
+        else
+            snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %llu", fps, a->ms_per_step, tick);
         text(c, x, y, line, HUD_TEXT);
         y += lh;
         snprintf(line, sizeof line, "agents %d   time x%g   seed %llu%s", agents, a->time_scale,
@@ -130,9 +134,10 @@ void hud_draw(app *a, render_ctx *c)
             }
         }
         y += lh;
-        const char *mode = a->opt.trust ? "trusted (no sandbox)" : "sandboxed";
-        snprintf(line, sizeof line, "%s   update %s   draw %s", mode, a->update_paused ? "STOPPED" : "ok",
-                 a->draw_paused ? "STOPPED" : "ok");
+        const char *mode = a->opt.trust ? "trusted" : "sandboxed";
+        snprintf(line, sizeof line, "%s   Lua %.1f MB   update %s   draw %s", mode,
+                 a->L ? (double)steer_host_memory(a->L) / (1024.0 * 1024.0) : 0.0,
+                 a->update_paused ? "STOPPED" : "ok", a->draw_paused ? "STOPPED" : "ok");
         text(c, x, y, line, a->update_paused || a->draw_paused ? HUD_BAD : HUD_DIM);
         y += lh;
         text(c, x, y, "F1 help", HUD_DIM);
@@ -142,7 +147,9 @@ void hud_draw(app *a, render_ctx *c)
             st_agent_id id = a->selected;
             char self[4096];
             app_describe_self(a, id, self, sizeof self);
-            int nl = count_lines(self) + 4;
+            const st_trace_entry *tr = NULL;
+            int ntr = a->trace_world == a->world && st_id_equal(a->traced, id) ? st_world_trace(a->world, &tr) : 0;
+            int nl = count_lines(self) + 5 + ntr;
             float w = 320.0f, px = (float)c->w - w - PAD;
             panel(c, px, PAD, w, lh * (float)nl + 10.0f);
             float sy = PAD + 4.0f, sx = px + 6.0f;
@@ -158,6 +165,13 @@ void hud_draw(app *a, render_ctx *c)
                      st_agent_max_force(a->world, id));
             text(c, sx, sy, line, HUD_TEXT);
             sy += lh;
+            /* Each behaviour's share of the last step, in its arrow's colour. */
+            for (int i = 0; i < ntr; i++) {
+                snprintf(line, sizeof line, "  %s %.1f x %g", st_behavior_name(tr[i].type), st_v2_len(tr[i].force),
+                         tr[i].weight);
+                text(c, sx, sy, line, behavior_color(tr[i].type));
+                sy += lh;
+            }
             text(c, sx, sy, "self:", HUD_DIM);
             sy += lh;
             text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, 30);

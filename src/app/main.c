@@ -195,9 +195,14 @@ int main(int argc, char **argv)
             return 1;
         status = app_run_headless(&a);
     } else {
-        /* The display first: with none there is nothing to load the scene for. */
+        /* The display first: with none there is nothing to load the scene for.
+         * Left to itself SDL falls back to its "offscreen" driver, which
+         * "succeeds" with no screen at all, so unless the user names a
+         * driver only the real ones are tried. */
+        if (getenv("SDL_VIDEODRIVER") == NULL)
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, getenv("WAYLAND_DISPLAY") ? "wayland,x11,KMSDRM" : "x11,KMSDRM");
         if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
-            fprintf(stderr, "steer: no display available (%s); run with --headless (see --help)\n",
+            fprintf(stderr, "steer: no display available (SDL: %s); try --headless (see --help)\n",
                     SDL_GetError());
             return 2;
         }

@@ -22,6 +22,8 @@
  * API.md's flock defaults. */
 #define DRAW_VIEW_RADIUS 50.0
 #define DRAW_VIEW_FOV (1.5 * ST_PI)
+/* Pixels that a force of max_force is drawn as. */
+#define FORCE_PX 40.0
 /* Agents are drawn at least this big (pixels) so small radii stay visible. */
 #define MIN_AGENT_PX 4.0f
 
@@ -39,6 +41,25 @@ static const SDL_Color COL_FEELER = {255, 205, 60, 220};
 static const SDL_Color COL_LINK = {110, 180, 255, 90};
 static const SDL_Color COL_SELECT = {255, 255, 255, 230};
 static const SDL_Color COL_STATE = {220, 220, 220, 220};
+
+/* One colour per behaviour, so the selected agent's forces can be told apart. */
+static const SDL_Color BEHAVIOR_COLORS[ST_BEHAVIOR_COUNT + 1] = {
+    [ST_SEEK] = {90, 230, 120, 255},        [ST_FLEE] = {255, 120, 60, 255},
+    [ST_ARRIVE] = {60, 200, 255, 255},      [ST_PURSUE] = {255, 160, 0, 255},
+    [ST_EVADE] = {255, 70, 70, 255},        [ST_INTERCEPT] = {255, 90, 200, 255},
+    [ST_WANDER] = {150, 150, 255, 255},     [ST_SEPARATE] = {255, 255, 120, 255},
+    [ST_ALIGN] = {120, 255, 255, 255},      [ST_COHERE] = {200, 140, 255, 255},
+    [ST_FLOCK] = {230, 230, 230, 255},      [ST_AVOID_OBSTACLES] = {255, 210, 60, 255},
+    [ST_AVOID_WALLS] = {255, 235, 150, 255}, [ST_CONTAIN] = {180, 180, 120, 255},
+    [ST_FOLLOW_PATH] = {120, 220, 160, 255}, [ST_OFFSET_PURSUE] = {100, 160, 255, 255},
+    [ST_INTERPOSE] = {0, 220, 200, 255},    [ST_HIDE] = {170, 120, 90, 255},
+    [ST_BEHAVIOR_COUNT] = {255, 255, 255, 255},
+};
+
+SDL_Color behavior_color(st_behavior_type type)
+{
+    return BEHAVIOR_COLORS[(unsigned)type <= ST_BEHAVIOR_COUNT ? type : ST_BEHAVIOR_COUNT];
+}
 
 /* ------------------------------------------------------------------ context */
 
@@ -191,9 +212,8 @@ static void draw_agent(render_ctx *c, const st_world *w, st_agent_id id)
               local_pt(c, pos, h, -r, -0.9 * r), col);
 }
 
-static void draw_cone(render_ctx *c, st_vec2 pos, st_vec2 h, double radius, double fov)
+static void draw_cone(batch *b, render_ctx *c, st_vec2 pos, st_vec2 h, double radius, double fov)
 {
-    batch *b = &c->layer[LAYER_OVERLAY];
     SDL_FPoint center = to_screen(c, pos);
     if (!(fov > 0.0) || fov >= 2.0 * ST_PI) {
         batch_circle(b, center, (float)(radius * c->scale), COL_CONE, true, 0.0f);
@@ -212,7 +232,7 @@ static void draw_cone(render_ctx *c, st_vec2 pos, st_vec2 h, double radius, doub
 static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
 {
     const st_world *w = a->world;
-    batch *b = &c->layer[LAYER_OVERLAY];
+    batch *b = &c->layer[st_id_equal(id, a->selected) ? LAYER_SELECTED : LAYER_OVERLAY];
     st_vec2 pos = st_agent_pos(w, id), h = st_agent_heading(w, id), vel = st_agent_vel(w, id);
     double speed = st_v2_len(vel), r = st_agent_radius(w, id);
     SDL_FPoint sp = to_screen(c, pos);
@@ -220,7 +240,7 @@ static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
     if (ov & OV_CONE) {
         double radius, fov;
         flock_params(w, id, &radius, &fov);
-        draw_cone(c, pos, h, radius, fov);
+        draw_cone(b, c, pos, h, radius, fov);
     }
     if (ov & OV_LINKS) {
         double radius, fov;
@@ -267,14 +287,26 @@ static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
         batch_line(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(st_v2_rotate(h, -0.25 * ST_PI), 0.5 * len))),
                    1.0f, COL_FEELER);
     }
-    /* Velocity drawn as the distance covered in half a second, force as the
-     * velocity change it would cause in a quarter second: both read at a
-     * glance at the default speeds. */
+    /* Velocity drawn as the distance covered in half a second. Forces are
+     * scaled so that max_force is FORCE_PX pixels, whatever the scene's
+     * units, and clipped to three times that. */
     if (ov & OV_VELOCITY)
         batch_arrow(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(vel, 0.5))), 1.5f, COL_VEL);
     if (ov & OV_FORCE) {
-        st_vec2 f = st_v2_scale(st_agent_force(w, id), 0.25 / st_agent_mass(w, id));
-        batch_arrow(b, sp, to_screen(c, st_v2_add(pos, f)), 1.5f, COL_FORCE);
+        double max_force = st_agent_max_force(w, id);
+        double k = FORCE_PX / c->scale / (max_force > 1e-9 ? max_force : 1.0);
+        double clip = 3.0 * FORCE_PX / c->scale;
+        /* The traced agent also shows each behaviour's weighted force. */
+        if (st_id_equal(id, a->traced) && a->trace_world == w) {
+            const st_trace_entry *e = NULL;
+            int n = st_world_trace(w, &e);
+            for (int i = 0; i < n; i++) {
+                st_vec2 f = st_v2_truncate(st_v2_scale(e[i].force, e[i].weight * k), clip);
+                batch_arrow(b, sp, to_screen(c, st_v2_add(pos, f)), 1.0f, behavior_color(e[i].type));
+            }
+        }
+        st_vec2 f = st_v2_truncate(st_v2_scale(st_agent_force(w, id), k), clip);
+        batch_arrow(b, sp, to_screen(c, st_v2_add(pos, f)), 2.0f, COL_FORCE);
     }
     if (ov & OV_STATE) {
         char name[64];
@@ -303,6 +335,12 @@ void render_frame(app *a, render_ctx *c, bool hud)
         const st_world *w = a->world;
         if (!st_agent_alive(w, a->selected))
             a->selected = st_null_agent();
+        /* Trace the selected agent's behaviours from the next step on. */
+        if (a->trace_world != w || !st_id_equal(a->traced, a->selected)) {
+            st_world_set_trace(a->world, a->selected);
+            a->traced = a->selected;
+            a->trace_world = w;
+        }
         unsigned all = a->overlays & (OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
         for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
              id = st_world_next(w, id, ST_TAG_ANY)) {
@@ -314,7 +352,7 @@ void render_frame(app *a, render_ctx *c, bool hud)
             draw_overlays(a, c, a->selected,
                           OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
             double rad = st_agent_radius(w, a->selected) * c->scale + 6.0;
-            batch_circle(&c->layer[LAYER_OVERLAY], to_screen(c, st_agent_pos(w, a->selected)), (float)rad, COL_SELECT,
+            batch_circle(&c->layer[LAYER_SELECTED], to_screen(c, st_agent_pos(w, a->selected)), (float)rad, COL_SELECT,
                          false, 1.5f);
         }
         /* The scripts' own drawing (scene.draw, brain.draw) goes on top of
@@ -325,6 +363,7 @@ void render_frame(app *a, render_ctx *c, bool hud)
     batch_flush(&c->layer[LAYER_WORLD], r, NULL);
     batch_flush(&c->layer[LAYER_OVERLAY], r, NULL);
     batch_flush(&c->layer[LAYER_AGENTS], r, NULL);
+    batch_flush(&c->layer[LAYER_SELECTED], r, NULL);
     batch_flush(&c->layer[LAYER_SCRIPT], r, NULL);
     batch_flush(&c->layer[LAYER_TEXT], r, font_texture(c->small));
     if (hud) {

@@ -57,6 +57,7 @@ SDL_Texture *font_texture(const font *f);
 enum {
     LAYER_WORLD,    ///< obstacles, walls, paths
     LAYER_AGENTS,
+    LAYER_SELECTED, ///< the selected agent's overlays, over the crowd
     LAYER_OVERLAY,  ///< velocity, force, cones...
     LAYER_SCRIPT,   ///< gfx calls from scenes and brains
     LAYER_TEXT,     ///< world-space text (glyph atlas)
@@ -98,6 +99,9 @@ void render_ctx_free(render_ctx *c);
 void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double world_h);
 
 /* ------------------------------------------------------------------ render.c */
+
+/// The colour a behaviour's force is drawn in (ST_BEHAVIOR_COUNT: st_agent_apply).
+SDL_Color behavior_color(st_behavior_type type);
 
 /// A whole frame: world, agents, overlays, scripts' drawing, HUD. Does not present.
 void render_frame(app *a, render_ctx *c, bool hud);

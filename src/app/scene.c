@@ -341,6 +341,7 @@ static int new_world_fn(lua_State *L)
     a->selected = st_null_agent();
     a->update_paused = a->draw_paused = false;
     a->accumulator = 0.0;
+    a->speed_factor = a->force_factor = 1.0;
 
     lua_getfield(L, scene, "load");
     if (lua_isfunction(L, -1)) {
@@ -360,6 +361,13 @@ static int new_world_fn(lua_State *L)
 static int require_scene_fn(lua_State *L)
 {
     app *a = call_app(L);
+    /* Compile first, so a syntax error reads `file:line: message` rather
+     * than require's "error loading module ..." wrapping. */
+    if (luaL_loadfilex(L, a->scene_path, a->opt.trust ? "bt" : "t") != LUA_OK) {
+        app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
+        return 0;
+    }
+    lua_pop(L, 1);
     lua_getglobal(L, "require");
     lua_pushstring(L, a->scene_module);
     if (steer_lua_pcall(L, 1, 1) != LUA_OK) {
@@ -465,6 +473,9 @@ void app_restart(app *a)
         return;
     }
     a->scene_ok = false;
+    /* The old world's runtime errors went with it; load errors stay until
+     * their file is fixed. */
+    clear_errors(a, APP_ERR_RUNTIME, NULL);
     protect(a, new_world_fn, NULL);
     printf("restart: %s (seed %llu)\n", a->scene_module, (unsigned long long)a->seed);
     fflush(stdout);
@@ -605,37 +616,32 @@ bool app_state_name(app *a, st_agent_id id, char *buf, size_t n)
     return o.found;
 }
 
-/* A one-line picture of a value: no metamethods of the script's own run
- * here (raw access), except __tostring on userdata such as vec2. */
-static void describe_value(lua_State *L, int idx, luaL_Buffer *b)
+/* A one-line picture of a value in out: no metamethods of the script's own
+ * run here (raw access), except __tostring on userdata such as vec2. */
+static void describe_value(lua_State *L, int idx, char *out, size_t n)
 {
     idx = lua_absindex(L, idx);
-    char num[64];
     switch (lua_type(L, idx)) {
     case LUA_TNUMBER:
         if (lua_isinteger(L, idx))
-            snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, idx));
+            snprintf(out, n, "%lld", (long long)lua_tointeger(L, idx));
         else
-            snprintf(num, sizeof num, "%.4g", lua_tonumber(L, idx));
-        luaL_addstring(b, num);
+            snprintf(out, n, "%.4g", lua_tonumber(L, idx));
+        break;
+    case LUA_TBOOLEAN:
+        snprintf(out, n, "%s", lua_toboolean(L, idx) ? "true" : "false");
         break;
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, idx, &len);
-        luaL_addchar(b, '"');
-        luaL_addlstring(b, s, len > 40 ? 40 : len);
-        if (len > 40)
-            luaL_addstring(b, "...");
-        luaL_addchar(b, '"');
+        snprintf(out, n, "\"%.*s%s\"", len > 40 ? 40 : (int)len, s, len > 40 ? "..." : "");
         break;
     }
     case LUA_TTABLE: {
         lua_pushliteral(L, "name");
         lua_rawget(L, idx);
         if (lua_type(L, -1) == LUA_TSTRING) {
-            luaL_addstring(b, "{name = ");
-            luaL_addstring(b, lua_tostring(L, -1));
-            luaL_addstring(b, ", ...}");
+            app_format(out, n, "{name = %s, ...}", lua_tostring(L, -1));
         } else {
             int count = 0;
             lua_pushnil(L);
@@ -643,8 +649,7 @@ static void describe_value(lua_State *L, int idx, luaL_Buffer *b)
                 count++;
                 lua_pop(L, 1);
             }
-            snprintf(num, sizeof num, "{%d fields}", count);
-            luaL_addstring(b, num);
+            snprintf(out, n, "{%d fields}", count);
         }
         lua_pop(L, 1);
         break;
@@ -652,12 +657,12 @@ static void describe_value(lua_State *L, int idx, luaL_Buffer *b)
     case LUA_TUSERDATA: {
         size_t len;
         const char *s = luaL_tolstring(L, idx, &len);
-        luaL_addlstring(b, s, len > 48 ? 48 : len);
+        snprintf(out, n, "%.*s", len > 48 ? 48 : (int)len, s);
         lua_pop(L, 1);
         break;
     }
     default:
-        luaL_addstring(b, luaL_typename(L, idx));
+        snprintf(out, n, "%s", luaL_typename(L, idx));
     }
 }
 
@@ -681,22 +686,20 @@ static int describe_fn(lua_State *L)
     int n = 0;
     lua_pushnil(L);
     while (n < MAX_LINES && lua_next(L, self)) {
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
+        char key[96], val[128], line[240];
         if (lua_type(L, -2) == LUA_TSTRING) {
-            luaL_addstring(&b, lua_tostring(L, -2));
+            snprintf(key, sizeof key, "%s", lua_tostring(L, -2));
         } else {
-            luaL_addchar(&b, '[');
-            describe_value(L, -2, &b);
-            luaL_addchar(&b, ']');
+            char k[90];
+            describe_value(L, -2, k, sizeof k);
+            app_format(key, sizeof key, "[%s]", k);
         }
-        luaL_addstring(&b, " = ");
-        describe_value(L, -1, &b);
-        luaL_pushresult(&b);
-        lines[n] = strdup(lua_tostring(L, -1));
+        describe_value(L, -1, val, sizeof val);
+        app_format(line, sizeof line, "%s = %s", key, val);
+        lines[n] = strdup(line);
         if (lines[n])
             n++;
-        lua_pop(L, 2);
+        lua_pop(L, 1);
     }
     qsort(lines, (size_t)n, sizeof lines[0], key_cmp);
     size_t used = 0;
@@ -816,8 +819,12 @@ void app_poll_files(app *a, double now)
 {
     if (a->watcher == NULL || now < a->next_poll)
         return;
-    a->next_poll = now + WATCH_PERIOD;
+    double t0 = app_clock();
     int n = watch_poll(a->watcher, now);
+    /* A scene kept in a big folder makes each scan slow: scan less often
+     * rather than spend the frame on it. */
+    double took = app_clock() - t0;
+    a->next_poll = now + (took * 4.0 > WATCH_PERIOD ? took * 4.0 : WATCH_PERIOD);
     for (int i = 0; i < n && !a->quit; i++) {
         bool was_loaded = a->scene_ref != LUA_NOREF && a->world != NULL;
         reload_file(a, watch_path(a->watcher, i), watch_root(a->watcher, i));

@@ -1,0 +1,592 @@
+/*
+ * sandbox.c — the app's Lua state: memory cap, sandbox, guarded pcall,
+ * seeded math.random. See steer_host.h.
+ *
+ * The sandbox edits the standard library tables in place (rather than
+ * handing scripts a separate _ENV) so that every chunk the bindings load —
+ * brains through require, reloads — runs under the same rules without the
+ * bindings knowing about it. Originals a wrapper needs live only in C
+ * upvalues; debug.getupvalue, the one way to reach them, is removed.
+ */
+#define _XOPEN_SOURCE 700
+#include "steer_host.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "steer_lua.h"
+
+/* ---------------------------------------------------------------- memory */
+
+typedef struct host_alloc {
+    size_t used;
+    size_t limit;
+} host_alloc;
+
+/* When ptr is NULL, osize is a type tag (LUA_TTABLE...), not a size: the
+ * block is new and nothing is given back. Shrinking and freeing always
+ * succeed, as Lua requires; only growth is refused past the cap, which Lua
+ * turns into a "not enough memory" error after an emergency collection. */
+static void *host_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    host_alloc *a = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        a->used -= old;
+        return NULL;
+    }
+    if (a->limit && nsize > old && a->used - old + nsize > a->limit)
+        return NULL;
+    void *p = realloc(ptr, nsize);
+    if (p == NULL)
+        return NULL;
+    a->used = a->used - old + nsize;
+    return p;
+}
+
+static host_alloc *host_of(lua_State *L)
+{
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+size_t steer_host_memory(lua_State *L) { return host_of(L)->used; }
+size_t steer_host_memory_limit(lua_State *L) { return host_of(L)->limit; }
+
+/* ---------------------------------------------------------------- guarded pcall */
+
+bool steer_host_is_fatal(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        return false;
+    const char *m = lua_tostring(L, idx);
+    return strstr(m, STEER_HOST_BUDGET_MSG) != NULL || strstr(m, "not enough memory") != NULL;
+}
+
+/* Memory errors and errors inside a message handler carry no budget text
+ * but are just as fatal: a handler that loops until the budget trips
+ * surfaces as LUA_ERRERR. */
+static bool fatal_status(lua_State *L, int status)
+{
+    return status == LUA_ERRMEM || status == LUA_ERRERR || steer_host_is_fatal(L, -1);
+}
+
+static int finish_guarded(lua_State *L, int status, lua_KContext extra)
+{
+    if (status != LUA_OK && status != LUA_YIELD) {
+        if (fatal_status(L, status))
+            return lua_error(L);
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int guarded_pcall(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    int status = lua_pcallk(L, lua_gettop(L) - 2, LUA_MULTRET, 0, 0, finish_guarded);
+    return finish_guarded(L, status, 0);
+}
+
+/* The user's handler never sees a fatal error: it could otherwise log it and
+ * loop, or replace it with a harmless message that pcall would then return. */
+static int guarded_handler(lua_State *L)
+{
+    if (steer_host_is_fatal(L, 1))
+        return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int guarded_xpcall(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, finish_guarded);
+    return finish_guarded(L, status, 2);
+}
+
+/* coroutine.resume is the other way to catch an error. */
+static int guarded_resume(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    if (lua_gettop(L) >= 2 && lua_isboolean(L, 1) && !lua_toboolean(L, 1) && steer_host_is_fatal(L, 2)) {
+        lua_pushvalue(L, 2);
+        return lua_error(L);
+    }
+    return lua_gettop(L);
+}
+
+/* ---------------------------------------------------------------- math.random */
+
+static const char *const WORLD_KEY = "steer.host.world";
+
+typedef struct host_rng {
+    uint64_t s;
+} host_rng;
+
+/* splitmix64: only used before a world exists (module top-level code). */
+static uint64_t host_rng_next(host_rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A uniform integer in [lo, hi] with hi - lo + 1 <= 2^32 handled by the
+ * world's own bounded draw; wider ranges are assembled from two 32-bit draws
+ * and rejection, so every integer stays equally likely. */
+static uint64_t draw_bits(lua_State *L, st_world *w, host_rng *r)
+{
+    if (w == NULL)
+        return host_rng_next(r);
+    (void)L;
+    uint64_t hi = (uint64_t)st_world_random_int(w, 0, 0xFFFFFFFFll);
+    uint64_t lo = (uint64_t)st_world_random_int(w, 0, 0xFFFFFFFFll);
+    return (hi << 32) | lo;
+}
+
+static st_world *current_world(lua_State *L)
+{
+    st_world *w = NULL;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, WORLD_KEY) != LUA_TNIL)
+        w = steer_lua_checkworld(L, -1);
+    lua_pop(L, 1);
+    return w;
+}
+
+static int host_random(lua_State *L)
+{
+    host_rng *r = lua_touserdata(L, lua_upvalueindex(1));
+    st_world *w = current_world(L);
+    lua_Integer lo, hi;
+    switch (lua_gettop(L)) {
+    case 0:
+        lua_pushnumber(L, w ? st_world_random(w) : (double)(host_rng_next(r) >> 11) * 0x1.0p-53);
+        return 1;
+    case 1:
+        lo = 1;
+        hi = luaL_checkinteger(L, 1);
+        if (hi == 0) {
+            lua_pushinteger(L, (lua_Integer)draw_bits(L, w, r));
+            return 1;
+        }
+        break;
+    case 2:
+        lo = luaL_checkinteger(L, 1);
+        hi = luaL_checkinteger(L, 2);
+        break;
+    default:
+        return luaL_error(L, "wrong number of arguments");
+    }
+    luaL_argcheck(L, lo <= hi, lua_gettop(L), "interval is empty");
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    uint64_t v;
+    if (w != NULL && span <= 0xFFFFFFFFull) {
+        v = (uint64_t)st_world_random_int(w, 0, (int64_t)span);
+    } else if (span == UINT64_MAX) {
+        v = draw_bits(L, w, r);
+    } else {
+        uint64_t limit = UINT64_MAX - (UINT64_MAX % (span + 1) + 1) % (span + 1);
+        do {
+            v = draw_bits(L, w, r);
+        } while (v > limit);
+        v %= span + 1;
+    }
+    lua_pushinteger(L, (lua_Integer)((uint64_t)lo + v));
+    return 1;
+}
+
+/* The world's seed is the only seed: reseeding from a script would make a
+ * run differ from its replay, so randomseed only reseeds the pre-world
+ * stream (used by module top-level code) and otherwise does nothing. */
+static int host_randomseed(lua_State *L)
+{
+    host_rng *r = lua_touserdata(L, lua_upvalueindex(1));
+    if (lua_gettop(L) >= 1)
+        r->s = (uint64_t)luaL_checkinteger(L, 1);
+    return 0;
+}
+
+void steer_host_set_world(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (!lua_isnil(L, idx))
+        (void)steer_lua_checkworld(L, idx);
+    lua_pushvalue(L, idx);
+    lua_setfield(L, LUA_REGISTRYINDEX, WORLD_KEY);
+}
+
+/* ---------------------------------------------------------------- require */
+
+typedef struct host_dirs {
+    char scene[PATH_MAX];
+    char scripts[PATH_MAX];
+    bool trust;
+} host_dirs;
+
+static bool readable(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    fclose(f);
+    return true;
+}
+
+/* Looks for name (dots become slashes) as dir/name.lua then dir/name/init.lua
+ * in the scene folder, then scripts/. Fixed folders rather than package.path,
+ * so a script cannot widen its own reach by editing package.path. */
+static int host_searcher(lua_State *L)
+{
+    const host_dirs *d = lua_touserdata(L, lua_upvalueindex(1));
+    const char *name = luaL_checkstring(L, 1);
+    const char *rel = luaL_gsub(L, name, ".", "/");
+    const char *dirs[2] = {d->scene, d->scripts};
+    const char *forms[2] = {"%s/%s.lua", "%s/%s/init.lua"};
+    luaL_Buffer tried;
+    luaL_buffinit(L, &tried);
+    for (int i = 0; i < 2; i++) {
+        if (dirs[i][0] == '\0' || (i == 1 && strcmp(dirs[0], dirs[1]) == 0))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const char *path = lua_pushfstring(L, forms[k], dirs[i], rel);
+            if (readable(path)) {
+                if (luaL_loadfilex(L, path, d->trust ? "bt" : "t") != LUA_OK)
+                    return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s",
+                                      name, path, lua_tostring(L, -1));
+                lua_pushstring(L, path);
+                return 2;
+            }
+            lua_pushfstring(L, "\n\tno file '%s'", path);
+            lua_remove(L, -2);
+            luaL_addvalue(&tried);
+        }
+    }
+    luaL_pushresult(&tried);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- sandbox */
+
+static int disabled(lua_State *L)
+{
+    return luaL_error(L, "'%s' is disabled in the sandbox (run steer with --trust to allow it)",
+                      lua_tostring(L, lua_upvalueindex(1)));
+}
+
+static void disable(lua_State *L, int table, const char *lib, const char *field)
+{
+    lua_pushfstring(L, "%s%s%s", lib, lib[0] ? "." : "", field);
+    lua_pushcclosure(L, disabled, 1);
+    lua_setfield(L, table, field);
+}
+
+/* io.open for reading only: scripts may read data files, never write. */
+static int sandbox_open(lua_State *L)
+{
+    const char *mode = luaL_optstring(L, 2, "r");
+    if (mode[0] != 'r' || strchr(mode, '+') != NULL)
+        return luaL_error(L, "io.open: mode '%s' is disabled in the sandbox (read only)", mode);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* io.output(filename) opens a file for writing. */
+static int sandbox_output(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TSTRING)
+        return luaL_error(L, "io.output with a file name is disabled in the sandbox");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* io.lines(filename) only: with no file name it reads the terminal. */
+static int sandbox_lines(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* load(chunk, name, mode, env) with mode forced to text. The argument count
+ * is kept, because an absent env and an explicit nil env differ. */
+static int sandbox_load(lua_State *L)
+{
+    int n = lua_gettop(L);
+    if (n < 3) {
+        lua_settop(L, 3);
+        n = 3;
+    }
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static bool under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return n > 0 && strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* dofile/loadfile: only files inside the script folders (after resolving
+ * links and ..), and only as text. */
+static const char *checked_script_path(lua_State *L, const host_dirs *d, int arg)
+{
+    const char *fname = luaL_checkstring(L, arg);
+    char real[PATH_MAX];
+    if (realpath(fname, real) == NULL || !(under(real, d->scene) || under(real, d->scripts)))
+        luaL_error(L, "'%s' is outside the script folders (the sandbox allows only those)", fname);
+    return fname;
+}
+
+static int sandbox_loadfile(lua_State *L)
+{
+    const host_dirs *d = lua_touserdata(L, lua_upvalueindex(1));
+    const char *fname = checked_script_path(L, d, 1);
+    int env = !lua_isnone(L, 3) ? 3 : 0;
+    if (luaL_loadfilex(L, fname, "t") != LUA_OK) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (env != 0) {
+        lua_pushvalue(L, env);
+        if (!lua_setupvalue(L, -2, 1))
+            lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static int dofile_cont(lua_State *L, int status, lua_KContext ctx)
+{
+    (void)status;
+    (void)ctx;
+    return lua_gettop(L) - 1;
+}
+
+static int sandbox_dofile(lua_State *L)
+{
+    const host_dirs *d = lua_touserdata(L, lua_upvalueindex(1));
+    const char *fname = checked_script_path(L, d, 1);
+    lua_settop(L, 1);
+    if (luaL_loadfilex(L, fname, "t") != LUA_OK)
+        return lua_error(L);
+    lua_callk(L, 0, LUA_MULTRET, 0, dofile_cont);
+    return dofile_cont(L, LUA_OK, 0);
+}
+
+/* Wraps t[field] (t at index table) in a C closure holding the original. */
+static void wrap_field(lua_State *L, int table, const char *field, lua_CFunction fn)
+{
+    lua_getfield(L, table, field);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, table, field);
+}
+
+static void apply_sandbox(lua_State *L, host_dirs *d)
+{
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+
+    lua_getglobal(L, "os");
+    int os = lua_gettop(L);
+    const char *os_off[] = {"execute", "exit", "remove", "rename", "tmpname", "setlocale"};
+    for (size_t i = 0; i < sizeof os_off / sizeof *os_off; i++)
+        disable(L, os, "os", os_off[i]);
+
+    lua_getglobal(L, "io");
+    int io = lua_gettop(L);
+    disable(L, io, "io", "popen");
+    disable(L, io, "io", "tmpfile");
+    wrap_field(L, io, "open", sandbox_open);
+    wrap_field(L, io, "output", sandbox_output);
+    /* Reading the terminal would block the app outside the budget's reach. */
+    disable(L, io, "io", "read");
+    disable(L, io, "io", "input");
+    wrap_field(L, io, "lines", sandbox_lines);
+    lua_pushnil(L);
+    lua_setfield(L, io, "stdin");
+
+    lua_getglobal(L, "package");
+    int pkg = lua_gettop(L);
+    disable(L, pkg, "package", "loadlib");
+    lua_pushliteral(L, "");
+    lua_setfield(L, pkg, "cpath");
+    /* Only the preload searcher and ours: no C modules at all. */
+    lua_getfield(L, pkg, "searchers");
+    int s = lua_gettop(L);
+    for (lua_Integer i = (lua_Integer)luaL_len(L, s); i > 2; i--) {
+        lua_pushnil(L);
+        lua_rawseti(L, s, i);
+    }
+
+    wrap_field(L, g, "load", sandbox_load);
+    lua_pushlightuserdata(L, d);
+    lua_pushcclosure(L, sandbox_loadfile, 1);
+    lua_setfield(L, g, "loadfile");
+    lua_pushlightuserdata(L, d);
+    lua_pushcclosure(L, sandbox_dofile, 1);
+    lua_setfield(L, g, "dofile");
+
+    /* debug.sethook would lift the budget, getupvalue/getregistry would reach
+     * the originals kept above: only the read-only helpers stay. */
+    lua_getglobal(L, "debug");
+    int dbg = lua_gettop(L);
+    lua_createtable(L, 0, 2);
+    lua_getfield(L, dbg, "traceback");
+    lua_setfield(L, -2, "traceback");
+    lua_getfield(L, dbg, "getinfo");
+    lua_setfield(L, -2, "getinfo");
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "debug");
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "debug");
+
+    lua_settop(L, g - 1);
+}
+
+/* ---------------------------------------------------------------- opening */
+
+static int host_setup(lua_State *L)
+{
+    const steer_host_opts *o = lua_touserdata(L, 1);
+    host_dirs *d = lua_touserdata(L, 2);
+
+    luaL_openlibs(L);
+    luaL_requiref(L, "steer", luaopen_steer, 0);
+    lua_pop(L, 1);
+
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s/?.lua;%s/?/init.lua",
+                    d->scene[0] ? d->scene : d->scripts, d->scene[0] ? d->scene : d->scripts,
+                    d->scripts, d->scripts);
+    lua_setfield(L, -2, "path");
+    lua_getfield(L, -1, "searchers");
+    lua_pushlightuserdata(L, d);
+    lua_pushcclosure(L, host_searcher, 1);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 2);
+
+    host_rng *r = lua_newuserdatauv(L, sizeof *r, 0);
+    r->s = o->seed;
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "steer.host.rng"); /* keeps r alive */
+    lua_getglobal(L, "math");
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, host_random, 1);
+    lua_setfield(L, -2, "random");
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, host_randomseed, 1);
+    lua_setfield(L, -2, "randomseed");
+    lua_pop(L, 2);
+
+    lua_pushcfunction(L, guarded_pcall);
+    lua_setglobal(L, "pcall");
+    lua_pushcfunction(L, guarded_xpcall);
+    lua_setglobal(L, "xpcall");
+    lua_getglobal(L, "coroutine");
+    wrap_field(L, lua_gettop(L), "resume", guarded_resume);
+    lua_pop(L, 1);
+
+    if (!o->trust)
+        apply_sandbox(L, d);
+    return 0;
+}
+
+static void resolve_dir(char out[PATH_MAX], const char *dir)
+{
+    out[0] = '\0';
+    if (dir == NULL || dir[0] == '\0')
+        return;
+    if (realpath(dir, out) == NULL) {
+        strncpy(out, dir, PATH_MAX - 1);
+        out[PATH_MAX - 1] = '\0';
+    }
+}
+
+static int host_panic(lua_State *L)
+{
+    const char *m = lua_tostring(L, -1);
+    fprintf(stderr, "steer: unprotected Lua error: %s\n", m ? m : "(not a string)");
+    return 0;
+}
+
+lua_State *steer_host_open(const steer_host_opts *opts)
+{
+    host_alloc *a = calloc(1, sizeof *a);
+    host_dirs *d = calloc(1, sizeof *d);
+    if (a == NULL || d == NULL) {
+        free(a);
+        free(d);
+        return NULL;
+    }
+    a->limit = opts->memory_limit;
+    resolve_dir(d->scene, opts->scene_dir);
+    resolve_dir(d->scripts, opts->scripts_dir);
+    d->trust = opts->trust;
+
+    lua_State *L = lua_newstate(host_lua_alloc, a);
+    if (L == NULL) {
+        free(a);
+        free(d);
+        return NULL;
+    }
+    lua_atpanic(L, host_panic);
+    /* The folders live as long as the state: a full userdata owns them. */
+    host_dirs *kept = lua_newuserdatauv(L, sizeof *kept, 0);
+    *kept = *d;
+    free(d);
+    lua_setfield(L, LUA_REGISTRYINDEX, "steer.host.dirs");
+
+    lua_pushcfunction(L, host_setup);
+    lua_pushlightuserdata(L, (void *)opts);
+    lua_pushlightuserdata(L, kept);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+        fprintf(stderr, "steer: cannot set up Lua: %s\n", lua_tostring(L, -1));
+        steer_host_close(L);
+        return NULL;
+    }
+    return L;
+}
+
+void steer_host_close(lua_State *L)
+{
+    if (L == NULL)
+        return;
+    host_alloc *a = host_of(L);
+    lua_close(L);
+    free(a);
+}

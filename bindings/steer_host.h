@@ -1,0 +1,53 @@
+/*
+ * steer_host.h — the Lua state the app runs scripts in.
+ *
+ * A host state is a stock Lua 5.4 state with the standard libraries, `steer`
+ * preloaded, a counting allocator that caps Lua memory, and (unless trusted)
+ * a sandbox: no process control, no writing files, no C modules, no binary
+ * chunks, require/dofile/loadfile limited to the scene's folder and the
+ * built-in scripts/ folder. In every mode pcall, xpcall and coroutine.resume
+ * refuse to swallow the two errors that protect the app (the instruction
+ * budget and the memory cap), and math.random draws from the attached
+ * world's seeded stream so runs are reproducible.
+ *
+ * steer.so does not use this: stock lua5.4 is its own host.
+ */
+#ifndef STEER_HOST_H
+#define STEER_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+
+typedef struct steer_host_opts {
+    const char *scene_dir;   ///< searched first by require; NULL or "" for none
+    const char *scripts_dir; ///< the built-in scripts, searched second
+    bool trust;              ///< true: no sandbox (budget and memory cap still apply)
+    size_t memory_limit;     ///< bytes of Lua memory; 0 = unlimited
+    uint64_t seed;           ///< seeds math.random until a world is attached
+} steer_host_opts;
+
+/// A new host state, or NULL when it cannot be built (out of memory, or the
+/// limit is too small for the standard libraries).
+lua_State *steer_host_open(const steer_host_opts *opts);
+/// Closes the state and frees the allocator's bookkeeping.
+void steer_host_close(lua_State *L);
+
+/// Bytes of Lua memory in use, and the cap (0: none).
+size_t steer_host_memory(lua_State *L);
+size_t steer_host_memory_limit(lua_State *L);
+
+/// math.random draws from the world at idx from now on (nil: the host's own
+/// stream seeded by opts.seed).
+void steer_host_set_world(lua_State *L, int idx);
+
+/// True when the error value at idx is one a script must not catch: the
+/// instruction budget ran out, or memory did.
+bool steer_host_is_fatal(lua_State *L, int idx);
+
+/// The substring that marks an instruction-budget error (what the bindings'
+/// hook raises).
+#define STEER_HOST_BUDGET_MSG "instruction budget exceeded"
+
+#endif

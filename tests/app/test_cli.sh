@@ -1,0 +1,38 @@
+#!/bin/sh
+# The command line: --help lists every option, an unknown option is a usage
+# error (exit 2), and with no display the window says so in one line,
+# suggests --headless and exits 2 without crashing.
+#
+# usage: sh test_cli.sh <steer binary> <source dir>
+set -u
+APP=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$APP" --help >"$TMP/help" 2>&1 || fail "--help did not exit 0"
+for opt in --headless --ticks --seed --screenshot --realtime --threads --trust --budget --memory --help; do
+    grep -q -- "$opt" "$TMP/help" || fail "--help does not list $opt"
+done
+echo "ok: --help lists every option"
+
+"$APP" --no-such-option >"$TMP/out" 2>&1
+[ $? -eq 2 ] || fail "an unknown option did not exit 2"
+grep -q "unknown option '--no-such-option'" "$TMP/out" || fail "no message for the unknown option"
+"$APP" --headless --ticks lots >"$TMP/out" 2>&1
+[ $? -eq 2 ] || fail "a bad --ticks value did not exit 2"
+"$APP" --headless --ticks 5 "$TMP/missing.lua" >"$TMP/out" 2>&1
+[ $? -ne 0 ] || fail "a missing scene file exited 0"
+echo "ok: usage errors exit 2"
+
+# No display at all: no X, no Wayland, and no driver forced (ctest sets the
+# dummy one, which is a display of sorts).
+env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER "$APP" >"$TMP/out" 2>&1
+rc=$?
+cat "$TMP/out"
+[ $rc -eq 2 ] || fail "with no display the exit status was $rc, not 2"
+grep -q "no display" "$TMP/out" || fail "no 'no display' message"
+grep -q -- "--headless" "$TMP/out" || fail "the message does not suggest --headless"
+[ "$(grep -c . "$TMP/out")" -eq 1 ] || fail "more than one line of output"
+echo "ok: no display -> one line, exit 2"
+echo "PASS"
