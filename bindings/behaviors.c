@@ -153,6 +153,26 @@ static unsigned field_bit(const char *name)
     return 0;
 }
 
+/* Registry key of the table name -> field bit, built on first need: a
+ * brain's a:flock(opts) runs every step, and one rawget of an interned
+ * string beats comparing each key against every field name. */
+static const char key_field_bits;
+
+/* Pushes the name -> bit table. */
+static void push_field_bits(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &key_field_bits) == LUA_TTABLE)
+        return;
+    lua_pop(L, 1);
+    lua_createtable(L, 0, (int)N_ENTRY_FIELDS);
+    for (size_t i = 0; i < N_ENTRY_FIELDS; i++) {
+        lua_pushinteger(L, entry_fields[i].bit);
+        lua_setfield(L, -2, entry_fields[i].name);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &key_field_bits);
+}
+
 st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *sw,
                                 const sl_src *src, double *weight)
 {
@@ -163,13 +183,20 @@ st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *
         sl_raise_type(L, src, idx, "table");
     idx = lua_absindex(L, idx);
     world_idx = lua_absindex(L, world_idx);
+    push_field_bits(L);
+    int bits = lua_gettop(L);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-        unsigned bit = k != NULL ? field_bit(k) : 0;
+        unsigned bit = 0;
+        if (k != NULL) {
+            lua_pushvalue(L, -2);
+            bit = lua_rawget(L, bits) == LUA_TNUMBER ? (unsigned)lua_tointeger(L, -1) : 0;
+            lua_pop(L, 1);
+        }
         sl_src fs = *src;
         fs.field = k;
-        if (k != NULL && strcmp(k, "weight") == 0) {
+        if (bit == BF_WEIGHT) {
             *weight = sl_number(L, -1, &fs);
         } else if (bit & BF_FLOCK) {
             flock_field(L, bit, &fs, &p, false, world_idx, sw);
@@ -179,6 +206,7 @@ st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *
         }
         lua_pop(L, 1);
     }
+    lua_pop(L, 1);
     return p;
 }
 

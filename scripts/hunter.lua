@@ -35,37 +35,60 @@ local function clamp(x, lo, hi)
     return x
 end
 
--- The closest prey in sight that nobody has caught yet.
+-- The closest prey in sight that nobody has caught yet. Usually the nearest
+-- prey is uncaught, and world:nearest finds it without listing every prey in
+-- sight; only when it was just caught does the sorted list decide.
 local function closest_prey(agent, radius)
-    for _, p in ipairs(agent.world:neighbors(agent, radius, { tag = "prey" })) do
+    local world = agent.world
+    local nearest = world:nearest(agent, radius, "prey")
+    if not nearest or not nearest.self.caught then return nearest end
+    for _, p in ipairs(world:neighbors(agent, radius, { tag = "prey" })) do
         if not p.self.caught then return p end
     end
 end
 
--- Whether `target` is still among the prey within `radius`.
-local function still_in_range(agent, target, radius)
-    for _, p in ipairs(agent.world:neighbors(agent, radius, { tag = "prey" })) do
-        if p.id == target.id then return true end
+-- The distance world:neighbors measures: the shortest way across the edges
+-- of a wrap world.
+local function distance(world, a, b)
+    local d = b.pos - a.pos
+    local dx, dy = math.abs(d.x), math.abs(d.y)
+    if world.edges == "wrap" then
+        local w, h = world.width, world.height
+        dx, dy = dx % w, dy % h
+        dx, dy = math.min(dx, w - dx), math.min(dy, h - dy)
     end
-    return false
+    return math.sqrt(dx * dx + dy * dy)
+end
+
+-- Whether `target` is still a prey within `radius`. The distance decides,
+-- without listing the hundreds of prey around. It is measured to where the
+-- prey is now: one that respawned earlier in this step is let go at once
+-- (the neighbour grid would still place it where the step began).
+local function still_in_range(agent, target, radius)
+    return target.tag == "prey" and distance(agent.world, agent, target) <= radius
 end
 
 -- Steering shared by every state: obstacles first, then personal space.
 local function keep_clear(agent)
     agent:avoid_obstacles(AVOID_WEIGHT)
-    local others = agent.world:neighbors(agent, SEPARATION, { tag = "hunter" })
-    if #others > 0 then agent:separate(others, 1) end
+    local world = agent.world
+    -- most of the time nobody is that close: skip building the list
+    if not world:nearest(agent, SEPARATION, "hunter") then return end
+    agent:separate(world:neighbors(agent, SEPARATION, { tag = "hunter" }), 1)
 end
 
 -- Catch every uncaught prey within reach; the prey respawns itself.
 local function try_catch(self, agent)
+    local world = agent.world
     local reach = agent.radius + CATCH_RADIUS
     local caught = 0
-    for _, p in ipairs(agent.world:neighbors(agent, reach, { tag = "prey" })) do
-        if not p.self.caught then
-            p.self.caught = true
-            p.self.caught_by = agent.id
-            caught = caught + 1
+    if world:nearest(agent, reach, "prey") then
+        for _, p in ipairs(world:neighbors(agent, reach, { tag = "prey" })) do
+            if not p.self.caught then
+                p.self.caught = true
+                p.self.caught_by = agent.id
+                caught = caught + 1
+            end
         end
     end
     self.catches = (self.catches or 0) + caught

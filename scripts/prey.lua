@@ -36,6 +36,12 @@ local function hunters_within(agent, radius)
     return agent.world:neighbors(agent, radius, { tag = "hunter" })
 end
 
+-- Whether any hunter is within radius: world:nearest answers that without
+-- building the list.
+local function hunter_within(agent, radius)
+    return agent.world:nearest(agent, radius, "hunter") ~= nil
+end
+
 local function keep_clear(agent)
     agent:avoid_obstacles(AVOID_WEIGHT)
 end
@@ -44,7 +50,7 @@ local machine = fsm.new({
     wander = {
         enter = function(_, agent) agent.color = COLOR.wander end,
         update = function(_, agent)
-            if #hunters_within(agent, DANGER) > 0 then return "evade" end
+            if hunter_within(agent, DANGER) then return "evade" end
             if mouse_near(agent) then return "seek" end
             keep_clear(agent)
             agent:flock(FLOCK)
@@ -55,7 +61,7 @@ local machine = fsm.new({
     seek = {
         enter = function(_, agent) agent.color = COLOR.seek end,
         update = function(_, agent)
-            if #hunters_within(agent, DANGER) > 0 then return "evade" end
+            if hunter_within(agent, DANGER) then return "evade" end
             local m = mouse_near(agent)
             if not m then return "wander" end
             keep_clear(agent)

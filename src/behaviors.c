@@ -88,14 +88,13 @@ st_behavior st_default_behavior(st_behavior_type type)
 /* safe vector helpers: no input may put a NaN or an infinity into a world  */
 /* ------------------------------------------------------------------------ */
 
-/// Direction of v, also for huge or infinite components.
-static st_vec2 dir_safe(st_vec2 v)
+/// dir_safe for the rare vectors whose squared length would lose precision
+/// or overflow: scale by the largest component first.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static st_vec2 dir_rare(st_vec2 v)
 {
-    double l2 = v.x * v.x + v.y * v.y;
-    if (l2 > 1e-290 && l2 < 1e290) {
-        double inv = 1.0 / sqrt(l2);
-        return st_v2(v.x * inv, v.y * inv);
-    }
     if (st_v2_finite(v)) {
         double m = fmax(fabs(v.x), fabs(v.y));
         if (m == 0.0) return ZERO;
@@ -106,22 +105,55 @@ static st_vec2 dir_safe(st_vec2 v)
     return st_v2_normalize(st_v2(x, y));
 }
 
-static st_vec2 trunc_safe(st_vec2 v, double max)
+/// Direction of v, also for huge or infinite components. The common case is
+/// inlined (the flocking kernel calls this three times an agent); the rest
+/// lives out of line.
+static inline st_vec2 dir_safe(st_vec2 v)
+{
+    double l2 = v.x * v.x + v.y * v.y;
+    if (l2 > 1e-290 && l2 < 1e290) {
+        double inv = 1.0 / sqrt(l2);
+        return st_v2(v.x * inv, v.y * inv);
+    }
+    return dir_rare(v);
+}
+
+static inline st_vec2 trunc_safe(st_vec2 v, double max)
 {
     if (st_v2_finite(v) && isfinite(st_v2_len2(v))) return st_v2_truncate(v, max);
     return st_v2_scale(dir_safe(v), max);
 }
 
+/// What steer_velocity needs of a body and a step, worked out once per agent:
+/// the gain that turns a velocity change into a force, and the largest change
+/// that force can make (compared before multiplying, so a huge mass cannot
+/// overflow the product).
+typedef struct steer_gain {
+    double gain;  // mass / dt
+    double limit; // max_force / gain
+} steer_gain;
+
+static inline steer_gain gain_of(const st_body *b, double dt)
+{
+    steer_gain k;
+    k.gain = b->mass / dt;
+    k.limit = b->max_force / k.gain;
+    return k;
+}
+
 /// The force that brings the body to `desired` velocity this step, within max_force.
-static st_vec2 steer_velocity(const st_body *b, st_vec2 desired, double dt)
+static inline st_vec2 steer_velocity_k(const st_body *b, st_vec2 desired, steer_gain k)
 {
     st_vec2 dv = st_v2_sub(desired, b->vel);
-    if (!st_v2_finite(dv)) return st_v2_scale(dir_safe(dv), b->max_force);
-    double gain = b->mass / dt;
+    // A non-finite dv has a non-finite length: one test covers both.
     double need = st_v2_len(dv);
-    // Compare before multiplying so a huge mass cannot overflow the product.
-    if (!isfinite(need) || need > b->max_force / gain) return st_v2_scale(dir_safe(dv), b->max_force);
-    return st_v2_scale(dv, gain);
+    if (!isfinite(need) || need > k.limit) return st_v2_scale(dir_safe(dv), b->max_force);
+    return st_v2_scale(dv, k.gain);
+}
+
+static st_vec2 steer_velocity(const st_body *b, st_vec2 desired, double dt)
+{
+    return steer_velocity_k(b, desired, gain_of(b, dt));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -281,7 +313,7 @@ typedef struct group {
     st_vec2 offset_sum;
     int n;
     double sep_r2;
-    uint64_t serial;
+    uint32_t self;        // dense index of the agent the sums are for
 } group;
 
 /// Two agents on the same spot still push apart, each its own way: a
@@ -305,78 +337,218 @@ static inline void group_add(group *g, const st_world *w, uint32_t j, st_vec2 of
             // away / |away|^2 = unit away / distance: nearer pushes harder.
             g->sep = st_v2_sub(g->sep, st_v2_scale(offset, 1.0 / d2));
         } else {
-            g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(g->serial, w->agents[j].serial), 1e6));
+            // The serials are read only here: a pair on one spot is rare, and
+            // the flocking kernel need not fetch them for every agent.
+            uint64_t self = w->agents[g->self].serial;
+            g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(self, w->agents[j].serial), 1e6));
         }
     }
 }
 
-static st_vec2 separation_force(const st_body *b, const group *g, double dt)
+static inline st_vec2 separation_force(const st_body *b, const group *g, steer_gain k)
 {
     if (g->sep.x == 0.0 && g->sep.y == 0.0) return ZERO;
-    return steer_velocity(b, st_v2_scale(dir_safe(g->sep), b->max_speed), dt);
+    return steer_velocity_k(b, st_v2_scale(dir_safe(g->sep), b->max_speed), k);
 }
 
-static st_vec2 alignment_force(const st_body *b, const group *g, double dt)
+static inline st_vec2 alignment_force(const st_body *b, const group *g, steer_gain k)
 {
     if (g->n == 0) return ZERO;
     st_vec2 h = dir_safe(g->heading_sum);
     if (h.x == 0.0 && h.y == 0.0) return ZERO;
-    return steer_velocity(b, st_v2_scale(h, b->max_speed), dt);
+    return steer_velocity_k(b, st_v2_scale(h, b->max_speed), k);
 }
 
-static st_vec2 cohesion_force(const st_body *b, const group *g, double dt)
+static inline st_vec2 cohesion_force(const st_body *b, const group *g, steer_gain k)
 {
     if (g->n == 0) return ZERO;
     st_vec2 c = st_v2_scale(g->offset_sum, 1.0 / g->n);
     if (c.x == 0.0 && c.y == 0.0) return ZERO;
-    return steer_velocity(b, st_v2_scale(dir_safe(c), b->max_speed), dt);
+    return steer_velocity_k(b, st_v2_scale(dir_safe(c), b->max_speed), k);
 }
+
+/* The flocking kernel. A candidate from the grid passes or fails on a few
+ * comparisons whose outcome is a coin toss (about a third of the cells'
+ * agents lie in the disc), so branching on each would mispredict most of the
+ * time. Instead every candidate is tested without branches, two at a time
+ * where the compiler offers vectors, and written to a small batch whose end
+ * advances only when it passed; the batch is then summed in order. The
+ * order of the sums, and so every bit of the result, is what a plain loop
+ * over the same candidates gives. Checks that rarely fail (the agent itself,
+ * a tag, a removal) wait for the batch: they cost per neighbour, not per
+ * candidate. */
+
+#define GROUP_BATCH 64
 
 typedef struct group_ctx {
     group *g;
     const st_world *w;
     uint32_t self;
-    int32_t tag;
-    bool cone;
-    double cos_half;
+    int32_t tag;          // ST_TAG_ANY or the one tag to flock with
+    double cos2;          // cos_half^2
     st_vec2 heading;
+    int n;                // candidates waiting in the batch
+    const st_grid_item *hit[GROUP_BATCH];
+    double dx[GROUP_BATCH], dy[GROUP_BATCH], d2[GROUP_BATCH];
 } group_ctx;
 
-ST__INLINE void group_one(void *ctx, const st_grid_item *it, st_vec2 d, double d2)
+/// Adds the batch to the sums, in the order the grid listed the candidates.
+static inline void group_flush(group_ctx *q)
 {
-    const group_ctx *q = ctx;
     group *g = q->g;
-    if (it->index == q->self) return;
-    if (q->tag != ST_TAG_ANY && it->tag != q->tag) return;
-    if (q->w->removed_in_step && !q->w->agents[it->index].alive) return;
-    if (q->cone && d2 > 0.0 && !st__in_cone(d, d2, q->heading, q->cos_half)) return;
-    g->n++;
-    g->heading_sum.x += it->hx;
-    g->heading_sum.y += it->hy;
-    g->offset_sum.x += d.x;
-    g->offset_sum.y += d.y;
-    if (d2 < g->sep_r2) {
-        if (d2 > 0.0) {
-            // away / |away|^2 = unit away / distance: nearer pushes harder.
-            g->sep = st_v2_sub(g->sep, st_v2_scale(d, 1.0 / d2));
-        } else {
-            g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(g->serial, q->w->agents[it->index].serial), 1e6));
+    const st_world *w = q->w;
+    for (int m = 0; m < q->n; m++) {
+        const st_grid_item *it = q->hit[m];
+        if (it->index == q->self) continue;
+        if (q->tag != ST_TAG_ANY && it->tag != q->tag) continue;
+        if (w->removed_in_step && !w->agents[it->index].alive) continue;
+        double dx = q->dx[m], dy = q->dy[m], d2 = q->d2[m];
+        g->n++;
+        g->heading_sum.x += it->hx;
+        g->heading_sum.y += it->hy;
+        g->offset_sum.x += dx;
+        g->offset_sum.y += dy;
+        if (d2 < g->sep_r2) {
+            if (d2 > 0.0) {
+                // away / |away|^2 = unit away / distance: nearer pushes harder.
+                double s = 1.0 / d2;
+                g->sep.x -= dx * s;
+                g->sep.y -= dy * s;
+            } else {
+                uint64_t self = w->agents[g->self].serial;
+                g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(self, w->agents[it->index].serial), 1e6));
+            }
         }
+    }
+    q->n = 0;
+}
+
+/// A full batch mid-query (a crowded cell): summed out of line, so the
+/// inlined run loops stay small.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void group_spill(group_ctx *q)
+{
+    group_flush(q);
+}
+
+/// View cones, as a constant of each specialised run loop.
+enum { CONE_NONE, CONE_WIDE, CONE_NARROW }; // none; half-angle >= 90 degrees; < 90 degrees
+
+/// st__in_cone without branches (and an agent on top of us is seen), for
+/// scalars or vectors alike.
+#define GROUP_IN_CONE(cone, dot, c2, d2, zero)                                                     \
+    ((cone) == CONE_NARROW ? (((dot) >= (zero)) & ((dot) * (dot) >= (c2))) | ((d2) <= (zero))     \
+                           : ((dot) >= (zero)) | ((dot) * (dot) <= (c2)) | ((d2) <= (zero)))
+
+ST__INLINE void group_run(group_ctx *q, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
+                          double r2, bool fold, int cone)
+{
+    const double hx = q->heading.x, hy = q->heading.y, cos2 = q->cos2;
+    for (int k = k0; k < k1;) {
+        if (q->n == GROUP_BATCH) group_spill(q);
+        int end = k1 - k > GROUP_BATCH - q->n ? k + (GROUP_BATCH - q->n) : k1;
+        int n = q->n;
+#if defined(__GNUC__)
+        if (!fold) {
+            // Two candidates per vector op: the same operations in the same
+            // order as the scalar loop below, lane by lane.
+            typedef double v2d __attribute__((vector_size(16)));
+            typedef int64_t v2l __attribute__((vector_size(16)));
+            const v2d SX = {sx, sx}, SY = {sy, sy}, CX = {c.x, c.x}, CY = {c.y, c.y}, R2 = {r2, r2};
+            const v2d HX = {hx, hx}, HY = {hy, hy}, COS2 = {cos2, cos2}, Z = {0.0, 0.0};
+            for (; k + 1 < end; k += 2) {
+                const st_grid_item *a = &items[k], *b = &items[k + 1];
+                v2d X = {a->pos.x, b->pos.x}, Y = {a->pos.y, b->pos.y};
+                v2d DX = X + SX - CX, DY = Y + SY - CY;
+                v2d D2 = DX * DX + DY * DY;
+                v2l keep = D2 <= R2;
+                if (cone != CONE_NONE) {
+                    v2d DOT = DX * HX + DY * HY;
+                    v2d C2 = COS2 * D2;
+                    keep &= GROUP_IN_CONE(cone, DOT, C2, D2, Z);
+                }
+                q->hit[n] = a;
+                q->dx[n] = DX[0];
+                q->dy[n] = DY[0];
+                q->d2[n] = D2[0];
+                n += (int)(keep[0] & 1);
+                q->hit[n] = b;
+                q->dx[n] = DX[1];
+                q->dy[n] = DY[1];
+                q->d2[n] = D2[1];
+                n += (int)(keep[1] & 1);
+            }
+        }
+#endif
+        for (; k < end; k++) {
+            const st_grid_item *it = &items[k];
+            st_vec2 d = st__run_offset(q->w, it, sx, sy, c, fold);
+            double d2 = d.x * d.x + d.y * d.y;
+            int keep = d2 <= r2;
+            if (cone != CONE_NONE) {
+                double dot = d.x * hx + d.y * hy;
+                double c2 = cos2 * d2;
+                keep &= GROUP_IN_CONE(cone, dot, c2, d2, 0.0);
+            }
+            q->hit[n] = it;
+            q->dx[n] = d.x;
+            q->dy[n] = d.y;
+            q->d2[n] = d2;
+            n += keep;
+        }
+        q->n = n;
     }
 }
 
-/// The flocking kernel: one pass over the grid cells around agent i, the
-/// three rules' sums gathered on the fly (no neighbour list, no allocation).
-static void group_query(const st_world *w, int i, const st_flock_params *p, double sep_radius, group *g)
+ST__INLINE void group_run_none(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy,
+                               st_vec2 c, double r2, bool fold)
+{
+    group_run(ctx, items, k0, k1, sx, sy, c, r2, fold, CONE_NONE);
+}
+
+ST__INLINE void group_run_wide(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy,
+                               st_vec2 c, double r2, bool fold)
+{
+    group_run(ctx, items, k0, k1, sx, sy, c, r2, fold, CONE_WIDE);
+}
+
+ST__INLINE void group_run_narrow(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy,
+                                 st_vec2 c, double r2, bool fold)
+{
+    group_run(ctx, items, k0, k1, sx, sy, c, r2, fold, CONE_NARROW);
+}
+
+/// One pass over the grid cells around agent i, the three rules' sums
+/// gathered on the fly (no neighbour list, no allocation). cos_half: cosine
+/// of half the view cone, from view_cos.
+static void group_query(const st_world *w, int i, const st_flock_params *p, double cos_half, double sep_radius,
+                        group *g)
 {
     const st_body *b = &w->bodies[i];
     g->sep = g->heading_sum = g->offset_sum = ZERO;
     g->n = 0;
     g->sep_r2 = sep_radius * sep_radius;
-    g->serial = w->agents[i].serial;
-    group_ctx q = {g, w, (uint32_t)i, p->tag, p->fov > 0.0 && p->fov < 2.0 * ST_PI, 0.0, b->heading};
-    q.cos_half = q.cone ? cos(0.5 * p->fov) : -2.0;
-    st__grid_foreach(w, b->pos, p->radius, group_one, &q);
+    g->self = (uint32_t)i;
+    group_ctx q;
+    q.g = g;
+    q.w = w;
+    q.self = (uint32_t)i;
+    q.tag = p->tag;
+    q.cos2 = cos_half * cos_half;
+    q.heading = b->heading;
+    q.n = 0;
+    if (cos_half <= -2.0) st__grid_runs(w, b->pos, p->radius, group_run_none, &q);
+    else if (cos_half < 0.0) st__grid_runs(w, b->pos, p->radius, group_run_wide, &q);
+    else st__grid_runs(w, b->pos, p->radius, group_run_narrow, &q);
+    group_flush(&q);
+}
+
+/// Cosine of half the view cone, or -2 when the cone is all around.
+static double view_cos(double fov)
+{
+    return fov > 0.0 && fov < 2.0 * ST_PI ? cos(0.5 * fov) : -2.0;
 }
 
 static double flock_sep_radius(const st_flock_params *p)
@@ -384,29 +556,59 @@ static double flock_sep_radius(const st_flock_params *p)
     return p->separation_radius >= 0.0 ? p->separation_radius : 0.5 * p->radius;
 }
 
-static st_vec2 flock(const st_world *w, int i, const st_flock_params *p, double dt)
+static st_vec2 flock(const st_world *w, int i, const st_flock_params *p, double cos_half, double dt)
 {
     const st_body *b = &w->bodies[i];
     group g;
-    group_query(w, i, p, flock_sep_radius(p), &g);
-    st_vec2 f = st_v2_scale(separation_force(b, &g, dt), p->separation);
-    f = st_v2_add(f, st_v2_scale(alignment_force(b, &g, dt), p->alignment));
-    f = st_v2_add(f, st_v2_scale(cohesion_force(b, &g, dt), p->cohesion));
+    group_query(w, i, p, cos_half, flock_sep_radius(p), &g);
+    steer_gain k = gain_of(b, dt);
+    st_vec2 f = st_v2_scale(separation_force(b, &g, k), p->separation);
+    f = st_v2_add(f, st_v2_scale(alignment_force(b, &g, k), p->alignment));
+    f = st_v2_add(f, st_v2_scale(cohesion_force(b, &g, k), p->cohesion));
     return trunc_safe(f, b->max_force);
 }
 
 /* ---- obstacles, walls, edges ---- */
 
+/// Length of avoid_obstacles' detection box: grows with speed.
+static double detection_box(const st_body *b)
+{
+    double speed = st_v2_len(b->vel);
+    double min_box = ST_OBSTACLE_BOX + b->radius;
+    return min_box * (1.0 + (b->max_speed > 0.0 ? fmin(speed / b->max_speed, 1.0) : 0.0));
+}
+
+/// Air kept around obstacles: the box is this much wider than the agent,
+/// and inside this ring around an obstacle the agent is pushed straight out.
+static double obstacle_margin(const st_body *b) { return 0.5 * b->radius + 2.0; }
+
+/// avoid_walls' feelers, relative to the agent: ahead, and +-45 degrees at half length.
+static void feelers_of(const st_body *b, st_vec2 out[3])
+{
+    double len = ST_FEELER_LENGTH + b->radius + st_v2_len(b->vel) * ST_FEELER_LOOKAHEAD;
+    out[0] = st_v2_scale(b->heading, len);
+    out[1] = st_v2_scale(st_v2_rotate(b->heading, 0.25 * ST_PI), 0.5 * len);
+    out[2] = st_v2_scale(st_v2_rotate(b->heading, -0.25 * ST_PI), 0.5 * len);
+}
+
+bool st_agent_sensors(const st_world *w, st_agent_id id, st_sensors *out)
+{
+    int i = st__dense(w, id);
+    if (i < 0 || !out) return false;
+    const st_body *b = &w->bodies[i];
+    out->box_length = detection_box(b);
+    out->box_half_width = b->radius + obstacle_margin(b);
+    feelers_of(b, out->feelers);
+    for (int k = 0; k < 3; k++) out->feelers[k] = st_v2_add(b->pos, out->feelers[k]);
+    return true;
+}
+
 static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
 {
     (void)dt;
     if (w->obstacle_count == 0) return ZERO;
-    double speed = st_v2_len(b->vel);
-    double min_box = ST_OBSTACLE_BOX + b->radius;
-    double box = min_box * (1.0 + (b->max_speed > 0.0 ? fmin(speed / b->max_speed, 1.0) : 0.0));
-    // Keep a little air between bodies: the box is this much wider, and
-    // inside this ring around an obstacle the agent is pushed straight out.
-    double margin = 0.5 * b->radius + 2.0;
+    double box = detection_box(b);
+    double margin = obstacle_margin(b);
     st_vec2 h = b->heading, s = st_v2_perp(b->heading);
 
     int closest = -1;
@@ -477,13 +679,8 @@ static st_vec2 avoid_walls(const st_world *w, const st_body *b, double dt)
 {
     (void)dt;
     if (w->wall_count == 0) return ZERO;
-    double speed = st_v2_len(b->vel);
-    double len = ST_FEELER_LENGTH + b->radius + speed * ST_FEELER_LOOKAHEAD;
-    st_vec2 feelers[3] = {
-        st_v2_scale(b->heading, len),
-        st_v2_scale(st_v2_rotate(b->heading, 0.25 * ST_PI), 0.5 * len),
-        st_v2_scale(st_v2_rotate(b->heading, -0.25 * ST_PI), 0.5 * len),
-    };
+    st_vec2 feelers[3];
+    feelers_of(b, feelers);
     st_vec2 f = ZERO;
     for (int k = 0; k < w->wall_count; k++) {
         // Touching a wall: straight out, at full force.
@@ -608,7 +805,24 @@ static st_vec2 hide(const st_world *w, const st_body *b, const kin *threat, doub
 /* dispatch and accumulation                                                */
 /* ------------------------------------------------------------------------ */
 
-static st_vec2 force_of(st_world *w, int i, const st_behavior *bh)
+/// The last view cone's cosine, kept by a pass over many agents that share
+/// a flock's parameters: one cos() a pass instead of one an agent.
+typedef struct view_memo {
+    double fov, cos_half;
+} view_memo;
+
+static inline double view_cos_memo(view_memo *m, double fov)
+{
+    if (!m) return view_cos(fov);
+    if (fov != m->fov) {
+        m->fov = fov;
+        m->cos_half = view_cos(fov);
+    }
+    return m->cos_half;
+}
+
+/// memo: NULL, or the pass's view_memo.
+static st_vec2 force_of(st_world *w, int i, const st_behavior *bh, view_memo *memo)
 {
     st_body *b = &w->bodies[i];
     st_agent *a = &w->agents[i];
@@ -637,21 +851,21 @@ static st_vec2 force_of(st_world *w, int i, const st_behavior *bh)
         return wander(w, b, a, dt);
     case ST_SEPARATE: {
         group g;
-        group_query(w, i, &bh->flock, bh->flock.radius, &g);
-        return separation_force(b, &g, dt);
+        group_query(w, i, &bh->flock, view_cos(bh->flock.fov), bh->flock.radius, &g);
+        return separation_force(b, &g, gain_of(b, dt));
     }
     case ST_ALIGN: {
         group g;
-        group_query(w, i, &bh->flock, 0.0, &g);
-        return alignment_force(b, &g, dt);
+        group_query(w, i, &bh->flock, view_cos(bh->flock.fov), 0.0, &g);
+        return alignment_force(b, &g, gain_of(b, dt));
     }
     case ST_COHERE: {
         group g;
-        group_query(w, i, &bh->flock, 0.0, &g);
-        return cohesion_force(b, &g, dt);
+        group_query(w, i, &bh->flock, view_cos(bh->flock.fov), 0.0, &g);
+        return cohesion_force(b, &g, gain_of(b, dt));
     }
     case ST_FLOCK:
-        return flock(w, i, &bh->flock, dt);
+        return flock(w, i, &bh->flock, view_cos_memo(memo, bh->flock.fov), dt);
     case ST_AVOID_OBSTACLES:
         return avoid_obstacles(w, b, dt);
     case ST_AVOID_WALLS:
@@ -714,7 +928,7 @@ st_vec2 st_agent_force_of(st_world *w, st_agent_id id, const st_behavior *b)
     int i = st__dense(w, id);
     if (i < 0 || !b) return ZERO;
     st__grid_ensure(w);
-    return force_of(w, i, b);
+    return force_of(w, i, b, NULL);
 }
 
 st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b)
@@ -722,7 +936,7 @@ st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b)
     int i = st__dense(w, id);
     if (i < 0 || !b) return ZERO;
     st__grid_ensure(w);
-    st_vec2 f = force_of(w, i, b);
+    st_vec2 f = force_of(w, i, b, NULL);
     st__accumulate(w, i, f, b->weight, b->type);
     return f;
 }
@@ -743,7 +957,7 @@ static st_vec2 list_rule_force(st_world *w, st_agent_id id, const st_agent_id *l
     int i = st__dense(w, id);
     if (i < 0) return ZERO;
     const st_body *b = &w->bodies[i];
-    group g = {ZERO, ZERO, ZERO, 0, INFINITY, w->agents[i].serial};
+    group g = {ZERO, ZERO, ZERO, 0, INFINITY, (uint32_t)i};
     for (int k = 0; k < n; k++) {
         int j = st__dense(w, list[k]);
         if (j < 0 || j == i) continue;
@@ -754,9 +968,9 @@ static st_vec2 list_rule_force(st_world *w, st_agent_id id, const st_agent_id *l
     st_vec2 f;
     st_behavior_type type;
     switch (rule) {
-    case RULE_SEPARATE: f = separation_force(b, &g, dt); type = ST_SEPARATE; break;
-    case RULE_ALIGN: f = alignment_force(b, &g, dt); type = ST_ALIGN; break;
-    default: f = cohesion_force(b, &g, dt); type = ST_COHERE; break;
+    case RULE_SEPARATE: f = separation_force(b, &g, gain_of(b, dt)); type = ST_SEPARATE; break;
+    case RULE_ALIGN: f = alignment_force(b, &g, gain_of(b, dt)); type = ST_ALIGN; break;
+    default: f = cohesion_force(b, &g, gain_of(b, dt)); type = ST_COHERE; break;
     }
     st__accumulate(w, i, f, weight, type);
     return f;
@@ -779,21 +993,44 @@ st_vec2 st_agent_cohere_list(st_world *w, st_agent_id id, const st_agent_id *lis
 
 void st__standing_pass(st_world *w)
 {
-    // Spawn order: the agent's own arrays stream through the cache, and
-    // only the neighbours' grid cells are fetched at random. Each agent
-    // reads only start-of-step state of the others and writes only its own
-    // accumulator, wander and path state, so neither the order nor the
-    // thread count changes a single bit of the result.
+    // Grid order: the agents of one cell run one after another, so the
+    // neighbour cells each reads are still in cache from the agent before
+    // (in spawn order every agent fetches its cells afresh, which at a
+    // million agents means from memory). The agents' own records are then
+    // fetched at random instead, which is cheap to hide: their indices are
+    // known ahead, so they are prefetched a few agents early.
+    // Each agent reads only start-of-step state of the others and writes
+    // only its own accumulator, wander and path state, so neither the order
+    // nor the thread count changes a single bit of the result.
     int n = w->step_count;
+    const st_grid_item *items = w->grid.items;
+    // The grid lists every agent of the step unless building it ran out of
+    // memory; then spawn order it is.
+    bool by_grid = w->grid.item_count == n;
 #ifdef STEER_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 512) num_threads(w->threads) if (w->threads > 1 && n > 2048)
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 2048)
 #endif
-    for (int i = 0; i < n; i++) {
-        st_agent *a = &w->agents[i];
-        if (!a->alive || !a->behaviors) continue;
-        for (int m = 0; m < a->behaviors->count; m++) {
-            const st_behavior *bh = &a->behaviors->items[m];
-            st__accumulate(w, i, force_of(w, i, bh), bh->weight, bh->type);
+    {
+        view_memo memo = {-1.0, view_cos(-1.0)}; // each thread its own
+#ifdef STEER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 512)
+#endif
+        for (int k = 0; k < n; k++) {
+            int i = by_grid ? (int)items[k].index : k;
+            if (by_grid && k + ST_PREFETCH_AHEAD < n) {
+                int j = (int)items[k + ST_PREFETCH_AHEAD].index;
+                ST__PREFETCH(&w->bodies[j]);
+                ST__PREFETCH((const char *)&w->bodies[j] + sizeof(st_body) - 1);
+                // The agent fields a pass reads sit at the record's end.
+                ST__PREFETCH(&w->agents[j].behaviors);
+                ST__PREFETCH(&w->agents[j].combine);
+            }
+            st_agent *a = &w->agents[i];
+            if (!a->alive || !a->behaviors) continue;
+            for (int m = 0; m < a->behaviors->count; m++) {
+                const st_behavior *bh = &a->behaviors->items[m];
+                st__accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
+            }
         }
     }
 }

@@ -10,6 +10,9 @@
  */
 #include <assert.h>
 #include <stdlib.h>
+#ifdef STEER_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 #include "grid_iter.h"
 
@@ -21,9 +24,11 @@ void st__grid_free(st_grid *g)
 {
     free(g->cell_start);
     free(g->items);
+    free(g->hist);
     g->cell_start = NULL;
     g->items = NULL;
-    g->cell_cap = g->agent_cap = 0;
+    g->hist = NULL;
+    g->cell_cap = g->agent_cap = g->hist_cap = 0;
 }
 
 static void grid_dims(const st_world *w, st_grid *g)
@@ -62,10 +67,12 @@ static inline int cell_of(const st_world *w, const st_grid *g, st_vec2 p)
     int cx, cy;
     if (w->edges == ST_EDGES_WRAP) {
         double fx = floor(p.x / g->cell_w), fy = floor(p.y / g->cell_h);
-        // Positions are inside the world after a step; a user's set_pos may
-        // put one anywhere, so reduce in floating point before converting.
-        fx -= g->nx * floor(fx / g->nx);
-        fy -= g->ny * floor(fy / g->ny);
+        // Positions are inside the world after a step: one division an axis.
+        // A user's set_pos may put one anywhere, so reduce in floating point
+        // before converting (rounding can also land a position just below
+        // the width on column nx, which wraps to 0 the same way).
+        if (!(fx >= 0.0 && fx < g->nx)) fx -= g->nx * floor(fx / g->nx);
+        if (!(fy >= 0.0 && fy < g->ny)) fy -= g->ny * floor(fy / g->ny);
         cx = clamp_index(fx, g->nx);
         cy = clamp_index(fy, g->ny);
     } else {
@@ -87,6 +94,88 @@ static bool grow_i32(int32_t **p, int *cap, int need)
     return true;
 }
 
+// Below this many agents one thread sorts faster than two can start.
+#define ST_GRID_PARALLEL_MIN 32768
+
+static inline bool counted(const st_world *w, int i)
+{
+    // Right after a compaction (every step begins with one) all are alive,
+    // and the grid build need not stream the cold agent records to see it.
+    return w->dead == 0 || w->agents[i].alive;
+}
+
+static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
+{
+    int c = cell_of(w, g, w->bodies[i].pos);
+    st_grid_item *it = &g->items[cursor[c]++];
+    it->pos = w->bodies[i].pos;
+    if (w->edges == ST_EDGES_WRAP) {
+        it->pos.x = st__wrap_coord(it->pos.x, w->width);
+        it->pos.y = st__wrap_coord(it->pos.y, w->height);
+    }
+    it->hx = (float)w->bodies[i].heading.x;
+    it->hy = (float)w->bodies[i].heading.y;
+    it->index = (uint32_t)i;
+    it->tag = w->agents[i].tag;
+}
+
+// The counting sort, split into slices of the dense array: each slice is
+// counted into its own histogram, the histograms are laid end to end per
+// cell in slice order, and each slice is placed from its own cursors. Every
+// cell lists its agents in spawn order whatever the thread count, so queries
+// visit candidates in the same order and sums come out bit for bit the same.
+static inline int32_t *slice_row(st_grid *g, int s, int cells)
+{
+    // Slice 0 counts straight into cell_start (shifted by one, as the
+    // serial sort does); the others into the extra histograms.
+    return s == 0 ? g->cell_start + 1 : g->hist + (size_t)(s - 1) * cells;
+}
+
+static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns)
+{
+#ifdef STEER_HAVE_OPENMP
+#pragma omp parallel num_threads(ns)
+#endif
+    {
+#ifdef STEER_HAVE_OPENMP
+        int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
+#else
+        int t0 = 0, nth = 1;
+#endif
+        // Slices, not threads, fix the layout: a team smaller than asked
+        // for just takes more slices each.
+        for (int s = t0; s < ns; s += nth) {
+            int i0 = (int)((int64_t)count * s / ns), i1 = (int)((int64_t)count * (s + 1) / ns);
+            int32_t *h = slice_row(g, s, cells);
+            for (int c = 0; c < cells; c++) h[c] = 0;
+            for (int i = i0; i < i1; i++)
+                if (counted(w, i)) h[cell_of(w, g, w->bodies[i].pos)]++;
+        }
+#ifdef STEER_HAVE_OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+        {
+            // Counts become each slice's first slot in each cell.
+            int32_t sum = 0;
+            for (int c = 0; c < cells; c++) {
+                for (int s = 0; s < ns; s++) {
+                    int32_t *h = slice_row(g, s, cells);
+                    int32_t n = h[c];
+                    h[c] = sum;
+                    sum += n;
+                }
+            }
+        } // the single ends with a barrier: every cursor is ready
+        for (int s = t0; s < ns; s += nth) {
+            int i0 = (int)((int64_t)count * s / ns), i1 = (int)((int64_t)count * (s + 1) / ns);
+            int32_t *h = slice_row(g, s, cells);
+            for (int i = i0; i < i1; i++)
+                if (counted(w, i)) place(w, g, i, h);
+        }
+    }
+}
+
 void st__grid_build(st_world *w, int count)
 {
     st_grid *g = &w->grid;
@@ -106,31 +195,38 @@ void st__grid_build(st_world *w, int count)
     }
 
     int32_t *start = g->cell_start;
-    for (int c = 0; c <= cells; c++) start[c] = 0;
-    // Two passes, the cell computed in each rather than stored: 4 bytes an
-    // agent saved for a few arithmetic operations.
-    for (int i = 0; i < count; i++)
-        if (w->agents[i].alive) start[cell_of(w, g, w->bodies[i].pos) + 1]++;
-    for (int c = 0; c < cells; c++) start[c + 1] += start[c];
-    // Place in dense (spawn) order so each cell lists its agents in spawn
-    // order: queries then visit candidates deterministically.
-    for (int i = 0; i < count; i++) {
-        if (!w->agents[i].alive) continue;
-        int c = cell_of(w, g, w->bodies[i].pos);
-        // start[c] is used as the cursor and restored below.
-        st_grid_item *it = &g->items[start[c]++];
-        it->pos = w->bodies[i].pos;
-        if (w->edges == ST_EDGES_WRAP) {
-            it->pos.x = st__wrap_coord(it->pos.x, w->width);
-            it->pos.y = st__wrap_coord(it->pos.y, w->height);
-        }
-        it->hx = (float)w->bodies[i].heading.x;
-        it->hy = (float)w->bodies[i].heading.y;
-        it->index = (uint32_t)i;
-        it->tag = w->agents[i].tag;
+    int nt = 1;
+#ifdef STEER_HAVE_OPENMP
+    if (w->threads > 1 && count >= ST_GRID_PARALLEL_MIN) nt = w->threads;
+#endif
+    if (nt > 1) {
+        // One histogram per extra slice, kept from step to step.
+        int hist_cap = g->hist_cap;
+        if ((int64_t)(nt - 1) * cells > INT32_MAX || !grow_i32(&g->hist, &hist_cap, (nt - 1) * cells)) nt = 1;
+        else g->hist_cap = hist_cap;
     }
-    for (int c = cells; c > 0; c--) start[c] = start[c - 1];
-    start[0] = 0;
+    if (nt > 1) {
+        sort_slices(w, g, count, cells, nt);
+        // Placing advanced every cursor to the end of its share: the last
+        // slice's cursor of cell c now sits where cell c + 1 begins.
+        const int32_t *last = g->hist + (size_t)(nt - 2) * cells;
+        for (int c = 0; c < cells; c++) start[c + 1] = last[c];
+        start[0] = 0;
+    } else {
+        for (int c = 0; c <= cells; c++) start[c] = 0;
+        // Two passes, the cell computed in each rather than stored: 4 bytes an
+        // agent saved for a division an axis.
+        for (int i = 0; i < count; i++)
+            if (counted(w, i)) start[cell_of(w, g, w->bodies[i].pos) + 1]++;
+        for (int c = 0; c < cells; c++) start[c + 1] += start[c];
+        // Place in dense (spawn) order so each cell lists its agents in spawn
+        // order: queries then visit candidates deterministically. start[c]
+        // is the cursor and is restored below.
+        for (int i = 0; i < count; i++)
+            if (counted(w, i)) place(w, g, i, start);
+        for (int c = cells; c > 0; c--) start[c] = start[c - 1];
+        start[0] = 0;
+    }
     g->item_count = start[cells];
     w->grid_dirty = false;
     return;
@@ -159,21 +255,32 @@ typedef struct visit_ctx {
     void *ctx;
 } visit_ctx;
 
-static void visit_one(void *ctx, const st_grid_item *it, st_vec2 d, double d2)
+ST__INLINE void visit_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
+                      double r2, bool fold)
 {
     const visit_ctx *v = ctx;
-    if ((int)it->index == v->exclude) return;
-    if (v->q->tag != ST_TAG_ANY && it->tag != v->q->tag) return;
-    if (v->w->removed_in_step && !v->w->agents[it->index].alive) return;
-    if (v->cone && d2 > 0.0 && !st__in_cone(d, d2, v->q->heading, v->cos_half)) return;
-    v->fn(v->ctx, it->index, d, d2);
+    const int32_t tag = v->q->tag;
+    const bool any_tag = tag == ST_TAG_ANY;
+    for (int k = k0; k < k1; k++) {
+        const st_grid_item *it = &items[k];
+        st_vec2 d = st__run_offset(v->w, it, sx, sy, c, fold);
+        double d2 = d.x * d.x + d.y * d.y;
+        // One branch for the common verdicts (most candidates fail): the
+        // rare checks follow only for those that pass.
+        if (!((d2 <= r2) & ((int)it->index != v->exclude) & (any_tag | (it->tag == tag)))) continue;
+        if (v->w->removed_in_step && !v->w->agents[it->index].alive) continue;
+        if (v->cone && d2 > 0.0 && !st__in_cone(d, d2, v->q->heading, v->cos_half)) continue;
+        v->fn(v->ctx, it->index, d, d2);
+    }
 }
 
-void st__grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx)
+/// Visits every live agent within q (fov/tag/exclude applied) with its
+/// offset and distance^2. Inlined into each query with its callback.
+ST__INLINE void grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx)
 {
     visit_ctx v = {w, q, st__dense(w, q->exclude), q->fov > 0.0 && q->fov < 2.0 * ST_PI, 0.0, fn, ctx};
     v.cos_half = v.cone ? cos(0.5 * q->fov) : -2.0;
-    st__grid_foreach(w, q->center, q->radius, visit_one, &v);
+    st__grid_runs(w, q->center, q->radius, visit_run, &v);
 }
 
 void st_world_set_brute_force(st_world *w, bool on) { w->brute_force = on; }
@@ -196,7 +303,7 @@ typedef struct collect_ctx {
     bool oom;
 } collect_ctx;
 
-static void collect(void *ctx, uint32_t index, st_vec2 offset, double dist2)
+ST__INLINE void collect(void *ctx, uint32_t index, st_vec2 offset, double dist2)
 {
     (void)offset;
     collect_ctx *c = ctx;
@@ -216,12 +323,52 @@ static void collect(void *ctx, uint32_t index, st_vec2 offset, double dist2)
     c->n++;
 }
 
-static int hit_cmp(const void *pa, const void *pb)
+static inline bool hit_less(const st_query_hit *a, const st_query_hit *b)
 {
-    const st_query_hit *a = pa, *b = pb;
-    if (a->dist2 < b->dist2) return -1;
-    if (a->dist2 > b->dist2) return 1;
-    return (a->index > b->index) - (a->index < b->index);
+    return a->dist2 < b->dist2 || (a->dist2 == b->dist2 && a->index < b->index);
+}
+
+/// Nearest first, ties by spawn order. Keys are unique (no two hits share
+/// an index), so any correct sort gives the same order. Insertion sort for
+/// the short lists queries usually return, quicksort above that; no qsort,
+/// whose call per comparison costs more than the comparison.
+static void sort_hits(st_query_hit *h, int n)
+{
+    while (n > 24) {
+        // Median of three as the pivot, then Hoare partition.
+        st_query_hit *a = &h[0], *m = &h[n / 2], *z = &h[n - 1], t;
+        if (hit_less(m, a)) { t = *m; *m = *a; *a = t; }
+        if (hit_less(z, m)) { t = *z; *z = *m; *m = t; }
+        if (hit_less(m, a)) { t = *m; *m = *a; *a = t; }
+        st_query_hit pivot = *m;
+        int i = 0, j = n - 1;
+        for (;;) {
+            while (hit_less(&h[i], &pivot)) i++;
+            while (hit_less(&pivot, &h[j])) j--;
+            if (i >= j) break;
+            t = h[i];
+            h[i] = h[j];
+            h[j] = t;
+            i++;
+            j--;
+        }
+        // Recurse into the smaller side, loop on the larger: O(log n) depth.
+        int left = j + 1;
+        if (left < n - left) {
+            sort_hits(h, left);
+            h += left;
+            n -= left;
+        } else {
+            sort_hits(h + left, n - left);
+            n = left;
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        st_query_hit x = h[i];
+        int j = i;
+        for (; j > 0 && hit_less(&x, &h[j - 1]); j--) h[j] = h[j - 1];
+        h[j] = x;
+    }
 }
 
 static bool query_ok(const st_query *q)
@@ -239,8 +386,8 @@ int st_world_query(const st_world *cw, const st_query *q, st_agent_id *out, doub
     if (!query_ok(q)) return 0;
     st__grid_ensure(w);
     collect_ctx c = {w, 0, false};
-    st__grid_visit(w, q, collect, &c);
-    if (c.n > 1) qsort(w->scratch, (size_t)c.n, sizeof *w->scratch, hit_cmp);
+    grid_visit(w, q, collect, &c);
+    sort_hits(w->scratch, c.n);
     int m = c.n < cap ? c.n : cap;
     for (int k = 0; k < m; k++) {
         const st_agent *a = &w->agents[w->scratch[k].index];
@@ -258,7 +405,7 @@ typedef struct nearest_ctx {
     int64_t index;
 } nearest_ctx;
 
-static void nearest(void *ctx, uint32_t index, st_vec2 offset, double dist2)
+ST__INLINE void nearest(void *ctx, uint32_t index, st_vec2 offset, double dist2)
 {
     (void)offset;
     nearest_ctx *c = ctx;
@@ -275,7 +422,7 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     if (!query_ok(q)) return st_null_agent();
     st__grid_ensure(w);
     nearest_ctx c = {INFINITY, -1};
-    st__grid_visit(w, q, nearest, &c);
+    grid_visit(w, q, nearest, &c);
     if (c.index < 0) return st_null_agent();
     const st_agent *a = &w->agents[c.index];
     if (dist) *dist = sqrt(c.best);

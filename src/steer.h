@@ -397,6 +397,19 @@ st_behavior st_default_behavior(st_behavior_type type);
 /// behaviour returns at most max_force.
 #define ST_AVOID_URGENCY 3.0
 
+/// The sensors avoid_obstacles and avoid_walls use at the agent's current
+/// speed, for drawing: the detection box (from the agent along its heading,
+/// box_length long, box_half_width to each side; obstacles are widened by
+/// their radius) and the tips of the three wall feelers in world coordinates.
+typedef struct st_sensors {
+    double box_length;
+    double box_half_width;
+    st_vec2 feelers[3];
+} st_sensors;
+
+/// False for a dead agent.
+bool st_agent_sensors(const st_world *w, st_agent_id id, st_sensors *out);
+
 /// Default arrive slowing radius.
 #define ST_ARRIVE_SLOWING_RADIUS 100.0
 

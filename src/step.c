@@ -109,7 +109,7 @@ void st_world_step_end(st_world *w)
     int n = w->step_count;
     double dt = w->step_dt;
 #ifdef STEER_HAVE_OPENMP
-#pragma omp parallel for schedule(static) num_threads(w->threads) if (w->threads > 1 && n > 8192)
+#pragma omp parallel for schedule(dynamic, 4096) num_threads(w->threads) if (w->threads > 1 && n > 8192)
 #endif
     for (int i = 0; i < n; i++)
         if (w->agents[i].alive) integrate(w, i, dt);

@@ -77,6 +77,8 @@ typedef struct st_grid {
     st_grid_item *items;      // sorted by cell
     int item_count;
     int cell_cap, agent_cap;
+    int32_t *hist;            // the parallel sort's counters, (threads - 1) * cells
+    int hist_cap;
 } st_grid;
 
 typedef struct st_obstacle {
@@ -159,9 +161,8 @@ void st__compact(st_world *w);
 void st__grid_build(st_world *w, int count);
 void st__grid_free(st_grid *g);
 void st__grid_ensure(st_world *w);   // rebuild if dirty and not in a step
-/// Visits every live agent within q (fov/tag/exclude applied) with its offset and distance^2.
+/// A query's callback for each live agent that passes it (grid.c).
 typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
-void st__grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx);
 
 void st__blist_release(st_world *w, st_blist *l);
 

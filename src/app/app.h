@@ -137,6 +137,7 @@ typedef struct app {
     double speed_factor, force_factor; ///< cumulative live adjustments, for the HUD
     char flash[256];        ///< a short-lived HUD message (screenshot saved...)
     double flash_until;
+    bool flash_bad;         ///< the flash reports a failure (drawn in red)
 
     /* errors */
     app_error errors[APP_MAX_ERRORS];

@@ -200,7 +200,7 @@ void hud_draw(app *a, render_ctx *c)
         float tw = font_width(c->font, a->flash, strlen(a->flash));
         float x = ((float)c->w - tw) * 0.5f, y = PAD + 4.0f;
         panel(c, x - 8.0f, y - 4.0f, tw + 16.0f, lh + 8.0f);
-        text(c, x, y, a->flash, HUD_OK);
+        text(c, x, y, a->flash, a->flash_bad ? HUD_BAD : HUD_OK);
     }
 
     if (a->help) {

@@ -53,12 +53,14 @@ static void toggle(app *a, unsigned flag, const char *name)
 {
     a->overlays ^= flag;
     snprintf(a->flash, sizeof a->flash, "%s %s", name, (a->overlays & flag) ? "on" : "off");
+    a->flash_bad = false;
     a->flash_until = app_clock() + 1.2;
 }
 
 static void set_flash(app *a, const char *fmt, double v)
 {
     snprintf(a->flash, sizeof a->flash, fmt, v);
+    a->flash_bad = false;
     a->flash_until = app_clock() + 1.2;
 }
 

@@ -12,12 +12,6 @@
 
 #include "render.h"
 
-/* The detection box and feelers of the core's avoid_obstacles/avoid_walls,
- * mirrored here for drawing because the core keeps them private
- * (src/behaviors.c: ST_OBSTACLE_BOX, ST_FEELER_LENGTH, ST_FEELER_LOOKAHEAD). */
-#define DRAW_OBSTACLE_BOX 50.0
-#define DRAW_FEELER_LENGTH 30.0
-#define DRAW_FEELER_LOOKAHEAD 0.4
 /* View cone and neighbour radius drawn for agents without a flock entry:
  * API.md's flock defaults. */
 #define DRAW_VIEW_RADIUS 50.0
@@ -234,7 +228,7 @@ static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
     const st_world *w = a->world;
     batch *b = &c->layer[st_id_equal(id, a->selected) ? LAYER_SELECTED : LAYER_OVERLAY];
     st_vec2 pos = st_agent_pos(w, id), h = st_agent_heading(w, id), vel = st_agent_vel(w, id);
-    double speed = st_v2_len(vel), r = st_agent_radius(w, id);
+    double r = st_agent_radius(w, id);
     SDL_FPoint sp = to_screen(c, pos);
 
     if (ov & OV_CONE) {
@@ -272,20 +266,16 @@ static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
         batch_circle(b, st, 3.0f, COL_WANDER, true, 0.0f);
     }
     if (ov & OV_FEELERS) {
-        double max_speed = st_agent_max_speed(w, id);
-        double min_box = DRAW_OBSTACLE_BOX + r;
-        double box = min_box * (1.0 + (max_speed > 0.0 ? fmin(speed / max_speed, 1.0) : 0.0));
-        SDL_FPoint p0 = local_pt(c, pos, h, 0, r), p1 = local_pt(c, pos, h, box, r);
-        SDL_FPoint p2 = local_pt(c, pos, h, box, -r), p3 = local_pt(c, pos, h, 0, -r);
-        batch_line(b, p0, p1, 1.0f, COL_FEELER);
-        batch_line(b, p1, p2, 1.0f, COL_FEELER);
-        batch_line(b, p2, p3, 1.0f, COL_FEELER);
-        double len = DRAW_FEELER_LENGTH + r + speed * DRAW_FEELER_LOOKAHEAD;
-        batch_line(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(h, len))), 1.0f, COL_FEELER);
-        batch_line(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(st_v2_rotate(h, 0.25 * ST_PI), 0.5 * len))), 1.0f,
-                   COL_FEELER);
-        batch_line(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(st_v2_rotate(h, -0.25 * ST_PI), 0.5 * len))),
-                   1.0f, COL_FEELER);
+        st_sensors sn;
+        if (st_agent_sensors(w, id, &sn)) {
+            double box = sn.box_length, hw = sn.box_half_width;
+            SDL_FPoint p0 = local_pt(c, pos, h, 0, hw), p1 = local_pt(c, pos, h, box, hw);
+            SDL_FPoint p2 = local_pt(c, pos, h, box, -hw), p3 = local_pt(c, pos, h, 0, -hw);
+            batch_line(b, p0, p1, 1.0f, COL_FEELER);
+            batch_line(b, p1, p2, 1.0f, COL_FEELER);
+            batch_line(b, p2, p3, 1.0f, COL_FEELER);
+            for (int k = 0; k < 3; k++) batch_line(b, sp, to_screen(c, sn.feelers[k]), 1.0f, COL_FEELER);
+        }
     }
     /* Velocity drawn as the distance covered in half a second. Forces are
      * scaled so that max_force is FORCE_PX pixels, whatever the scene's

@@ -807,9 +807,11 @@ static void reload_file(app *a, const char *path, int root)
             a->update_paused = a->draw_paused = false;
         printf("reload: ok %s (%s)\n", module, real);
         app_format(a->flash, sizeof a->flash, "reloaded %s", module);
+        a->flash_bad = false;
     } else {
         printf("reload: failed %s (%s); the old code keeps running\n", module, real);
         app_format(a->flash, sizeof a->flash, "reload of %s failed", module);
+        a->flash_bad = true;
     }
     a->flash_until = app_clock() + 2.0;
     fflush(stdout);

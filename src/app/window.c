@@ -30,9 +30,11 @@ static bool save_screenshot(app *a, SDL_Renderer *r, int w, int h)
     if (ok) {
         printf("screenshot: %s\n", path);
         app_format(a->flash, sizeof a->flash, "saved %s", path);
+        a->flash_bad = false;
     } else {
         fprintf(stderr, "steer: screenshot failed: %s\n", SDL_GetError());
         snprintf(a->flash, sizeof a->flash, "screenshot failed");
+        a->flash_bad = true;
     }
     a->flash_until = app_clock() + 2.0;
     return ok;
