@@ -3,10 +3,11 @@
 
 BUILD      ?= build
 BUILD_SAN  ?= build-asan
+BUILD_VG   ?= build-valgrind
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build demo test test-release test-asan bench clean
+.PHONY: all deps build demo test test-release test-asan test-valgrind bench clean
 
 all: build
 
@@ -31,11 +32,17 @@ test-asan: deps
 	cmake --build $(BUILD_SAN) -j $(JOBS)
 	cd $(BUILD_SAN) && ctest --output-on-failure -j $(JOBS) -L sanitize
 
-# The whole suite in Release, then the sanitizer build of the tests.
-test: test-release test-asan
+# The same tests under valgrind memcheck (no sanitizers, optimised with symbols).
+test-valgrind: deps
+	cmake -S . -B $(BUILD_VG) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEER_VALGRIND=ON $(CMAKE_ARGS)
+	cmake --build $(BUILD_VG) -j $(JOBS)
+	cd $(BUILD_VG) && ctest --output-on-failure -j $(JOBS) -L valgrind
+
+# The whole suite in Release, then the sanitizer build, then valgrind.
+test: test-release test-asan test-valgrind
 
 bench: build
 	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG)

@@ -1,5 +1,18 @@
 # Every test goes through ctest. Label "sanitize" marks the ones the
-# ASan+UBSan build runs too (make test-asan).
+# ASan+UBSan build runs too (make test-asan); with STEER_VALGRIND the same
+# ones run under valgrind memcheck and carry the label "valgrind"
+# (make test-valgrind).
+
+set(STEER_VG "")
+set(_sanitize_label "sanitize")
+if(STEER_VALGRIND)
+  find_program(VALGRIND valgrind REQUIRED)
+  # Definite leaks and every memory error fail a test; libgomp's and Lua's
+  # still-reachable blocks at exit do not.
+  set(STEER_VG ${VALGRIND} --quiet --error-exitcode=99 --leak-check=full
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite)
+  set(_sanitize_label "sanitize;valgrind")
+endif()
 
 # C unit tests: tests/c/test_*.c, one executable each, linked with the core only.
 file(GLOB STEER_C_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/c/test_*.c)
@@ -8,8 +21,8 @@ foreach(src ${STEER_C_TESTS})
   add_executable(${name} ${src})
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/c)
   target_link_libraries(${name} PRIVATE steer_core)
-  add_test(NAME c.${name} COMMAND ${name})
-  set_tests_properties(c.${name} PROPERTIES LABELS "c;sanitize" TIMEOUT 300)
+  add_test(NAME c.${name} COMMAND ${STEER_VG} $<TARGET_FILE:${name}>)
+  set_tests_properties(c.${name} PROPERTIES LABELS "c;${_sanitize_label}" TIMEOUT 900)
 endforeach()
 
 # Lua specs: busted under lua5.4 against build/steer.so.
@@ -26,9 +39,9 @@ if(LUA54 AND BUSTED)
     list(APPEND _spec_env "LD_PRELOAD=${_asan}:${_ubsan}" "ASAN_OPTIONS=detect_leaks=0")
   endif()
   add_test(NAME lua.busted
-           COMMAND ${LUA54} ${BUSTED} --lua=${LUA54} -o utfTerminal ${CMAKE_SOURCE_DIR}/tests/spec
+           COMMAND ${STEER_VG} ${LUA54} ${BUSTED} --lua=${LUA54} -o utfTerminal ${CMAKE_SOURCE_DIR}/tests/spec
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
-  set_tests_properties(lua.busted PROPERTIES ENVIRONMENT "${_spec_env}" LABELS "lua;sanitize" TIMEOUT 600)
+  set_tests_properties(lua.busted PROPERTIES ENVIRONMENT "${_spec_env}" LABELS "lua;${_sanitize_label}" TIMEOUT 1800)
 endif()
 
 find_program(LUACHECK luacheck)
@@ -39,16 +52,25 @@ endif()
 
 # App end-to-end tests: tests/app/*.sh, given the app binary and the source dir.
 if(STEER_APP)
+  # Under valgrind the tests get a wrapper that runs the app under memcheck.
+  set(_app $<TARGET_FILE:steer_app>)
+  if(STEER_VALGRIND)
+    string(REPLACE ";" " " _vg "${STEER_VG}")
+    file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/steer-valgrind
+         CONTENT "#!/bin/sh\nexec ${_vg} $<TARGET_FILE:steer_app> \"$@\"\n"
+         FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+    set(_app ${CMAKE_BINARY_DIR}/steer-valgrind)
+  endif()
   file(GLOB STEER_APP_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/app/test_*.sh)
   foreach(t ${STEER_APP_TESTS})
     get_filename_component(name ${t} NAME_WE)
-    add_test(NAME app.${name} COMMAND sh ${t} $<TARGET_FILE:steer_app> ${CMAKE_SOURCE_DIR})
+    add_test(NAME app.${name} COMMAND sh ${t} ${_app} ${CMAKE_SOURCE_DIR})
     # The soak measures resident memory, which ASan's quarantine inflates:
     # it runs in the Release build only.
     if(name STREQUAL "test_soak")
       set(_labels "app;soak")
     else()
-      set(_labels "app;sanitize")
+      set(_labels "app;${_sanitize_label}")
     endif()
     set_tests_properties(app.${name} PROPERTIES LABELS "${_labels}" TIMEOUT 600
                          ENVIRONMENT "SDL_VIDEODRIVER=dummy;SDL_AUDIODRIVER=dummy;ASAN_OPTIONS=detect_leaks=0")
