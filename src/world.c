@@ -371,7 +371,17 @@ st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag)
 {
     if (st_id_is_null(after)) return st_world_next_serial(w, 0, tag);
     int i = st__dense(w, after);
-    if (i >= 0) return st_world_next_serial(w, w->agents[i].serial, tag);
+    if (i >= 0) {
+        // A live `after` knows its place: scan on from there, no search.
+        for (int k = i + 1; k < w->count; k++) {
+            const st_agent *a = &w->agents[k];
+            if (a->alive && (tag == ST_TAG_ANY || a->tag == tag)) {
+                st_agent_id id = {a->slot, w->slots[a->slot].generation};
+                return id;
+            }
+        }
+        return st_null_agent();
+    }
     // Just removed (its slot freed once since): the slot remembers where it
     // stood, so removing the current agent while iterating carries on.
     if (after.index < w->slot_count) {

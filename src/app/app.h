@@ -49,6 +49,7 @@ typedef struct app_options {
     bool has_seed;
     uint64_t seed;
     const char *screenshot; ///< PNG written after a headless run
+    long draw_frames;       ///< headless: frames to render and time after the run (0: none)
     int threads;            ///< standing-pass threads, >= 1
     long budget;            ///< instructions per callback, 0: unlimited
     size_t memory_mb;       ///< Lua memory cap in MiB, 0: unlimited

@@ -44,6 +44,8 @@ static void usage(FILE *out)
             "  --seed S            world seed (default: the scene's config.seed, else 1)\n"
             "  --screenshot F.png  after a headless run, save a frame as PNG (software\n"
             "                      renderer, no display needed)\n"
+            "  --draw-frames N     after a headless run, render N frames with the software\n"
+            "                      renderer and print the milliseconds per frame\n"
             "  --realtime          headless, paced at the fixed step, watching and reloading\n"
             "                      files as the window does; prints each reload and error\n"
             "  --threads N         threads for the standing behaviours (default 1)\n"
@@ -146,6 +148,10 @@ static int parse(int argc, char **argv, app_options *o)
             if ((val = option_value(argc, argv, &i, "--screenshot")) == NULL || val[0] == '\0')
                 goto bad_value;
             o->screenshot = val;
+        } else if (is_option(arg, "--draw-frames")) {
+            if ((val = option_value(argc, argv, &i, "--draw-frames")) == NULL || !parse_long(val, 1, 100000, &v))
+                goto bad_value;
+            o->draw_frames = v;
         } else if (is_option(arg, "--threads")) {
             if ((val = option_value(argc, argv, &i, "--threads")) == NULL || !parse_long(val, 1, 256, &v))
                 goto bad_value;
@@ -173,6 +179,10 @@ static int parse(int argc, char **argv, app_options *o)
         o->headless = true;
     if (o->screenshot && !o->headless) {
         fprintf(stderr, "steer: --screenshot needs --headless (press P in the window)\n");
+        return 2;
+    }
+    if (o->draw_frames > 0 && !o->headless) {
+        fprintf(stderr, "steer: --draw-frames needs --headless (the window shows FPS)\n");
         return 2;
     }
     o->argc = nrest;

@@ -6,7 +6,8 @@
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
  * 2. the same rules through the all-pairs loop for N <= 10k, with the ratio
- * 3. 10k agents with the Lua hunter/prey brains of scripts/
+ * 3. 10k agents with the Lua hunter/prey brains of scripts/, in a crowd at the
+ *    flock's density and at the density and mix of the demo scene
  * 4. drawing 10k and 100k agents headless through the app's renderer
  * 5. bytes per agent at 1M (peak RSS over N)
  * 6. the flock checksum with 1 and with 2 threads, which must be equal
@@ -184,10 +185,11 @@ fail:
 
 /* ---- drawing through the app ---- */
 
-static void run_draw(const char *app, int n)
+static void run_draw(const char *app, const char *scripts, int n)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s --headless --bench-draw %d 2>&1", app, n);
+    snprintf(cmd, sizeof cmd, "%s --headless --ticks 5 --draw-frames 20 %s/../tests/bench/crowd.lua -- %d 2>&1", app,
+             scripts, n);
     FILE *p = popen(cmd, "r");
     if (!p) {
         printf("draw %d: cannot run %s\n", n, app);
@@ -269,8 +271,8 @@ int main(int argc, char **argv)
     }
 
     printf("\n");
-    run_draw(app, 10000);
-    run_draw(app, 100000);
+    run_draw(app, scripts, 10000);
+    run_draw(app, scripts, 100000);
 
     printf("\nchecksums (flock, 1 vs 2 threads):\n");
     for (int s = 0; s < nsizes; s++)
