@@ -71,10 +71,6 @@ function scene.mousepressed(world, x, y)
 end
 
 function scene.draw(world, gfx)
-    for _, o in ipairs(OBSTACLES) do
-        gfx.circle({ o[1], o[2] }, o[3], { 45, 60, 75 }, true)
-        gfx.circle({ o[1], o[2] }, o[3], { 90, 115, 140 })
-    end
     local hunter, vip = first(world, "hunter"), first(world, "vip")
     gfx.line(hunter.pos, vip.pos, { 70, 90, 100 })
     gfx.circle(hunter.pos:lerp(vip.pos, 0.5), 4, { 80, 220, 230 })

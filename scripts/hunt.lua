@@ -16,8 +16,8 @@ scene.config = { width = 960, height = 640, edges = "wrap", seed = 4,
 
 local PREY, HUNTERS = 40, 3
 
--- Obstacles as {x, y, radius}: the world holds them for steering, the scene
--- draws them from this list, and prey respawn outside them.
+-- Obstacles as {x, y, radius}: the world holds them for steering (the app
+-- draws the world's obstacles), and prey respawn outside them.
 local OBSTACLES = {
     { 240, 180, 42 }, { 700, 150, 55 }, { 480, 360, 48 },
     { 190, 470, 34 }, { 780, 470, 40 },
@@ -65,10 +65,6 @@ function scene.score(world)
 end
 
 function scene.draw(world, gfx)
-    for _, o in ipairs(OBSTACLES) do
-        gfx.circle({ o[1], o[2] }, o[3], { 45, 60, 75 }, true)
-        gfx.circle({ o[1], o[2] }, o[3], { 90, 115, 140 })
-    end
     local chasing, resting = 0, 0
     for h in world:agents("hunter") do
         if h.self.state == "pursue" then chasing = chasing + 1 end

@@ -61,16 +61,11 @@ function scene.mousepressed(world, x, y)
 end
 
 function scene.draw(world, gfx)
-    for _, o in ipairs(OBSTACLES) do
-        gfx.circle({ o[1], o[2] }, o[3], { 45, 60, 75 }, true)
-        gfx.circle({ o[1], o[2] }, o[3], { 90, 115, 140 })
-    end
+    -- The app draws the world's obstacles and walls; the scene adds the side
+    -- each wall pushes towards.
     for _, w in ipairs(WALLS) do
         local a, b = steer.vec2(w[1], w[2]), steer.vec2(w[3], w[4])
-        gfx.line(a, b, { 200, 200, 210 })
-        -- the side the wall pushes towards
-        local mid = a:lerp(b, 0.5)
-        gfx.arrow(mid, (b - a):perp():normalized() * 10, { 110, 110, 120 })
+        gfx.arrow(a:lerp(b, 0.5), (b - a):perp():normalized() * 10, { 110, 110, 120 })
     end
     gfx.text({ 10, world.height - 16 },
         "priority: walls > obstacles > separation > wander    click: scare", { 230, 230, 230 })

@@ -55,17 +55,27 @@ static SDL_Color check_color(lua_State *L, int arg, SDL_Color def)
 
 static const SDL_Color DEFAULT_COLOR = {230, 230, 230, 255};
 
-static int gfx_line(lua_State *L)
+/* gfx.line(a, b [, color]) and gfx.arrow(from, vector [, color]): two
+ * points, or a point and a vector, in world units. */
+static int segment(lua_State *L, bool arrow)
 {
     app *a = gfx_app(L);
     st_vec2 p = steer_lua_checkpoint(L, 1);
     st_vec2 q = steer_lua_checkpoint(L, 2);
     SDL_Color c = check_color(L, 3, DEFAULT_COLOR);
     render_ctx *ctx = a->gfx_target;
-    if (ctx)
-        batch_line(&ctx->layer[LAYER_SCRIPT], to_screen(ctx, p), to_screen(ctx, q), GFX_LINE_WIDTH, c);
+    if (ctx == NULL)
+        return 0;
+    batch *b = &ctx->layer[LAYER_SCRIPT];
+    if (arrow)
+        batch_arrow(b, to_screen(ctx, p), to_screen(ctx, st_v2_add(p, q)), GFX_LINE_WIDTH, c);
+    else
+        batch_line(b, to_screen(ctx, p), to_screen(ctx, q), GFX_LINE_WIDTH, c);
     return 0;
 }
+
+static int gfx_line(lua_State *L) { return segment(L, false); }
+static int gfx_arrow(lua_State *L) { return segment(L, true); }
 
 static int gfx_circle(lua_State *L)
 {
@@ -103,18 +113,6 @@ static int gfx_text(lua_State *L)
             break;
         line = nl + 1;
     }
-    return 0;
-}
-
-static int gfx_arrow(lua_State *L)
-{
-    app *a = gfx_app(L);
-    st_vec2 p = steer_lua_checkpoint(L, 1);
-    st_vec2 v = steer_lua_checkpoint(L, 2);
-    SDL_Color c = check_color(L, 3, DEFAULT_COLOR);
-    render_ctx *ctx = a->gfx_target;
-    if (ctx)
-        batch_arrow(&ctx->layer[LAYER_SCRIPT], to_screen(ctx, p), to_screen(ctx, st_v2_add(p, v)), GFX_LINE_WIDTH, c);
     return 0;
 }
 

@@ -16,22 +16,35 @@
 #define MIN_TIME_SCALE (1.0 / 16.0)
 #define MAX_TIME_SCALE 16.0
 
+static void set_flash(app *a, const char *fmt, double v)
+{
+    snprintf(a->flash, sizeof a->flash, fmt, v);
+    a->flash_bad = false;
+    a->flash_until = app_clock() + 1.2;
+}
+
+/* Scales every agent's max speed (speed) or max force by factor and flashes
+ * the running factor. */
 static void scale_agents(app *a, bool speed, double factor)
 {
     st_world *w = a->world;
-    if (w == NULL)
-        return;
-    for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
-         id = st_world_next(w, id, ST_TAG_ANY)) {
+    if (w != NULL) {
+        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
+             id = st_world_next(w, id, ST_TAG_ANY)) {
+            if (speed)
+                st_agent_set_max_speed(w, id, st_agent_max_speed(w, id) * factor);
+            else
+                st_agent_set_max_force(w, id, st_agent_max_force(w, id) * factor);
+        }
         if (speed)
-            st_agent_set_max_speed(w, id, st_agent_max_speed(w, id) * factor);
+            a->speed_factor *= factor;
         else
-            st_agent_set_max_force(w, id, st_agent_max_force(w, id) * factor);
+            a->force_factor *= factor;
     }
     if (speed)
-        a->speed_factor *= factor;
+        set_flash(a, "max speed x%.2f", a->speed_factor);
     else
-        a->force_factor *= factor;
+        set_flash(a, "max force x%.2f", a->force_factor);
 }
 
 static void cycle_scene(app *a, int dir)
@@ -57,18 +70,34 @@ static void toggle(app *a, unsigned flag, const char *name)
     a->flash_until = app_clock() + 1.2;
 }
 
-static void set_flash(app *a, const char *fmt, double v)
-{
-    snprintf(a->flash, sizeof a->flash, fmt, v);
-    a->flash_bad = false;
-    a->flash_until = app_clock() + 1.2;
-}
+/* F2..F10 toggle the overlays; the flash names the one toggled. */
+static const struct {
+    SDL_Keycode key;
+    unsigned flag;
+    const char *name;
+} OVERLAY_KEYS[] = {
+    {SDLK_F2, OV_VELOCITY, "velocity"},
+    {SDLK_F3, OV_FORCE, "steering force"},
+    {SDLK_F4, OV_WANDER, "wander circle"},
+    {SDLK_F5, OV_CONE, "view cone"},
+    {SDLK_F6, OV_FEELERS, "feelers and detection box"},
+    {SDLK_F7, OV_LINKS, "neighbour links"},
+    {SDLK_F8, OV_STATE, "state names"},
+    {SDLK_F9, OV_PATHS, "paths"},
+    {SDLK_F10, OV_HUD, "HUD"},
+};
 
 /* The app's own keys; returns false for keys it does not use. */
 static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
 {
     SDL_Keycode sym = k->keysym.sym;
     bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    for (size_t i = 0; i < sizeof OVERLAY_KEYS / sizeof OVERLAY_KEYS[0]; i++) {
+        if (sym == OVERLAY_KEYS[i].key) {
+            toggle(a, OVERLAY_KEYS[i].flag, OVERLAY_KEYS[i].name);
+            return true;
+        }
+    }
     switch (sym) {
     case SDLK_ESCAPE:
         a->quit = true;
@@ -103,51 +132,20 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_p:
         out->screenshot = true;
         return true;
-    case SDLK_LEFTBRACKET:
+    case SDLK_LEFTBRACKET: /* [ ] max speed, ; ' max force: down or up by 10% */
         scale_agents(a, true, 1.0 / 1.1);
-        set_flash(a, "max speed x%.2f", a->speed_factor);
         return true;
     case SDLK_RIGHTBRACKET:
         scale_agents(a, true, 1.1);
-        set_flash(a, "max speed x%.2f", a->speed_factor);
         return true;
     case SDLK_SEMICOLON:
         scale_agents(a, false, 1.0 / 1.1);
-        set_flash(a, "max force x%.2f", a->force_factor);
         return true;
     case SDLK_QUOTE:
         scale_agents(a, false, 1.1);
-        set_flash(a, "max force x%.2f", a->force_factor);
         return true;
     case SDLK_F1:
         a->help = !a->help;
-        return true;
-    case SDLK_F2:
-        toggle(a, OV_VELOCITY, "velocity");
-        return true;
-    case SDLK_F3:
-        toggle(a, OV_FORCE, "steering force");
-        return true;
-    case SDLK_F4:
-        toggle(a, OV_WANDER, "wander circle");
-        return true;
-    case SDLK_F5:
-        toggle(a, OV_CONE, "view cone");
-        return true;
-    case SDLK_F6:
-        toggle(a, OV_FEELERS, "feelers and detection box");
-        return true;
-    case SDLK_F7:
-        toggle(a, OV_LINKS, "neighbour links");
-        return true;
-    case SDLK_F8:
-        toggle(a, OV_STATE, "state names");
-        return true;
-    case SDLK_F9:
-        toggle(a, OV_PATHS, "paths");
-        return true;
-    case SDLK_F10:
-        toggle(a, OV_HUD, "HUD");
         return true;
     default:
         return false;

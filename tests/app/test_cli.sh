@@ -4,14 +4,11 @@
 # suggests --headless and exits 2 without crashing.
 #
 # usage: sh test_cli.sh <steer binary> <source dir>
-set -u
-APP=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/app/common.sh
+. "$(dirname "$0")/common.sh"
 
 "$APP" --help >"$TMP/help" 2>&1 || fail "--help did not exit 0"
-for opt in --headless --ticks --seed --screenshot --realtime --threads --trust --budget --memory --help; do
+for opt in --headless --ticks --seed --screenshot --draw-frames --realtime --threads --trust --budget --memory --help; do
     grep -q -- "$opt" "$TMP/help" || fail "--help does not list $opt"
 done
 echo "ok: --help lists every option"

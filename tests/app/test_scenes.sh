@@ -3,12 +3,8 @@
 # and the same seed gives the same checksum again, with one thread or two.
 #
 # usage: sh test_scenes.sh <steer binary> <source dir>
-set -u
-APP=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/app/common.sh
+. "$(dirname "$0")/common.sh"
 
 # The same rule the app's Tab key uses: a scene sets a `load` or `config` field.
 n=0

@@ -5,12 +5,8 @@
 # is needed: the frame comes from SDL's software renderer.
 #
 # usage: sh test_screenshot.sh <steer binary> <source dir>
-set -u
-APP=$1
-SRC=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/app/common.sh
+. "$(dirname "$0")/common.sh"
 
 CC=${CC:-cc}
 # shellcheck disable=SC2046

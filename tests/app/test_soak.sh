@@ -6,13 +6,9 @@
 # same checksum.
 #
 # usage: sh test_soak.sh <steer binary> <source dir> [ticks]
-set -u
-APP=$1
-SRC=$2
+# shellcheck source=tests/app/common.sh
+. "$(dirname "$0")/common.sh"
 TICKS=${3:-100000}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
 
 run() {
     rm -rf "$TMP/$1" && mkdir -p "$TMP/$1"

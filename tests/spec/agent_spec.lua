@@ -1,32 +1,13 @@
 -- steer agents: fields, validation, heading rules, forces, ids and combine
 -- modes (API.md, "agent (vehicle)").
 local steer = require "steer"
+local H = require "spec_helper"
 
-local EPS = 1e-9
-local nan, inf = 0 / 0, math.huge
-
-local function error_of(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error, got none")
-  return tostring(err)
-end
-
-local function raises(f, ...)
-  local msg = error_of(f)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    assert.is_truthy(msg:find(s, 1, true), ("error %q does not contain %q"):format(msg, s))
-  end
-  return msg
-end
-
-local function same(v, x, y, eps)
-  assert.near(x, v.x, eps or EPS)
-  assert.near(y, v.y, eps or EPS)
-end
+local EPS, nan, inf = H.EPS, H.nan, H.inf
+local error_of, raises, same = H.error_of, H.raises, H.same
 
 local function open_world()
-  return steer.world { width = 10000, height = 10000, edges = "none" }
+  return H.open_world { width = 10000, height = 10000 }
 end
 
 describe("agent", function()

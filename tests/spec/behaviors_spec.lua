@@ -2,34 +2,10 @@
 -- properties a user relies on (API.md, "agent (vehicle)").
 local steer = require "steer"
 local vec2 = steer.vec2
+local H = require "spec_helper"
 
-local nan, inf = 0 / 0, math.huge
-
-local function error_of(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error, got none")
-  return tostring(err)
-end
-
-local function raises(f, ...)
-  local msg = error_of(f)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    assert.is_truthy(msg:find(s, 1, true), ("error %q does not contain %q"):format(msg, s))
-  end
-  return msg
-end
-
-local function same(v, x, y, eps)
-  assert.near(x, v.x, eps or 1e-9)
-  assert.near(y, v.y, eps or 1e-9)
-end
-
-local function open_world(opts)
-  opts = opts or {}
-  return steer.world { width = opts.width or 4000, height = opts.height or 4000,
-                       edges = opts.edges or "none", seed = opts.seed or 1 }
-end
+local nan, inf = H.nan, H.inf
+local error_of, raises, same, open_world = H.error_of, H.raises, H.same, H.open_world
 
 local function is_vec2(v)
   return type(v) == "userdata" and debug.getmetatable(v).__name == "steer.vec2"

@@ -1,23 +1,11 @@
 -- Brains: tables or modules of callbacks per agent, runtime errors, and
 -- steer.reload (API.md, "brains" and "hot reload"; bindings/steer_lua.h).
 local steer = require "steer"
+local H = require "spec_helper"
 
 package.path = "tests/spec/fixtures/?.lua;" .. package.path
 
-local function error_of(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error, got none")
-  return tostring(err)
-end
-
-local function same(v, x, y, eps)
-  assert.near(x, v.x, eps or 1e-9)
-  assert.near(y, v.y, eps or 1e-9)
-end
-
-local function open_world()
-  return steer.world { width = 4000, height = 4000, edges = "none" }
-end
+local error_of, same, open_world = H.error_of, H.same, H.open_world
 
 -- A module file of our own in the temp folder, for reloading.
 local function temp_module()

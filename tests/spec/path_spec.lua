@@ -2,27 +2,10 @@
 -- follow_path).
 local steer = require "steer"
 local vec2 = steer.vec2
+local H = require "spec_helper"
 
-local nan, inf = 0 / 0, math.huge
-
-local function error_of(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error, got none")
-  return tostring(err)
-end
-
-local function raises(f, ...)
-  local msg = error_of(f)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    assert.is_truthy(msg:find(s, 1, true), ("error %q does not contain %q"):format(msg, s))
-  end
-  return msg
-end
-
-local function open_world()
-  return steer.world { width = 4000, height = 4000, edges = "none" }
-end
+local nan, inf = H.nan, H.inf
+local error_of, raises, open_world = H.error_of, H.raises, H.open_world
 
 local square = { { 100, 100 }, { 300, 100 }, { 300, 300 }, { 100, 300 } }
 

@@ -2,37 +2,15 @@
 -- (API.md, "Standing behaviours").
 local steer = require "steer"
 local vec2 = steer.vec2
+local H = require "spec_helper"
 
-local nan = 0 / 0
-
-local function error_of(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error, got none")
-  return tostring(err)
-end
-
-local function raises(f, ...)
-  local msg = error_of(f)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    assert.is_truthy(msg:find(s, 1, true), ("error %q does not contain %q"):format(msg, s))
-  end
-  return msg
-end
-
-local function same(v, x, y, eps)
-  assert.near(x, v.x, eps or 1e-9)
-  assert.near(y, v.y, eps or 1e-9)
-end
+local nan = H.nan
+local error_of, raises, same, open_world = H.error_of, H.raises, H.same, H.open_world
 
 -- x, y of a vec2, a {x=, y=} or a {x, y}
 local function xy(p)
   if type(p) == "table" and p.x == nil then return p[1], p[2] end
   return p.x, p.y
-end
-
-local function open_world(seed)
-  return steer.world { width = 4000, height = 4000, edges = "none", seed = seed or 1 }
 end
 
 -- Runs world:step() and returns the Lua functions called meanwhile (other
@@ -91,7 +69,7 @@ describe("standing behaviours", function()
 
     it("what is read back can be set again with the same effect", function()
       local function run(copy)
-        local w = open_world(3)
+        local w = open_world { seed = 3 }
         local a = w:spawn { pos = { 100, 100 } }
         a.behaviors = { { "arrive", target = { 300, 100 }, slowing_radius = 80 }, { "wander", weight = 0.5 } }
         if copy then a.behaviors = a.behaviors end
@@ -151,7 +129,7 @@ describe("standing behaviours", function()
 
     it("computes what the method call computes", function()
       local function run(standing)
-        local w = open_world(5)
+        local w = open_world { seed = 5 }
         local leader = w:spawn { pos = { 300, 300 }, vel = { 40, 10 } }
         local a = w:spawn { pos = { 100, 100 } }
         local b = w:spawn { pos = { 160, 80 } }

@@ -1,31 +1,10 @@
 -- steer.vec2: an immutable 2D vector (API.md, "vec2").
 local steer = require "steer"
 local vec2 = steer.vec2
+local H = require "spec_helper"
 
-local EPS = 1e-9
-local nan, inf = 0 / 0, math.huge
-
--- Calls f, which must raise; returns the message.
-local function error_of(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error, got none")
-  return tostring(err)
-end
-
--- f must raise with every plain substring given.
-local function raises(f, ...)
-  local msg = error_of(f)
-  for i = 1, select("#", ...) do
-    local s = select(i, ...)
-    assert.is_truthy(msg:find(s, 1, true), ("error %q does not contain %q"):format(msg, s))
-  end
-  return msg
-end
-
-local function same(v, x, y, eps)
-  assert.near(x, v.x, eps or EPS)
-  assert.near(y, v.y, eps or EPS)
-end
+local EPS, nan, inf = H.EPS, H.nan, H.inf
+local error_of, raises, same = H.error_of, H.raises, H.same
 
 describe("steer.vec2", function()
   describe("construction", function()
