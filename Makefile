@@ -4,10 +4,12 @@
 BUILD      ?= build
 BUILD_SAN  ?= build-asan
 BUILD_VG   ?= build-valgrind
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 30
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build demo test test-release test-asan test-valgrind bench clean
+.PHONY: all deps build demo test test-release test-asan test-valgrind test-fuzz bench clean
 
 all: build
 
@@ -38,11 +40,20 @@ test-valgrind: deps
 	cmake --build $(BUILD_VG) -j $(JOBS)
 	cd $(BUILD_VG) && ctest --output-on-failure -j $(JOBS) -L valgrind
 
-# The whole suite in Release, then the sanitizer build, then valgrind.
-test: test-release test-asan test-valgrind
+# libFuzzer over the core and the Lua bindings (clang; ctest label "fuzz"):
+# FUZZ_SECONDS each, over the corpus in tests/fuzz and every input that
+# once found a bug. New inputs land in the build folder, never in the source.
+test-fuzz: deps
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	      -DSTEER_APP=OFF -DSTEER_OPENMP=OFF -DSTEER_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_ARGS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_core fuzz_lua
+	cd $(BUILD_FUZZ) && ctest --output-on-failure -j $(JOBS) -L fuzz
+
+# The whole suite in Release, then the sanitizer build, valgrind, the fuzzers.
+test: test-release test-asan test-valgrind test-fuzz
 
 bench: build
 	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ)

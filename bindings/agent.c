@@ -166,7 +166,10 @@ int sl_world_spawn(lua_State *L)
         st_vec2 h = sl_point(L, -1, &src);
         if (h.x == 0.0 && h.y == 0.0)
             sl_raise(L, &src, "must be a non-zero vector");
-        def.heading = st_v2_normalize(h);
+        /* a tiny or huge h whose |h|^2 under/overflows would normalise to
+         * zero here: the core normalises those safely */
+        double l2 = st_v2_len2(h);
+        def.heading = l2 > 1e-290 && l2 < INFINITY ? st_v2_normalize(h) : h;
         def.has_heading = true;
         lua_pop(L, 1);
     }
@@ -374,7 +377,17 @@ static void push_behaviors_copy(lua_State *L, int agent_idx)
     lua_remove(L, src);
 }
 
-/* upvalue 1: name -> method or field code */
+/* A vector field read: steer_lua_pushvec2 with the metatable from upvalue 3. */
+static void push_field_vec2(lua_State *L, st_vec2 v)
+{
+    st_vec2 *u = (st_vec2 *)lua_newuserdatauv(L, sizeof *u, 0);
+    *u = v;
+    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_setmetatable(L, -2);
+}
+
+/* upvalue 1: name -> method or field code; 2: the agent metatable; 3: the
+ * vec2 metatable */
 static int agent_index(lua_State *L)
 {
     /* upvalue 2, the metatable: a cheaper type check than the registry's,
@@ -399,12 +412,12 @@ static int agent_index(lua_State *L)
     st_world *w = a->sw->w;
     st_agent_id id = a->id;
     switch (code) {
-    case AF_POS: steer_lua_pushvec2(L, st_agent_pos(w, id)); break;
-    case AF_VEL: steer_lua_pushvec2(L, st_agent_vel(w, id)); break;
-    case AF_HEADING: steer_lua_pushvec2(L, st_agent_heading(w, id)); break;
-    case AF_SIDE: steer_lua_pushvec2(L, st_agent_side(w, id)); break;
+    case AF_POS: push_field_vec2(L, st_agent_pos(w, id)); break;
+    case AF_VEL: push_field_vec2(L, st_agent_vel(w, id)); break;
+    case AF_HEADING: push_field_vec2(L, st_agent_heading(w, id)); break;
+    case AF_SIDE: push_field_vec2(L, st_agent_side(w, id)); break;
     case AF_SPEED: lua_pushnumber(L, st_agent_speed(w, id)); break;
-    case AF_FORCE: steer_lua_pushvec2(L, st_agent_force(w, id)); break;
+    case AF_FORCE: push_field_vec2(L, st_agent_force(w, id)); break;
     case AF_MAX_SPEED: lua_pushnumber(L, st_agent_max_speed(w, id)); break;
     case AF_MAX_FORCE: lua_pushnumber(L, st_agent_max_force(w, id)); break;
     case AF_MASS: lua_pushnumber(L, st_agent_mass(w, id)); break;
@@ -516,21 +529,60 @@ static int agent_tostring(lua_State *L)
 
 /* ---- steering methods: each returns its unweighted force ---- */
 
+/* The methods are closures with two upvalues, the agent and the vec2
+ * metatables: a brain calls several per agent per step, and comparing
+ * against an upvalue skips the registry lookup of the shared checks. */
+#define UV_AGENT_MT lua_upvalueindex(1)
+#define UV_VEC2_MT lua_upvalueindex(2)
+
+/* Argument 1 of a method: a live agent, else the usual errors. */
+static sl_agent *method_self(lua_State *L)
+{
+    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
+    if (a == NULL || !lua_getmetatable(L, 1))
+        return sl_checkagent(L, 1);
+    bool ok = lua_rawequal(L, -1, UV_AGENT_MT);
+    lua_pop(L, 1);
+    if (!ok)
+        return sl_checkagent(L, 1);
+    if (a->removed)
+        luaL_error(L, "attempt to use a removed agent");
+    return a;
+}
+
+/* steer_lua_pushvec2 with the metatable from the upvalue. */
+static void push_result(lua_State *L, st_vec2 v)
+{
+    st_vec2 *u = (st_vec2 *)lua_newuserdatauv(L, sizeof *u, 0);
+    *u = v;
+    lua_pushvalue(L, UV_VEC2_MT);
+    lua_setmetatable(L, -2);
+}
+
 static int push_steer(lua_State *L, sl_agent *a, const st_behavior *b)
 {
-    steer_lua_pushvec2(L, st_agent_steer(a->sw->w, a->id, b));
+    push_result(L, st_agent_steer(a->sw->w, a->id, b));
     return 1;
 }
 
 static st_target target_arg(lua_State *L, int arg, sl_agent *a, bool agent_only)
 {
+    /* an agent of this world, the usual target: checked here without a
+     * registry lookup; anything else takes the general path */
+    sl_agent *o = (sl_agent *)lua_touserdata(L, arg);
+    if (o != NULL && lua_getmetatable(L, arg)) {
+        bool is_agent = lua_rawequal(L, -1, UV_AGENT_MT);
+        lua_pop(L, 1);
+        if (is_agent && !o->removed && o->sw == a->sw)
+            return st_target_agent(o->id);
+    }
     sl_src src = sl_arg(arg);
     return sl_target(L, arg, &src, a->sw, agent_only);
 }
 
 static int agent_seek(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_SEEK];
     b.target = target_arg(L, 2, a, false);
     b.weight = sl_optfinite(L, 3, 1.0);
@@ -539,7 +591,7 @@ static int agent_seek(lua_State *L)
 
 static int agent_flee(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_FLEE];
     b.target = target_arg(L, 2, a, false);
     b.radius = sl_optnonneg(L, 3, b.radius);
@@ -549,7 +601,7 @@ static int agent_flee(lua_State *L)
 
 static int agent_arrive(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_ARRIVE];
     b.target = target_arg(L, 2, a, false);
     b.radius = sl_optnonneg(L, 3, b.radius);
@@ -561,7 +613,7 @@ static int agent_arrive(lua_State *L)
 
 static int agent_pursue(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_PURSUE];
     b.target = target_arg(L, 2, a, true);
     b.weight = sl_optfinite(L, 3, 1.0);
@@ -570,7 +622,7 @@ static int agent_pursue(lua_State *L)
 
 static int agent_evade(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_EVADE];
     b.target = target_arg(L, 2, a, true);
     b.radius = sl_optnonneg(L, 3, b.radius);
@@ -580,7 +632,7 @@ static int agent_evade(lua_State *L)
 
 static int agent_intercept(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_INTERCEPT];
     b.target = target_arg(L, 2, a, true);
     b.weight = sl_optfinite(L, 3, 1.0);
@@ -590,7 +642,7 @@ static int agent_intercept(lua_State *L)
 /* wander, avoid_obstacles, avoid_walls, contain: just a weight */
 static int weight_only(lua_State *L, st_behavior_type type)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[type];
     b.weight = sl_optfinite(L, 2, 1.0);
     return push_steer(L, a, &b);
@@ -607,7 +659,7 @@ typedef st_vec2 (*list_fn)(st_world *, st_agent_id, const st_agent_id *, int, do
  * agents are skipped: a list from world:neighbors may outlive some of them. */
 static int list_behavior(lua_State *L, list_fn fn)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     luaL_checktype(L, 2, LUA_TTABLE);
     double weight = sl_optfinite(L, 3, 1.0);
     sl_world *sw = a->sw;
@@ -630,7 +682,7 @@ static int list_behavior(lua_State *L, list_fn fn)
         }
         lua_pop(L, 1);
     }
-    steer_lua_pushvec2(L, fn(sw->w, a->id, sw->scratch, k, weight));
+    push_result(L, fn(sw->w, a->id, sw->scratch, k, weight));
     return 1;
 }
 
@@ -641,7 +693,7 @@ static int agent_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_
 /* a:flock([opts [, weight]]) — opts may carry weight too */
 static int agent_flock(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     lua_settop(L, 3);
     lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 4 */
     st_behavior b = a->sw->defaults[ST_FLOCK];
@@ -654,7 +706,7 @@ static int agent_flock(lua_State *L)
 
 static int agent_follow_path(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     sl_path *p = (sl_path *)sl_checkudata(L, 2, &sl_key_path, SL_PATH);
     st_behavior b = a->sw->defaults[ST_FOLLOW_PATH];
     b.path = p->p;
@@ -671,7 +723,7 @@ static int agent_follow_path(lua_State *L)
 
 static int agent_offset_pursue(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_OFFSET_PURSUE];
     b.target = target_arg(L, 2, a, true);
     b.offset = steer_lua_checkpoint(L, 3);
@@ -681,7 +733,7 @@ static int agent_offset_pursue(lua_State *L)
 
 static int agent_interpose(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_INTERPOSE];
     b.target = target_arg(L, 2, a, true);
     b.target2 = target_arg(L, 3, a, true);
@@ -691,7 +743,7 @@ static int agent_interpose(lua_State *L)
 
 static int agent_hide(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[ST_HIDE];
     b.target = target_arg(L, 2, a, true);
     b.weight = sl_optfinite(L, 3, 1.0);
@@ -700,7 +752,7 @@ static int agent_hide(lua_State *L)
 
 static int agent_apply(lua_State *L)
 {
-    sl_agent *a = sl_checkagent(L, 1);
+    sl_agent *a = method_self(L);
     st_vec2 f = steer_lua_checkpoint(L, 2);
     double weight = sl_optfinite(L, 3, 1.0);
     st_agent_apply(a->sw->w, a->id, f, weight);
@@ -737,14 +789,18 @@ void sl_open_agent(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
     lua_pushcfunction(L, agent_tostring);
     lua_setfield(L, -2, "__tostring");
-    luaL_newlib(L, agent_methods);
+    lua_createtable(L, 0, (int)(sizeof agent_methods / sizeof agent_methods[0]));
+    lua_pushvalue(L, -2);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2); /* sl_open_vec2 ran first */
+    luaL_setfuncs(L, agent_methods, 2);
     for (size_t i = 0; i < sizeof agent_fields / sizeof agent_fields[0]; i++) {
         lua_pushinteger(L, agent_fields[i].code);
         lua_setfield(L, -2, agent_fields[i].name);
     }
     lua_pushvalue(L, -1);
     lua_pushvalue(L, -3);
-    lua_pushcclosure(L, agent_index, 2);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
+    lua_pushcclosure(L, agent_index, 3);
     lua_setfield(L, -3, "__index");
     lua_pushcclosure(L, agent_newindex, 1);
     lua_setfield(L, -2, "__newindex");

@@ -204,6 +204,7 @@ typedef struct sl_state {
     long budget;          /* 0: unlimited */
     long used;            /* instructions counted in the running callback */
     int depth;            /* budgeted callbacks running */
+    bool reloading;       /* a reload is running its brains' reload callbacks */
     steer_lua_error_fn sink;
     void *sink_ud;
 } sl_state;

@@ -162,16 +162,35 @@ void sl_brain_failed(lua_State *L, int world_idx, int agent_idx)
     lua_settop(L, msg - 1);
 }
 
+static int index_body(lua_State *L)
+{
+    lua_gettable(L, 1);
+    return 1;
+}
+
+static int reraise(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    return lua_error(L);
+}
+
 /* brain[name] for the brain table on top, replacing it. Raw first, the
- * common case; a brain that inherits through __index works too. */
+ * common case; a brain that inherits through __index works too. That
+ * __index is the brain's own code: it runs protected and budgeted, and when
+ * it fails the callback becomes a function raising its error, so that the
+ * failure pauses this brain like any other instead of escaping the step. */
 static int get_callback(lua_State *L, int name_idx)
 {
     lua_pushvalue(L, name_idx);
     int ty = lua_rawget(L, -2);
     if (ty == LUA_TNIL && lua_getmetatable(L, -2)) {
         lua_pop(L, 2);
+        lua_pushcfunction(L, index_body);
+        lua_pushvalue(L, -2);
         lua_pushvalue(L, name_idx);
-        ty = lua_gettable(L, -2);
+        if (budgeted_pcall(L, 2, 1, false) != LUA_OK)
+            lua_pushcclosure(L, reraise, 1);
+        ty = lua_type(L, -1);
     }
     lua_remove(L, -2);
     return ty;
@@ -556,9 +575,20 @@ static int reload_body(lua_State *L)
 
 bool steer_lua_reload(lua_State *L, const char *name)
 {
+    /* A reload callback that reloads (its own module, or one whose callback
+     * reloads it back) would recurse once per agent at every level: an
+     * exponential hang no budget stops, as each callback has its own. */
+    sl_state *st = sl_getstate(L);
+    if (st->reloading) {
+        lua_pushfstring(L, "cannot reload '%s' from a reload callback", name);
+        return false;
+    }
+    st->reloading = true;
     lua_pushcfunction(L, reload_body);
     lua_pushstring(L, name);
-    if (lua_pcall(L, 1, 2, 0) != LUA_OK)
+    int status = lua_pcall(L, 1, 2, 0);
+    st->reloading = false;
+    if (status != LUA_OK)
         return false; /* the message is on top */
     if (lua_toboolean(L, -2)) {
         lua_pop(L, 2);

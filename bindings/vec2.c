@@ -69,14 +69,6 @@ st_vec2 steer_lua_checkpoint(lua_State *L, int arg)
     return sl_point(L, arg, &src);
 }
 
-static st_vec2 checkvec2(lua_State *L, int arg)
-{
-    st_vec2 *u = sl_tovec2(L, arg);
-    if (u == NULL)
-        luaL_typeerror(L, arg, SL_VEC2);
-    return *u;
-}
-
 /* ---- construction ---- */
 
 /* The callable steer.vec2 table gets itself as argument 1, so the usual
@@ -130,6 +122,43 @@ static int vec2_index(lua_State *L)
     return 1;
 }
 
+/* The metamethods and methods below are closures whose upvalue 1 is the
+ * vec2 metatable: brains do vector arithmetic every step, and comparing
+ * against an upvalue skips the registry lookups of sl_tovec2 and
+ * steer_lua_pushvec2. */
+static st_vec2 *uv_tovec2(lua_State *L, int idx)
+{
+    st_vec2 *u = (st_vec2 *)lua_touserdata(L, idx);
+    if (u == NULL || !lua_getmetatable(L, idx))
+        return NULL;
+    bool same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    return same ? u : NULL;
+}
+
+static st_vec2 uv_checkvec2(lua_State *L, int arg)
+{
+    st_vec2 *u = uv_tovec2(L, arg);
+    if (u == NULL)
+        luaL_typeerror(L, arg, SL_VEC2);
+    return *u;
+}
+
+static void uv_push(lua_State *L, st_vec2 v)
+{
+    st_vec2 *u = (st_vec2 *)lua_newuserdatauv(L, sizeof *u, 0);
+    *u = v;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_setmetatable(L, -2);
+}
+
+static void uv_push_checked(lua_State *L, st_vec2 v)
+{
+    if (!st_v2_finite(v))
+        luaL_error(L, "vec2 result is not finite");
+    uv_push(L, v);
+}
+
 static int vec2_newindex(lua_State *L)
 {
     return luaL_error(L, "steer.vec2 is immutable (cannot assign field '%s')",
@@ -139,7 +168,7 @@ static int vec2_newindex(lua_State *L)
 /* A point operand of + or -: anything else is the usual arithmetic error. */
 static st_vec2 operand(lua_State *L, int idx)
 {
-    st_vec2 *u = sl_tovec2(L, idx);
+    st_vec2 *u = uv_tovec2(L, idx);
     if (u != NULL)
         return *u;
     if (lua_type(L, idx) == LUA_TTABLE) {
@@ -161,52 +190,52 @@ static double scalar(lua_State *L, int idx)
 
 static int vec2_add(lua_State *L)
 {
-    sl_pushvec2_checked(L, st_v2_add(operand(L, 1), operand(L, 2)));
+    uv_push_checked(L, st_v2_add(operand(L, 1), operand(L, 2)));
     return 1;
 }
 
 static int vec2_sub(lua_State *L)
 {
-    sl_pushvec2_checked(L, st_v2_sub(operand(L, 1), operand(L, 2)));
+    uv_push_checked(L, st_v2_sub(operand(L, 1), operand(L, 2)));
     return 1;
 }
 
 static int vec2_unm(lua_State *L)
 {
-    steer_lua_pushvec2(L, st_v2_neg(checkvec2(L, 1)));
+    uv_push(L, st_v2_neg(uv_checkvec2(L, 1)));
     return 1;
 }
 
 static int vec2_mul(lua_State *L)
 {
-    st_vec2 *a = sl_tovec2(L, 1);
+    st_vec2 *a = uv_tovec2(L, 1);
     if (a != NULL)
-        sl_pushvec2_checked(L, st_v2_scale(*a, scalar(L, 2)));
+        uv_push_checked(L, st_v2_scale(*a, scalar(L, 2)));
     else
-        sl_pushvec2_checked(L, st_v2_scale(checkvec2(L, 2), scalar(L, 1)));
+        uv_push_checked(L, st_v2_scale(uv_checkvec2(L, 2), scalar(L, 1)));
     return 1;
 }
 
 static int vec2_div(lua_State *L)
 {
-    st_vec2 *a = sl_tovec2(L, 1);
+    st_vec2 *a = uv_tovec2(L, 1);
     if (a == NULL)
         return luaL_error(L, "attempt to divide a %s value by a steer.vec2", luaL_typename(L, 1));
     double s = scalar(L, 2);
-    sl_pushvec2_checked(L, st_v2(a->x / s, a->y / s));
+    uv_push_checked(L, st_v2(a->x / s, a->y / s));
     return 1;
 }
 
 static int vec2_eq(lua_State *L)
 {
-    st_vec2 *a = sl_tovec2(L, 1), *b = sl_tovec2(L, 2);
+    st_vec2 *a = uv_tovec2(L, 1), *b = uv_tovec2(L, 2);
     lua_pushboolean(L, a != NULL && b != NULL && a->x == b->x && a->y == b->y);
     return 1;
 }
 
 static int vec2_tostring(lua_State *L)
 {
-    st_vec2 v = checkvec2(L, 1);
+    st_vec2 v = uv_checkvec2(L, 1);
     char buf[80];
     /* + 0.0 prints -0 as 0: "vec2(0, 4)" reads better than "vec2(-0, 4)" */
     snprintf(buf, sizeof buf, "vec2(%.14g, %.14g)", v.x + 0.0, v.y + 0.0);
@@ -218,16 +247,8 @@ static int vec2_tostring(lua_State *L)
 
 static st_vec2 other(lua_State *L, int arg)
 {
-    return steer_lua_checkpoint(L, arg);
-}
-
-static int vec2_len(lua_State *L) { lua_pushnumber(L, st_v2_len(checkvec2(L, 1))); return 1; }
-static int vec2_len2(lua_State *L) { lua_pushnumber(L, st_v2_len2(checkvec2(L, 1))); return 1; }
-
-static int vec2_normalized(lua_State *L)
-{
-    steer_lua_pushvec2(L, st_v2_normalize(checkvec2(L, 1)));
-    return 1;
+    st_vec2 *u = uv_tovec2(L, arg);
+    return u != NULL ? *u : steer_lua_checkpoint(L, arg);
 }
 
 /* Scalar results of finite inputs can still overflow (1e200 * 1e200). */
@@ -239,67 +260,98 @@ static int push_finite(lua_State *L, double d)
     return 1;
 }
 
+/* Length and direction also when len2 overflows (components past 1e154)
+ * or underflows (below 1e-145); the plain formulas otherwise. */
+static double len_safe(st_vec2 v)
+{
+    double l2 = st_v2_len2(v);
+    return l2 > 1e-290 && l2 < INFINITY ? sqrt(l2) : hypot(v.x, v.y);
+}
+
+static st_vec2 normalize_safe(st_vec2 v)
+{
+    double l2 = st_v2_len2(v);
+    if (l2 > 1e-290 && l2 < INFINITY)
+        return st_v2_normalize(v);
+    double m = fmax(fabs(v.x), fabs(v.y));
+    return m > 0.0 ? st_v2_normalize(st_v2(v.x / m, v.y / m)) : st_v2(0.0, 0.0);
+}
+
+static int vec2_len(lua_State *L) { return push_finite(L, len_safe(uv_checkvec2(L, 1))); }
+static int vec2_len2(lua_State *L) { return push_finite(L, st_v2_len2(uv_checkvec2(L, 1))); }
+
+static int vec2_normalized(lua_State *L)
+{
+    uv_push(L, normalize_safe(uv_checkvec2(L, 1)));
+    return 1;
+}
+
 static int vec2_dot(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
+    st_vec2 a = uv_checkvec2(L, 1);
     return push_finite(L, st_v2_dot(a, other(L, 2)));
 }
 
 static int vec2_cross(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
+    st_vec2 a = uv_checkvec2(L, 1);
     return push_finite(L, st_v2_cross(a, other(L, 2)));
 }
 
 static int vec2_dist(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
+    st_vec2 a = uv_checkvec2(L, 1);
     return push_finite(L, st_v2_dist(a, other(L, 2)));
 }
 
 static int vec2_dist2(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
+    st_vec2 a = uv_checkvec2(L, 1);
     return push_finite(L, st_v2_dist2(a, other(L, 2)));
 }
 
 static int vec2_angle(lua_State *L)
 {
-    lua_pushnumber(L, st_v2_angle(checkvec2(L, 1)));
+    lua_pushnumber(L, st_v2_angle(uv_checkvec2(L, 1)));
     return 1;
 }
 
 static int vec2_rotated(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
-    sl_pushvec2_checked(L, st_v2_rotate(a, sl_checkfinite(L, 2)));
+    st_vec2 a = uv_checkvec2(L, 1);
+    uv_push_checked(L, st_v2_rotate(a, sl_checkfinite(L, 2)));
     return 1;
 }
 
 static int vec2_perp(lua_State *L)
 {
-    steer_lua_pushvec2(L, st_v2_perp(checkvec2(L, 1)));
+    uv_push(L, st_v2_perp(uv_checkvec2(L, 1)));
     return 1;
 }
 
 static int vec2_truncated(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
-    sl_pushvec2_checked(L, st_v2_truncate(a, sl_checknonneg(L, 2)));
+    st_vec2 a = uv_checkvec2(L, 1);
+    double max = sl_checknonneg(L, 2), l2 = st_v2_len2(a);
+    if (l2 > 1e-290 && l2 < INFINITY)
+        a = st_v2_truncate(a, max);
+    else if (len_safe(a) > max)
+        a = st_v2_scale(normalize_safe(a), max);
+    uv_push_checked(L, a);
     return 1;
 }
 
 static int vec2_lerp(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
+    st_vec2 a = uv_checkvec2(L, 1);
     st_vec2 b = other(L, 2);
-    sl_pushvec2_checked(L, st_v2_lerp(a, b, sl_checkfinite(L, 3)));
+    uv_push_checked(L, st_v2_lerp(a, b, sl_checkfinite(L, 3)));
     return 1;
 }
 
 static int vec2_unpack(lua_State *L)
 {
-    st_vec2 a = checkvec2(L, 1);
+    st_vec2 a = uv_checkvec2(L, 1);
     lua_pushnumber(L, a.x);
     lua_pushnumber(L, a.y);
     return 2;
@@ -340,8 +392,11 @@ void sl_open_vec2(lua_State *L)
     luaL_newmetatable(L, SL_VEC2);
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
-    luaL_setfuncs(L, vec2_meta, 0);
-    luaL_newlib(L, vec2_methods);
+    lua_pushvalue(L, -1);
+    luaL_setfuncs(L, vec2_meta, 1);
+    lua_createtable(L, 0, (int)(sizeof vec2_methods / sizeof vec2_methods[0]));
+    lua_pushvalue(L, -2);
+    luaL_setfuncs(L, vec2_methods, 1);
     /* x and y never reach this table (vec2_index answers them first); they
      * are listed so that introspection (tests/spec/meta_spec.lua) sees them */
     lua_pushinteger(L, 1);

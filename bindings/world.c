@@ -411,7 +411,10 @@ static int world_neighbors(lua_State *L)
             st_vec2 h = sl_point(L, -1, &src);
             if (h.x == 0.0 && h.y == 0.0)
                 sl_raise(L, &src, "must be a non-zero vector");
-            q.heading = st_v2_normalize(h);
+            /* scaled first when |h|^2 would under/overflow (tiny or huge h) */
+            double l2 = st_v2_len2(h), m = fmax(fabs(h.x), fabs(h.y));
+            q.heading = l2 > 1e-290 && l2 < INFINITY ? st_v2_normalize(h)
+                                                     : st_v2_normalize(st_v2(h.x / m, h.y / m));
             has_heading = true;
         }
         lua_pop(L, 1);
@@ -433,10 +436,18 @@ static int world_neighbors(lua_State *L)
         n = st_world_query(sw->w, &q, sw->scratch, NULL, sw->scratch_cap);
     }
     lua_createtable(L, n, 0);
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS); /* fetched once, not per agent */
     for (int i = 0; i < n; i++) {
-        sl_pushagent(L, 1, sw->scratch[i]);
-        lua_rawseti(L, -2, i + 1);
+        /* sl_pushagent, with the table at hand */
+        lua_rawgeti(L, -1, (lua_Integer)sw->scratch[i].index + 1);
+        sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
+        if (a == NULL || !st_id_equal(a->id, sw->scratch[i]) || a->removed) {
+            lua_pop(L, 1);
+            lua_pushnil(L);
+        }
+        lua_rawseti(L, -3, i + 1);
     }
+    lua_pop(L, 1);
     return 1;
 }
 

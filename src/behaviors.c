@@ -147,7 +147,9 @@ static inline st_vec2 steer_velocity_k(const st_body *b, st_vec2 desired, steer_
     st_vec2 dv = st_v2_sub(desired, b->vel);
     // A non-finite dv has a non-finite length: one test covers both.
     double need = st_v2_len(dv);
-    if (!isfinite(need) || need > k.limit) return st_v2_scale(dir_safe(dv), b->max_force);
+    // >=, not >: with a mass so large that the gain overflows, limit is 0
+    // and a zero dv must not be multiplied by an infinite gain (0 * inf).
+    if (!isfinite(need) || need >= k.limit) return st_v2_scale(dir_safe(dv), b->max_force);
     return st_v2_scale(dv, k.gain);
 }
 
@@ -291,11 +293,12 @@ static st_vec2 intercept(const st_world *w, const st_body *b, const kin *q, doub
 static st_vec2 wander(const st_world *w, st_body *b, st_agent *a, double dt)
 {
     double jitter = a->wander_jitter * dt;
+    if (!(jitter <= DBL_MAX)) jitter = DBL_MAX; // a huge jitter times a huge dt: 0 * inf is nan
     st_vec2 t = a->wander_target;
     uint64_t key = st_rng_derive(w->seed, a->serial);
     t.x += (st_rng_draw(key, &a->rng_count) - st_rng_draw(key, &a->rng_count)) * jitter;
     t.y += (st_rng_draw(key, &a->rng_count) - st_rng_draw(key, &a->rng_count)) * jitter;
-    t = st_v2_normalize(t);
+    t = isfinite(st_v2_len2(t)) ? st_v2_normalize(t) : dir_safe(t); // t may overflow
     if (t.x == 0.0 && t.y == 0.0) t = st_v2(1.0, 0.0);
     t = st_v2_scale(t, a->wander_radius);
     a->wander_target = t;
@@ -1007,9 +1010,8 @@ void st__standing_pass(st_world *w)
     // The grid lists every agent of the step unless building it ran out of
     // memory; then spawn order it is.
     bool by_grid = w->grid.item_count == n;
-#ifdef STEER_HAVE_OPENMP
-#pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 2048)
-#endif
+    // Called by every thread of st_world_step_end's team (or by one, with
+    // no team): the loop below is shared out among them.
     {
         view_memo memo = {-1.0, view_cos(-1.0)}; // each thread its own
 #ifdef STEER_HAVE_OPENMP

@@ -9,6 +9,7 @@
  * every query correct (a clamp is monotone) at some cost for stragglers.
  */
 #include <assert.h>
+#include <float.h>
 #include <stdlib.h>
 #ifdef STEER_HAVE_OPENMP
 #include <omp.h>
@@ -403,15 +404,18 @@ int st_world_query(const st_world *cw, const st_query *q, st_agent_id *out, doub
 typedef struct nearest_ctx {
     double best;
     int64_t index;
+    st_vec2 offset;
 } nearest_ctx;
 
 ST__INLINE void nearest(void *ctx, uint32_t index, st_vec2 offset, double dist2)
 {
-    (void)offset;
     nearest_ctx *c = ctx;
-    if (dist2 < c->best || (dist2 == c->best && (int64_t)index < c->index)) {
+    // The first candidate counts even when its dist2 overflowed to inf (a
+    // radius near 1e308 admits it): as unsigned, index -1 (none yet) is largest.
+    if (dist2 < c->best || (dist2 == c->best && (uint64_t)index < (uint64_t)c->index)) {
         c->best = dist2;
         c->index = index;
+        c->offset = offset;
     }
 }
 
@@ -421,11 +425,15 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     assert(query_ok(q));
     if (!query_ok(q)) return st_null_agent();
     st__grid_ensure(w);
-    nearest_ctx c = {INFINITY, -1};
+    nearest_ctx c = {INFINITY, -1, {0.0, 0.0}};
     grid_visit(w, q, nearest, &c);
     if (c.index < 0) return st_null_agent();
     const st_agent *a = &w->agents[c.index];
-    if (dist) *dist = sqrt(c.best);
+    if (dist) {
+        // dist2 may have overflowed: the length of the offset, at most DBL_MAX
+        double d = isfinite(c.best) ? sqrt(c.best) : hypot(c.offset.x, c.offset.y);
+        *dist = d <= DBL_MAX ? d : DBL_MAX;
+    }
     st_agent_id id = {a->slot, w->slots[a->slot].generation};
     return id;
 }

@@ -47,7 +47,10 @@ static inline int st__clamp_cell(double f, int n)
 #endif
 
 /// How many agents ahead a pass in grid order prefetches the records of the
-/// agent it will visit: enough to cover a trip to memory at ~40 ns an agent.
+/// agent it will visit. One agent's flocking work already outlasts a trip to
+/// memory; a few more cover runs of agents that finish early (no neighbours,
+/// no behaviours). Measured at 1M agents, one thread: spawn order 1,040 ns an
+/// agent, grid order 650, grid order with this prefetch 415.
 #define ST_PREFETCH_AHEAD 8
 
 /// One contiguous run of items [k0, k1) to test against the disc around c

@@ -104,15 +104,21 @@ void st_world_step_end(st_world *w)
 {
     assert(w->in_step);
     if (!w->in_step) return;
-    st__standing_pass(w);
-
     int n = w->step_count;
     double dt = w->step_dt;
+    // One team for both passes: every fork and join is a wait for the
+    // slowest thread, which on a busy machine can be a whole time slice.
 #ifdef STEER_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 4096) num_threads(w->threads) if (w->threads > 1 && n > 8192)
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 2048)
 #endif
-    for (int i = 0; i < n; i++)
-        if (w->agents[i].alive) integrate(w, i, dt);
+    {
+        st__standing_pass(w); // its loop is shared out among the team, then all wait
+#ifdef STEER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 4096)
+#endif
+        for (int i = 0; i < n; i++)
+            if (w->agents[i].alive) integrate(w, i, dt);
+    }
 
     w->in_step = false;
     w->removed_in_step = false;
@@ -120,6 +126,7 @@ void st_world_step_end(st_world *w)
     if (w->dead > 0) st__compact(w);
     w->tick++;
     w->time += dt;
+    if (!isfinite(w->time)) w->time = DBL_MAX; // steps of 1e308 s: saturate, never inf
     w->trace_cur = 1 - w->trace_cur;
 }
 

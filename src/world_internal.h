@@ -168,6 +168,8 @@ void st__blist_release(st_world *w, st_blist *l);
 
 /* behaviors.c */
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);
+/// Standing behaviours of every agent of the step. Call from every thread of
+/// a parallel region (its loop is an orphaned omp for), or from one.
 void st__standing_pass(st_world *w);
 
 /// st_world_offset, inlined for the neighbour kernels. Grid positions and

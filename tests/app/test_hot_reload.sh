@@ -103,6 +103,21 @@ N5=$(first_n '^counter v5 n=')
 [ "$N5" -gt "$N4" ] || fail "self.n after delete+recreate ($N5) is not past $N4"
 echo "ok: delete then recreate reloaded ($N4 -> $N5)"
 
+# 5b. The brain replaced by a directory, then a file again: nothing is
+# loaded from the directory, the app keeps running, the file reloads.
+R5=$(count '^reload: ok counter ')
+rm "$BRAIN"
+mkdir "$BRAIN"
+sleep 1
+kill -0 "$PID" 2>/dev/null || fail "the app exited when the brain became a directory"
+N5B=$(last_n '^counter v5 n=')
+rmdir "$BRAIN"
+brain_version 5 >"$BRAIN"
+wait_count '^reload: ok counter ' $((R5 + 1))
+N6=$(last_n '^reloaded v5 n=')
+[ "$N6" -ge "$N5B" ] || fail "self.n after the directory ($N6) went back from $N5B"
+echo "ok: a directory in the brain's place was ignored, the file reloaded ($N5B -> $N6)"
+
 # 6. The scene itself: new callbacks, and load does not run again.
 sed 's/^return scene$/function scene.update(world)\n    if world.tick % 30 == 0 then print("scene v2 update " .. world.tick) end\nend\nreturn scene/' \
     "$SRC/tests/app/scenes/reload_scene.lua" >"$TMP/reload_scene.lua.new"

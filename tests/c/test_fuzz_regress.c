@@ -1,0 +1,133 @@
+/*
+ * test_fuzz_regress.c — the core bugs fuzz_core found (tests/fuzz/), one
+ * check each, so they stay fixed in every build, not only the clang one.
+ * The inputs that found them live in tests/fuzz/regress_core/.
+ */
+#include <float.h>
+
+#include "test_util.h"
+
+static int finite2(st_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
+
+static st_world *open_world(st_edges edges, double dt)
+{
+    st_world_def d = st_default_world_def();
+    d.edges = edges;
+    d.dt = dt;
+    return st_world_create(&d);
+}
+
+/* wrap offset of finite points whose difference overflows was nan */
+static void offset_of_far_points_is_finite(void)
+{
+    st_world *w = open_world(ST_EDGES_WRAP, 1.0 / 60.0);
+    st_vec2 o = st_world_offset(w, st_v2(-1e308, 1e308), st_v2(1e308, -1e308));
+    CHECK(finite2(o), "offset (%g, %g)", o.x, o.y);
+    CHECK(fabs(o.x) <= 400.0 && fabs(o.y) <= 300.0, "offset (%g, %g) not the shortest", o.x, o.y);
+    CHECK(isfinite(st_world_distance(w, st_v2(DBL_MAX, 0), st_v2(-DBL_MAX, 0))), "distance not finite");
+    st_world_destroy(w);
+}
+
+/* a velocity whose |v|^2 overflows was kept untruncated: speed read inf */
+static void huge_velocity_is_truncated(void)
+{
+    st_world *w = open_world(ST_EDGES_NONE, 1.0 / 60.0);
+    st_agent_def d = st_default_agent_def();
+    d.vel = st_v2(1e308, 1e308);
+    d.max_speed = 1e308;
+    st_agent_id a = st_world_spawn(w, &d);
+    CHECK(isfinite(st_agent_speed(w, a)) && st_agent_speed(w, a) <= 1e308 * (1 + 1e-12), "speed %g",
+          st_agent_speed(w, a));
+    st_vec2 h = st_agent_heading(w, a);
+    CHECK(tu_close(h.x, sqrt(0.5), 1e-12) && tu_close(h.y, sqrt(0.5), 1e-12), "heading (%g, %g)", h.x, h.y);
+    st_agent_set_vel(w, a, st_v2(-DBL_MAX, DBL_MAX));
+    CHECK(isfinite(st_agent_speed(w, a)), "speed after set_vel %g", st_agent_speed(w, a));
+    h = st_agent_heading(w, a);
+    CHECK(tu_close(h.x, -sqrt(0.5), 1e-12) && tu_close(h.y, sqrt(0.5), 1e-12), "heading (%g, %g)", h.x, h.y);
+    /* a velocity of 1e200 under a max_speed of 1e300 is finite and kept */
+    st_agent_set_max_speed(w, a, 1e300);
+    st_agent_set_vel(w, a, st_v2(1e200, 0));
+    CHECK(st_agent_speed(w, a) == 1e200, "speed %g", st_agent_speed(w, a));
+    /* a tiny velocity under max_speed 0 is truncated to nothing */
+    st_agent_set_max_speed(w, a, 0.0);
+    st_agent_set_vel(w, a, st_v2(1e-170, 0));
+    CHECK(st_agent_speed(w, a) == 0.0, "speed %g over max_speed 0", st_agent_speed(w, a));
+    st_world_destroy(w);
+}
+
+/* a tiny heading given to spawn normalised to a vector that was not unit */
+static void tiny_heading_is_unit(void)
+{
+    st_world *w = open_world(ST_EDGES_NONE, 1.0 / 60.0);
+    st_agent_def d = st_default_agent_def();
+    d.has_heading = true;
+    d.heading = st_v2(1e-160, 1e-160);
+    st_agent_id a = st_world_spawn(w, &d);
+    st_vec2 h = st_agent_heading(w, a);
+    CHECK(tu_close(hypot(h.x, h.y), 1.0, 1e-15), "|heading| = %.17g", hypot(h.x, h.y));
+    d.heading = st_v2(0, 5e-324);
+    a = st_world_spawn(w, &d);
+    h = st_agent_heading(w, a);
+    CHECK(h.x == 0.0 && h.y == 1.0, "heading (%g, %g)", h.x, h.y);
+    st_world_destroy(w);
+}
+
+/* mass / dt overflowing to an infinite gain made 0 * inf = nan forces */
+static void huge_mass_gives_finite_forces(void)
+{
+    st_world *w = open_world(ST_EDGES_NONE, 1.0 / 60.0);
+    st_agent_def d = st_default_agent_def();
+    d.mass = DBL_MAX;
+    st_agent_id a = st_world_spawn(w, &d);
+    for (int t = 0; t < ST_BEHAVIOR_COUNT; t++) {
+        st_behavior b = st_default_behavior((st_behavior_type)t);
+        b.target = st_target_point(st_v2(0, 0)); /* where the agent stands */
+        b.target2 = st_target_agent(a);
+        if (t == ST_FOLLOW_PATH) continue;
+        st_vec2 f = st_agent_steer(w, a, &b);
+        CHECK(finite2(f), "%s: force (%g, %g)", st_behavior_name((st_behavior_type)t), f.x, f.y);
+    }
+    st_world_step(w, 1.0 / 60.0);
+    CHECK(finite2(st_agent_pos(w, a)) && finite2(st_agent_vel(w, a)), "state not finite");
+    st_world_destroy(w);
+}
+
+/* steps of 1e308 s summed the world's time to inf */
+static void world_time_saturates(void)
+{
+    st_world *w = open_world(ST_EDGES_WRAP, 1.0 / 60.0);
+    st_world_step(w, 1e308);
+    st_world_step(w, 1e308);
+    CHECK(isfinite(st_world_time(w)), "time %g", st_world_time(w));
+    CHECK(st_world_tick(w) == 2, "tick %llu", (unsigned long long)st_world_tick(w));
+    st_world_destroy(w);
+}
+
+/* a huge jitter times a huge dt put nan into the wander target */
+static void wander_with_huge_jitter_and_dt(void)
+{
+    st_world *w = open_world(ST_EDGES_NONE, 1e300);
+    st_agent_def d = st_default_agent_def();
+    st_agent_id a = st_world_spawn(w, &d);
+    st_agent_set_wander(w, a, 1e308, 1e308, 1e308);
+    st_behavior b = st_default_behavior(ST_WANDER);
+    for (int i = 0; i < 20; i++) {
+        st_vec2 f = st_agent_steer(w, a, &b);
+        st_vec2 t = st_agent_wander_target(w, a);
+        if (!CHECK(finite2(f) && finite2(t), "step %d: force (%g, %g) target (%g, %g)", i, f.x, f.y, t.x, t.y))
+            break;
+        st_world_step(w, 1e300);
+    }
+    st_world_destroy(w);
+}
+
+int main(void)
+{
+    RUN(offset_of_far_points_is_finite);
+    RUN(huge_velocity_is_truncated);
+    RUN(tiny_heading_is_unit);
+    RUN(huge_mass_gives_finite_forces);
+    RUN(world_time_saturates);
+    RUN(wander_with_huge_jitter_and_dt);
+    return tu_summary();
+}
