@@ -137,32 +137,34 @@ static void row(const char *what, int n, int threads, const result *r, const cha
 /* n agents on a wrap square of the given side, every `every`-th a hunter. */
 static const char *brain_bench_lua =
     "local steer = require 'steer'\n"
-    "local n, side, every = ...\n"
+    "local n, side, every, hunter_brain, prey_brain = ...\n"
     "local w = steer.world{ width = side, height = side, edges = 'wrap', seed = 7 }\n"
     "for i = 1, n do\n"
     "  local hunter = i % every == 0\n"
     "  w:spawn{ pos = { w:random() * side, w:random() * side },\n"
-    "           tag = hunter and 'hunter' or 'prey', brain = hunter and 'hunter' or 'prey',\n"
+    "           tag = hunter and 'hunter' or 'prey', brain = hunter and hunter_brain or prey_brain,\n"
     "           max_speed = hunter and 160 or 150 }\n"
     "end\n"
     "return w\n";
 
-static int run_lua_brains(const char *scripts, int n, double side, int every, int steps, double *ms,
-                          long long *checksum)
+static int run_lua_brains(const char *scripts, int n, double side, int every, const char *hunter,
+                          const char *prey, int steps, double *ms, long long *checksum)
 {
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
     luaL_requiref(L, "steer", luaopen_steer, 0);
     lua_pop(L, 1);
     lua_getglobal(L, "package");
-    lua_pushfstring(L, "%s/?.lua", scripts);
+    lua_pushfstring(L, "%s/?.lua;%s/../tests/bench/brains/?.lua", scripts, scripts);
     lua_setfield(L, -2, "path");
     lua_pop(L, 1);
     if (luaL_loadstring(L, brain_bench_lua) != LUA_OK) goto fail;
     lua_pushinteger(L, n);
     lua_pushnumber(L, side);
     lua_pushinteger(L, every);
-    if (lua_pcall(L, 3, 1, 0) != LUA_OK) goto fail;
+    lua_pushstring(L, hunter);
+    lua_pushstring(L, prey);
+    if (lua_pcall(L, 5, 1, 0) != LUA_OK) goto fail;
     int world = lua_gettop(L);
     for (int i = 0; i < steps + 3; i++) {
         if (i == 3) *ms = now();
@@ -247,22 +249,26 @@ int main(int argc, char **argv)
         row("flock (all-pairs)", n, 1, &ap, ratio);
     }
 
-    // The brains twice: in a crowd at the flock's density with one hunter in
-    // ten, where every prey has a dozen hunters within its safe distance and
-    // evades each (about 16 binding calls a prey per step); and at the
-    // density and mix of the demo scene (scripts/hunt.lua: 40 prey and 3
-    // hunters on 960 x 640), where a brain makes the issue's "state
-    // machine, a nearest query and a few behaviour calls".
+    // The brains three times. "lean": the workload the issue defines (a
+    // state machine, a nearest query and one or two behaviour calls per
+    // step; tests/bench/brains/) at the density and mix of the demo scene
+    // (scripts/hunt.lua: 40 prey and 3 hunters on 960 x 640). "demo": the
+    // demo's own brains (scripts/hunter.lua, prey.lua: flocking, avoidance,
+    // evasion, catches) at the same density. "crowd": the demo's brains at
+    // the flock's density with one hunter in ten, where every prey evades a
+    // dozen hunters (about 16 binding calls a prey per step).
     int nb = 10000;
     double crowd_side = side_for(nb), demo_side = sqrt(nb * (960.0 * 640.0) / 43.0);
-    struct { const char *what; double side; int every; } brains[] = {
-        {"lua brains (crowd)", crowd_side, 10},
-        {"lua brains (demo)", demo_side, 14},
+    struct { const char *what, *hunter, *prey; double side; int every; } brains[] = {
+        {"lua brains (lean)", "lean_hunter", "lean_prey", demo_side, 14},
+        {"lua brains (demo)", "hunter", "prey", demo_side, 14},
+        {"lua brains (crowd)", "hunter", "prey", crowd_side, 10},
     };
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < 3; b++) {
         double ms = 0;
         long long sum = 0;
-        if (run_lua_brains(scripts, nb, brains[b].side, brains[b].every, quick ? 10 : 60, &ms, &sum) == 0) {
+        if (run_lua_brains(scripts, nb, brains[b].side, brains[b].every, brains[b].hunter, brains[b].prey,
+                           quick ? 10 : 60, &ms, &sum) == 0) {
             result r = {ms, (unsigned long long)sum, 0, 0};
             char extra[64];
             snprintf(extra, sizeof extra, "side %.0f, 1 hunter in %d", brains[b].side, brains[b].every);
