@@ -393,7 +393,7 @@ static int agent_index(lua_State *L)
     /* upvalue 2, the metatable: a cheaper type check than the registry's,
      * and __index can be called by hand with any value */
     sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
-    if (a == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
+    if (a == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
         return luaL_typeerror(L, 1, SL_AGENT);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
@@ -541,7 +541,7 @@ static sl_agent *method_self(lua_State *L)
     sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
     if (a == NULL || !lua_getmetatable(L, 1))
         return sl_checkagent(L, 1);
-    bool ok = lua_rawequal(L, -1, UV_AGENT_MT);
+    bool ok = sl_same_table(L, -1, UV_AGENT_MT);
     lua_pop(L, 1);
     if (!ok)
         return sl_checkagent(L, 1);
@@ -571,7 +571,7 @@ static st_target target_arg(lua_State *L, int arg, sl_agent *a, bool agent_only)
      * registry lookup; anything else takes the general path */
     sl_agent *o = (sl_agent *)lua_touserdata(L, arg);
     if (o != NULL && lua_getmetatable(L, arg)) {
-        bool is_agent = lua_rawequal(L, -1, UV_AGENT_MT);
+        bool is_agent = sl_same_table(L, -1, UV_AGENT_MT);
         lua_pop(L, 1);
         if (is_agent && !o->removed && o->sw == a->sw)
             return st_target_agent(o->id);

@@ -139,7 +139,7 @@ static void flock_field(lua_State *L, unsigned bit, const sl_src *src, st_flock_
         if (lua_type(L, -1) != LUA_TSTRING)
             sl_raise_type(L, src, -1, "string");
         p->tag = intern ? sl_tag_intern(L, world_idx, sw, lua_tostring(L, -1))
-                        : sl_tag_lookup(L, world_idx, lua_tostring(L, -1));
+                        : sl_tag_lookup_at(L, world_idx, -1);
         break;
     default: break;
     }

@@ -196,6 +196,19 @@ static int get_callback(lua_State *L, int name_idx)
     return ty;
 }
 
+/* get_callback for the loop of a step, whose settop clears the stack: a
+ * raw hit (the common case) stays above the brain table instead of being
+ * moved down over it. */
+static int get_callback_keep(lua_State *L, int name_idx)
+{
+    lua_pushvalue(L, name_idx);
+    int ty = lua_rawget(L, -2);
+    if (ty != LUA_TNIL)
+        return ty;
+    lua_pop(L, 1);
+    return get_callback(L, name_idx);
+}
+
 /* Pushes the agent's brain[name] when it is a function and returns true;
  * pushes nothing otherwise. agent_idx absolute. */
 static bool push_callback(lua_State *L, int agent_idx, int name_idx)
@@ -314,7 +327,7 @@ void sl_brains_update(lua_State *L, int world_idx, sl_world *sw, double dt)
         if (push_brain_agent(L, agents, sw, i) == NULL)
             continue;
         if (lua_getiuservalue(L, agent, SL_AUV_BRAIN) == LUA_TTABLE
-            && get_callback(L, name) == LUA_TFUNCTION) {
+            && get_callback_keep(L, name) == LUA_TFUNCTION) {
             if (lua_getiuservalue(L, agent, SL_AUV_SELF) != LUA_TTABLE) {
                 lua_pop(L, 1);
                 sl_pushself(L, agent);

@@ -20,7 +20,7 @@ void *sl_testudata(lua_State *L, int idx, const void *key)
     if (p == NULL || !lua_getmetatable(L, idx))
         return NULL;
     lua_rawgetp(L, LUA_REGISTRYINDEX, key);
-    bool same = lua_rawequal(L, -1, -2);
+    bool same = sl_same_table(L, -1, -2);
     lua_pop(L, 2);
     return same ? p : NULL;
 }
@@ -173,7 +173,7 @@ int luaopen_steer(lua_State *L)
     lua_setfield(L, -2, "reload");
     sl_open_vec2(L);
     sl_open_path(L);
+    sl_open_agent(L); /* before the world: its methods keep the agent metatable */
     sl_open_world(L);
-    sl_open_agent(L);
     return 1;
 }

@@ -108,7 +108,7 @@ static int vec2_index(lua_State *L)
 {
     const st_vec2 *v = (const st_vec2 *)lua_touserdata(L, 1);
     /* upvalue 2, the metatable: __index can be called by hand with any value */
-    if (v == NULL || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(2)))
+    if (v == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
         return luaL_typeerror(L, 1, SL_VEC2);
     lua_pop(L, 1);
     size_t n;
@@ -131,7 +131,7 @@ static st_vec2 *uv_tovec2(lua_State *L, int idx)
     st_vec2 *u = (st_vec2 *)lua_touserdata(L, idx);
     if (u == NULL || !lua_getmetatable(L, idx))
         return NULL;
-    bool same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    bool same = sl_same_table(L, -1, lua_upvalueindex(1));
     lua_pop(L, 1);
     return same ? u : NULL;
 }

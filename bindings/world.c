@@ -60,6 +60,25 @@ int32_t sl_tag_lookup(lua_State *L, int world_idx, const char *name)
     return t;
 }
 
+int32_t sl_tag_lookup_at(lua_State *L, int world_idx, int str_idx)
+{
+    /* the string value itself as the key: a raw hash lookup, where
+     * lua_getfield would first intern the C string again (hash + compare) */
+    str_idx = lua_absindex(L, str_idx);
+    lua_getiuservalue(L, world_idx, SL_WUV_TAGS);
+    lua_pushvalue(L, str_idx);
+    if (lua_rawget(L, -2) == LUA_TNUMBER) {
+        int32_t t = (int32_t)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        return t;
+    }
+    lua_pop(L, 2);
+    /* Interned names never hold a '\0' (they come in as C strings), so a
+     * hit above is the answer; a miss asks again by the C string, which a
+     * name with an embedded zero ends at, as it always has. */
+    return sl_tag_lookup(L, world_idx, lua_tostring(L, str_idx));
+}
+
 void sl_tag_push(lua_State *L, int world_idx, int32_t tag)
 {
     if (tag == ST_TAG_NONE) {
@@ -85,8 +104,12 @@ const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag)
 /* An optional tag filter argument: nil means any tag. */
 static int32_t opt_tag_filter(lua_State *L, int arg, int world_idx)
 {
-    if (lua_isnoneornil(L, arg))
+    int ty = lua_type(L, arg);
+    if (ty == LUA_TNONE || ty == LUA_TNIL)
         return ST_TAG_ANY;
+    if (ty == LUA_TSTRING)
+        return sl_tag_lookup_at(L, world_idx, arg);
+    /* numbers convert as luaL_checkstring does; the rest raise */
     return sl_tag_lookup(L, world_idx, luaL_checkstring(L, arg));
 }
 
@@ -255,10 +278,14 @@ static const struct { const char *name; int code; } world_fields[] = {
     {"on_error", WF_ON_ERROR},
 };
 
-/* upvalue 1: name -> method or field code */
+/* upvalue 1: name -> method or field code; 2: the world metatable, a
+ * cheaper type check than the registry's (`agent.world:nearest` runs
+ * through here for every brain every step) */
 static int world_index(lua_State *L)
 {
-    sl_world *sw = (sl_world *)sl_checkudata(L, 1, &sl_key_world, SL_WORLD);
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    if (sw == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
+        return luaL_typeerror(L, 1, SL_WORLD);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
         return 1; /* a method, or nil */
@@ -367,18 +394,47 @@ static int world_agents(lua_State *L)
     return 1;
 }
 
+/* The world methods are closures over the world and agent metatables:
+ * nearest and neighbors run once per brain per step, and comparing against
+ * an upvalue skips the registry lookups of the shared checks. */
+#define UV_WORLD_MT lua_upvalueindex(1)
+#define UV_AGENT_MT lua_upvalueindex(2)
+
+/* The userdata at idx when its metatable is the one at upvalue uv. */
+static void *uv_testudata(lua_State *L, int idx, int uv)
+{
+    void *p = lua_touserdata(L, idx);
+    if (p == NULL || !lua_getmetatable(L, idx))
+        return NULL;
+    bool same = sl_same_table(L, -1, uv);
+    lua_pop(L, 1);
+    return same ? p : NULL;
+}
+
+/* Argument 1 of a world method: sl_checkworld, with the upvalue check. */
+static sl_world *method_world(lua_State *L)
+{
+    sl_world *sw = (sl_world *)uv_testudata(L, 1, UV_WORLD_MT);
+    if (sw == NULL || sw->w == NULL)
+        return sl_checkworld(L, 1); /* raises the usual error */
+    return sw;
+}
+
 /* The centre of a query: an agent of this world (its position, excluded
- * from the results, its heading for the cone) or a point. */
-static st_query query_around(lua_State *L, int arg, sl_world *sw, bool *is_agent)
+ * from the results, and with `heading` its heading for the cone) or a
+ * point. */
+static st_query query_around(lua_State *L, int arg, sl_world *sw, bool *is_agent, bool heading)
 {
     st_query q;
-    sl_agent *a = sl_toagent(L, arg);
+    sl_agent *a = (sl_agent *)uv_testudata(L, arg, UV_AGENT_MT);
     if (a != NULL) {
-        a = sl_checkagent(L, arg);
+        if (a->removed)
+            luaL_error(L, "attempt to use a removed agent");
         luaL_argcheck(L, a->sw == sw, arg, "agent belongs to another world");
         q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
         q.exclude = a->id;
-        q.heading = st_agent_heading(sw->w, a->id);
+        if (heading)
+            q.heading = st_agent_heading(sw->w, a->id);
         *is_agent = true;
     } else {
         if (lua_isnoneornil(L, arg) || (lua_type(L, arg) != LUA_TTABLE && !sl_tovec2(L, arg)))
@@ -392,9 +448,9 @@ static st_query query_around(lua_State *L, int arg, sl_world *sw, bool *is_agent
 /* world:neighbors(agent_or_point, radius [, { tag =, fov =, heading = }]) */
 static int world_neighbors(lua_State *L)
 {
-    sl_world *sw = sl_checkworld(L, 1);
+    sl_world *sw = method_world(L);
     bool is_agent;
-    st_query q = query_around(L, 2, sw, &is_agent);
+    st_query q = query_around(L, 2, sw, &is_agent, true);
     q.radius = sl_checknonneg(L, 3);
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
@@ -402,7 +458,7 @@ static int world_neighbors(lua_State *L)
         if (lua_getfield(L, 4, "tag") != LUA_TNIL) {
             if (lua_type(L, -1) != LUA_TSTRING)
                 sl_raise_type(L, &src, -1, "string");
-            q.tag = sl_tag_lookup(L, 1, lua_tostring(L, -1));
+            q.tag = sl_tag_lookup_at(L, 1, -1);
         }
         lua_pop(L, 1);
         bool has_heading = false;
@@ -454,9 +510,10 @@ static int world_neighbors(lua_State *L)
 /* world:nearest(agent_or_point, radius [, tag]) -> agent, distance | nil */
 static int world_nearest(lua_State *L)
 {
-    sl_world *sw = sl_checkworld(L, 1);
+    sl_world *sw = method_world(L);
     bool is_agent;
-    st_query q = query_around(L, 2, sw, &is_agent);
+    /* no view cone here: the heading would go unused */
+    st_query q = query_around(L, 2, sw, &is_agent, false);
     q.radius = sl_checknonneg(L, 3);
     q.tag = opt_tag_filter(L, 4, 1);
     double d = 0.0;
@@ -465,7 +522,15 @@ static int world_nearest(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    sl_pushagent(L, 1, id);
+    /* sl_pushagent, leaving the agents table below the results rather than
+     * moving them down over it */
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
+    lua_rawgeti(L, -1, (lua_Integer)id.index + 1);
+    sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
+    if (a == NULL || !st_id_equal(a->id, id) || a->removed) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+    }
     lua_pushnumber(L, d);
     return 2;
 }
@@ -598,13 +663,17 @@ void sl_open_world(lua_State *L)
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_world);
     luaL_setfuncs(L, world_meta, 0);
-    luaL_newlib(L, world_methods);
+    luaL_newlibtable(L, world_methods);
+    lua_pushvalue(L, -2);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent); /* sl_open_agent ran first */
+    luaL_setfuncs(L, world_methods, 2);
     for (size_t i = 0; i < sizeof world_fields / sizeof world_fields[0]; i++) {
         lua_pushinteger(L, world_fields[i].code);
         lua_setfield(L, -2, world_fields[i].name);
     }
     lua_pushvalue(L, -1);
-    lua_pushcclosure(L, world_index, 1);
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, world_index, 2);
     lua_setfield(L, -3, "__index");
     lua_pushcclosure(L, world_newindex, 1);
     lua_setfield(L, -2, "__newindex");
