@@ -35,10 +35,10 @@ static void sleep_for(double seconds)
 
 /// Renders `frames` frames into a w x h surface with SDL's software renderer
 /// (no video driver needed), then saves the last one to `path` if given.
-/// Returns the milliseconds per frame, or a negative number on failure;
-/// *build_ms (when not NULL) gets the part spent building the batches, the
-/// rest is SDL rasterising them.
-static double render_offscreen(app *a, int w, int h, long frames, const char *path, double *build_ms)
+/// Returns the milliseconds per frame (building the batches and SDL
+/// rasterising them, which the software renderer does as they are
+/// submitted), or a negative number on failure.
+static double render_offscreen(app *a, int w, int h, long frames, const char *path)
 {
     if (TTF_Init() != 0)
         fprintf(stderr, "steer: SDL_ttf: %s (no text)\n", TTF_GetError());
@@ -50,16 +50,12 @@ static double render_offscreen(app *a, int w, int h, long frames, const char *pa
         render_ctx_init(&c, r);
         c.w = w;
         c.h = h;
-        double t0 = app_clock(), building = 0.0;
+        double t0 = app_clock();
         for (long f = 0; f < frames; f++) {
-            double tb = app_clock();
             render_frame(a, &c, true);
-            building += app_clock() - tb;
             SDL_RenderPresent(r);
         }
         ms = (app_clock() - t0) * 1000.0 / (double)frames;
-        if (build_ms)
-            *build_ms = building * 1000.0 / (double)frames;
         if (path && IMG_SavePNG(s, path) != 0)
             ms = -1.0;
         render_ctx_free(&c);
@@ -75,7 +71,7 @@ static double render_offscreen(app *a, int w, int h, long frames, const char *pa
 
 bool app_save_screenshot_headless(app *a, const char *path, int w, int h)
 {
-    return render_offscreen(a, w, h, 1, path, NULL) >= 0.0;
+    return render_offscreen(a, w, h, 1, path) >= 0.0;
 }
 
 int app_run_headless(app *a)
@@ -129,11 +125,10 @@ int app_run_headless(app *a)
     w = w < 64 ? 64 : w > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : w;
     h = h < 64 ? 64 : h > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : h;
     if (o->draw_frames > 0) {
-        double build = 0.0;
-        double ms = render_offscreen(a, w, h, o->draw_frames, NULL, &build);
+        double ms = render_offscreen(a, w, h, o->draw_frames, NULL);
         if (ms >= 0.0)
-            printf("draw: agents=%d frames=%ld ms_per_frame=%.3f build_ms=%.3f (software renderer, %dx%d)\n",
-                   agents, o->draw_frames, ms, build, w, h);
+            printf("draw: agents=%d frames=%ld ms_per_frame=%.3f (software renderer, %dx%d)\n", agents,
+                   o->draw_frames, ms, w, h);
         else
             status = 1;
     }
