@@ -352,7 +352,11 @@ void render_frame(app *a, render_ctx *c, bool hud)
 
     batch_flush(&c->layer[LAYER_WORLD], r, NULL);
     batch_flush(&c->layer[LAYER_OVERLAY], r, NULL);
+    /* Agents are opaque: without blending SDL's software renderer fills
+     * their triangles on a faster path (a GPU does not care). */
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
     batch_flush(&c->layer[LAYER_AGENTS], r, NULL);
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     batch_flush(&c->layer[LAYER_SELECTED], r, NULL);
     batch_flush(&c->layer[LAYER_SCRIPT], r, NULL);
     batch_flush(&c->layer[LAYER_TEXT], r, font_texture(c->small));
