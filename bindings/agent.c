@@ -390,14 +390,16 @@ static void push_field_vec2(lua_State *L, st_vec2 v)
  * vec2 metatable */
 static int agent_index(lua_State *L)
 {
-    /* upvalue 2, the metatable: a cheaper type check than the registry's,
-     * and __index can be called by hand with any value */
-    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
-    if (a == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
-        return luaL_typeerror(L, 1, SL_AGENT);
+    /* Methods first: handing out a method touches no agent, so the type
+     * check (upvalue 2, the metatable; __index can be called by hand with
+     * any value) is paid only by field reads. */
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
         return 1; /* a method, or nil */
+    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
+    if (a == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
+        return luaL_typeerror(L, 1, SL_AGENT);
+    lua_pop(L, 1); /* the metatable: the field code stays on top */
     int code = (int)lua_tointeger(L, -1) & ~AF_READONLY;
     if (code == AF_ID) {
         lua_pushinteger(L, (lua_Integer)a->serial);
