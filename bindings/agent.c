@@ -312,6 +312,19 @@ int sl_world_remove(lua_State *L)
     lua_pushnil(L);
     lua_rawseti(L, -2, (lua_Integer)a->id.index + 1);
     lua_pop(L, 1);
+    if (sw->stepping) {
+        /* the brain pass may still need this userdata (to route an error of
+         * the update that removed it): keep it until the pass ends */
+        if (lua_getiuservalue(L, 1, SL_WUV_REMOVED) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setiuservalue(L, 1, SL_WUV_REMOVED);
+        }
+        lua_pushvalue(L, 2);
+        lua_rawsetp(L, -2, a);
+        lua_pop(L, 1);
+    }
     /* drop what only a live agent needs; id and alive stay readable */
     for (int uv = SL_AUV_SELF; uv <= SL_AUV_COUNT; uv++) {
         lua_pushnil(L);
@@ -399,8 +412,9 @@ static int agent_index(lua_State *L)
     sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
     if (a == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
         return luaL_typeerror(L, 1, SL_AGENT);
-    lua_pop(L, 1); /* the metatable: the field code stays on top */
-    int code = (int)lua_tointeger(L, -1) & ~AF_READONLY;
+    /* the metatable stays on top of the field code: the result is pushed
+     * above both, and popping it would cost a call */
+    int code = (int)lua_tointeger(L, -2) & ~AF_READONLY;
     if (code == AF_ID) {
         lua_pushinteger(L, (lua_Integer)a->serial);
         return 1;
@@ -571,13 +585,9 @@ static st_target target_arg(lua_State *L, int arg, sl_agent *a, bool agent_only)
 {
     /* an agent of this world, the usual target: checked here without a
      * registry lookup; anything else takes the general path */
-    sl_agent *o = (sl_agent *)lua_touserdata(L, arg);
-    if (o != NULL && lua_getmetatable(L, arg)) {
-        bool is_agent = sl_same_table(L, -1, UV_AGENT_MT);
-        lua_pop(L, 1);
-        if (is_agent && !o->removed && o->sw == a->sw)
-            return st_target_agent(o->id);
-    }
+    sl_agent *o = sl_toagent_of(L, arg, a->sw);
+    if (o != NULL && !o->removed && o->sw == a->sw)
+        return st_target_agent(o->id);
     sl_src src = sl_arg(arg);
     return sl_target(L, arg, &src, a->sw, agent_only);
 }

@@ -36,8 +36,13 @@ enum {
     SL_WUV_TAGS,       /* name -> tag id and tag id -> name */
     SL_WUV_ONERROR,    /* world.on_error */
     SL_WUV_PENDING,    /* first unhandled brain error of this step */
-    SL_WUV_COUNT = SL_WUV_PENDING
+    SL_WUV_TAGPIN,     /* the strings of tag_cache, kept alive (slot -> string) */
+    SL_WUV_AGENTMT,    /* the agent metatable, pinned for sl_world.agent_mt */
+    SL_WUV_REMOVED,    /* agents removed during the brain pass (pointer -> agent) */
+    SL_WUV_COUNT = SL_WUV_REMOVED
 };
+
+#define SL_TAG_CACHE 4
 
 typedef struct sl_world {
     st_world *w;            /* NULL once collected */
@@ -58,7 +63,20 @@ typedef struct sl_world {
     /* st_default_behavior of every type, copied rather than recomputed on
      * each method call (a brain makes several per agent per step) */
     st_behavior defaults[ST_BEHAVIOR_COUNT];
+    /* Tag filters by string object: a brain passes the same constant
+     * ("prey") every step, and comparing its address skips the tags table.
+     * Only hits are cached (tag ids never change); the strings are pinned
+     * in SL_WUV_TAGPIN so an address is never reused by another string. */
+    const void *tag_cache_str[SL_TAG_CACHE];
+    int32_t tag_cache_id[SL_TAG_CACHE];
+    int tag_cache_next;
+    /* The agent metatable's address (pinned by SL_WUV_AGENTMT): once a
+     * world is checked, its methods test their agent arguments against this
+     * without fetching the metatable again. */
+    const void *agent_mt;
 } sl_world;
+
+
 
 /* Agent uservalues. */
 enum {
@@ -78,6 +96,17 @@ typedef struct sl_agent {
     bool paused;        /* brain stopped by a runtime error until a reload */
     bool has_brain;
 } sl_agent;
+
+/* The userdata at idx when it is an agent (by sw->agent_mt), else NULL. */
+static inline sl_agent *sl_toagent_of(lua_State *L, int idx, const sl_world *sw)
+{
+    void *p = lua_touserdata(L, idx);
+    if (p == NULL || !lua_getmetatable(L, idx))
+        return NULL;
+    bool same = lua_topointer(L, -1) == sw->agent_mt;
+    lua_pop(L, 1);
+    return same ? (sl_agent *)p : NULL;
+}
 
 typedef struct sl_path {
     st_path *p;
@@ -223,8 +252,9 @@ typedef struct sl_state {
 
 sl_state *sl_getstate(lua_State *L);
 /* Brain calls of one step: update for each live agent spawned before the
- * step began, in spawn order. world_idx absolute. */
-void sl_brains_update(lua_State *L, int world_idx, sl_world *sw, double dt);
+ * step began, in spawn order; brain errors are routed. Returns LUA_OK, or
+ * the status of an error the step must raise, its message on top. */
+int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt);
 /* brain.spawn(self, agent) for the agent at agent_idx, if it has one. */
 void sl_brain_spawn(lua_State *L, int agent_idx);
 /* Handles a brain callback's error (message on top, popped): pauses the

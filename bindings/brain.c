@@ -305,26 +305,38 @@ static sl_agent *push_brain_agent(lua_State *L, int agents, sl_world *sw, int i)
     return NULL;
 }
 
-void sl_brains_update(lua_State *L, int world_idx, sl_world *sw, double dt)
+/* One brain pass, shared by its protected parts. */
+typedef struct brain_run {
+    sl_world *sw;
+    sl_state *st;
+    double dt;
+    int next, n;        /* next index of brain_list to run; agents past n were
+                         * spawned by brains during this step */
+    sl_agent *cur;      /* the agent whose update is running */
+    bool calling;       /* inside that update: an error is the brain's */
+    long saved;         /* st->used around the update */
+} brain_run;
+
+/* The hot loop of a step: one protected call runs the updates one after
+ * another with lua_call, rather than one lua_pcall each (a setjmp and the
+ * pcall bookkeeping per agent). An update's error unwinds this loop; the
+ * caller routes it and calls this again for the agents after it. It keeps
+ * the place of the protected function the updates always ran in, so a
+ * traceback reads as before. 1: world, 2: the brain_run. */
+static int run_brains(lua_State *L)
 {
-    world_idx = lua_absindex(L, world_idx);
-    compact_brains(sw);
-    sl_state *st = sl_getstate(L);
+    brain_run *r = (brain_run *)lua_touserdata(L, 2);
+    sl_world *sw = r->sw;
+    sl_state *st = r->st;
     if (st->budget > 0 && lua_gethook(L) != budget_hook)
         lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
-    /* the hot loop of a step: steer_lua_pcall inlined, one handler for all */
-    lua_pushcfunction(L, msghandler);
-    int handler = lua_gettop(L);
-    lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
-    int agents = handler + 1;
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
+    const int agents = 3;
     lua_pushliteral(L, "update");
-    int name = agents + 1;
-    int agent = name + 1;
-    /* agents spawned by brains during this step are appended past n */
-    int n = sw->brain_count;
-    sw->walking++;
-    for (int i = 0; i < n; i++) {
-        if (push_brain_agent(L, agents, sw, i) == NULL)
+    const int name = 4, agent = 5;
+    while (r->next < r->n) {
+        sl_agent *a = push_brain_agent(L, agents, sw, r->next++);
+        if (a == NULL)
             continue;
         if (lua_getiuservalue(L, agent, SL_AUV_BRAIN) == LUA_TTABLE
             && get_callback_keep(L, name) == LUA_TFUNCTION) {
@@ -333,20 +345,84 @@ void sl_brains_update(lua_State *L, int world_idx, sl_world *sw, double dt)
                 sl_pushself(L, agent);
             }
             lua_pushvalue(L, agent);
-            lua_pushnumber(L, dt);
-            long saved = st->used;
+            lua_pushnumber(L, r->dt);
+            r->cur = a;
+            r->saved = st->used;
             st->used = 0;
             st->depth++;
-            int status = lua_pcall(L, 3, 0, handler);
+            r->calling = true;
+            lua_call(L, 3, 0);
+            r->calling = false;
             st->depth--;
-            st->used = saved;
-            if (status != LUA_OK)
-                sl_brain_failed(L, world_idx, agent);
+            st->used = r->saved;
         }
         lua_settop(L, name);
     }
+    return 0;
+}
+
+/* Routes the error of r->cur's update. 1: world, 2: the brain_run, 3: the
+ * message (with its traceback). */
+static int fail_brain(lua_State *L)
+{
+    brain_run *r = (brain_run *)lua_touserdata(L, 2);
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS); /* 4 */
+    /* the agent's userdata: in the agents table, or, when its update
+     * removed it, among those world:remove kept for the rest of the step */
+    if (lua_rawgeti(L, 4, (lua_Integer)r->cur->id.index + 1) != LUA_TUSERDATA
+        || lua_touserdata(L, -1) != (void *)r->cur) {
+        lua_pop(L, 1);
+        if (lua_getiuservalue(L, 1, SL_WUV_REMOVED) == LUA_TTABLE)
+            lua_rawgetp(L, -1, r->cur);
+        else
+            lua_pushnil(L);
+        lua_remove(L, -2);
+    }
+    if (lua_type(L, 5) != LUA_TUSERDATA)
+        return luaL_error(L, "internal error: lost the agent of a failed brain");
+    lua_pushvalue(L, 3);
+    sl_brain_failed(L, 1, 5);
+    return 0;
+}
+
+int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt)
+{
+    world_idx = lua_absindex(L, world_idx);
+    compact_brains(sw);
+    brain_run r;
+    memset(&r, 0, sizeof r);
+    r.sw = sw;
+    r.st = sl_getstate(L);
+    r.dt = dt;
+    r.n = sw->brain_count;
+    sw->walking++;
+    lua_pushcfunction(L, msghandler);
+    int handler = lua_gettop(L);
+    int status;
+    for (;;) {
+        lua_pushcfunction(L, run_brains);
+        lua_pushvalue(L, world_idx);
+        lua_pushlightuserdata(L, &r);
+        status = lua_pcall(L, 2, 0, handler);
+        if (status == LUA_OK || !r.calling)
+            break; /* done, or not a brain's error (memory): the step raises it */
+        r.calling = false;
+        r.st->depth--;
+        r.st->used = r.saved;
+        lua_pushcfunction(L, fail_brain);
+        lua_pushvalue(L, world_idx);
+        lua_pushlightuserdata(L, &r);
+        lua_rotate(L, -4, -1); /* the message last */
+        status = lua_pcall(L, 3, 0, 0);
+        if (status != LUA_OK)
+            break;
+    }
     sw->walking--;
-    lua_settop(L, handler - 1);
+    /* agents removed during the pass need no keeping any more */
+    lua_pushnil(L);
+    lua_setiuservalue(L, world_idx, SL_WUV_REMOVED);
+    lua_remove(L, handler); /* the message, if any, stays on top */
+    return status;
 }
 
 /* ---- drawing ---- */

@@ -127,6 +127,13 @@ double sl_optfinite(lua_State *L, int arg, double def)
 
 double sl_checknonneg(lua_State *L, int arg)
 {
+    /* the common case first, without the sl_src plumbing: a number (not a
+     * string lua_tonumberx would convert), finite and >= 0; anything else
+     * takes the general path, which raises */
+    int isnum;
+    double d = lua_tonumberx(L, arg, &isnum);
+    if (isnum && d >= 0.0 && d < HUGE_VAL && lua_type(L, arg) == LUA_TNUMBER)
+        return d;
     sl_src s = sl_arg(arg);
     return sl_number_min(L, arg, &s, 0.0, false);
 }

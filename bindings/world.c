@@ -101,6 +101,33 @@ const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag)
     return s != NULL ? s : "";
 }
 
+/* sl_tag_lookup_at for the string at str_idx through the world's cache of
+ * string objects (see sl_world.tag_cache_str). */
+static int32_t tag_lookup_cached(lua_State *L, int world_idx, sl_world *sw, int str_idx)
+{
+    const void *p = lua_topointer(L, str_idx);
+    for (int i = 0; i < SL_TAG_CACHE; i++)
+        if (sw->tag_cache_str[i] == p && p != NULL)
+            return sw->tag_cache_id[i];
+    int32_t t = sl_tag_lookup_at(L, world_idx, str_idx);
+    if (t == SL_TAG_UNKNOWN || p == NULL)
+        return t;
+    int slot = sw->tag_cache_next;
+    sw->tag_cache_next = (slot + 1) % SL_TAG_CACHE;
+    if (lua_getiuservalue(L, world_idx, SL_WUV_TAGPIN) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, SL_TAG_CACHE, 0);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, world_idx, SL_WUV_TAGPIN);
+    }
+    lua_pushvalue(L, str_idx);
+    lua_rawseti(L, -2, slot + 1); /* the old string of this slot may go now */
+    lua_pop(L, 1);
+    sw->tag_cache_str[slot] = p;
+    sw->tag_cache_id[slot] = t;
+    return t;
+}
+
 /* An optional tag filter argument: nil means any tag. */
 static int32_t opt_tag_filter(lua_State *L, int arg, int world_idx)
 {
@@ -108,7 +135,7 @@ static int32_t opt_tag_filter(lua_State *L, int arg, int world_idx)
     if (ty == LUA_TNONE || ty == LUA_TNIL)
         return ST_TAG_ANY;
     if (ty == LUA_TSTRING)
-        return sl_tag_lookup_at(L, world_idx, arg);
+        return tag_lookup_cached(L, world_idx, (sl_world *)lua_touserdata(L, world_idx), arg);
     /* numbers convert as luaL_checkstring does; the rest raise */
     return sl_tag_lookup(L, world_idx, luaL_checkstring(L, arg));
 }
@@ -233,6 +260,9 @@ int sl_world_new(lua_State *L)
     sl_setmetatable(L, &sl_key_world);
     lua_newtable(L);
     lua_setiuservalue(L, -2, SL_WUV_AGENTS);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
+    sw->agent_mt = lua_topointer(L, -1);
+    lua_setiuservalue(L, -2, SL_WUV_AGENTMT);
     lua_newtable(L);
     lua_setiuservalue(L, -2, SL_WUV_TAGS);
     for (int t = 0; t < ST_BEHAVIOR_COUNT; t++)
@@ -283,12 +313,15 @@ static const struct { const char *name; int code; } world_fields[] = {
  * through here for every brain every step) */
 static int world_index(lua_State *L)
 {
-    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
-    if (sw == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
-        return luaL_typeerror(L, 1, SL_WORLD);
+    /* Methods first, as agent_index does: handing out a method touches no
+     * world, so the type check is paid only by field reads. */
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
         return 1; /* a method, or nil */
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    if (sw == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
+        return luaL_typeerror(L, 1, SL_WORLD);
+    lua_pop(L, 1); /* the metatable: the field code stays on top */
     if (sw->w == NULL)
         return luaL_error(L, "attempt to use a destroyed world");
     const st_world *w = sw->w;
@@ -426,7 +459,7 @@ static sl_world *method_world(lua_State *L)
 static st_query query_around(lua_State *L, int arg, sl_world *sw, bool *is_agent, bool heading)
 {
     st_query q;
-    sl_agent *a = (sl_agent *)uv_testudata(L, arg, UV_AGENT_MT);
+    sl_agent *a = sl_toagent_of(L, arg, sw);
     if (a != NULL) {
         if (a->removed)
             luaL_error(L, "attempt to use a removed agent");
@@ -510,12 +543,27 @@ static int world_neighbors(lua_State *L)
 /* world:nearest(agent_or_point, radius [, tag]) -> agent, distance | nil */
 static int world_nearest(lua_State *L)
 {
-    sl_world *sw = method_world(L);
-    bool is_agent;
-    /* no view cone here: the heading would go unused */
-    st_query q = query_around(L, 2, sw, &is_agent, false);
+    /* The type checks of the world and the agent leave the metatables they
+     * fetch on the stack, dropped by one settop: this runs once per brain
+     * per step. */
+    int top = lua_gettop(L);
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    if (sw == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, UV_WORLD_MT) || sw->w == NULL)
+        sw = sl_checkworld(L, 1); /* raises the usual error */
+    st_query q;
+    sl_agent *a = (sl_agent *)lua_touserdata(L, 2);
+    if (a != NULL && lua_getmetatable(L, 2) && lua_topointer(L, -1) == sw->agent_mt
+        && !a->removed && a->sw == sw) {
+        lua_settop(L, top);
+        q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
+        q.exclude = a->id;
+    } else {
+        lua_settop(L, top);
+        bool is_agent; /* no view cone here: the heading would go unused */
+        q = query_around(L, 2, sw, &is_agent, false); /* or its error */
+    }
     q.radius = sl_checknonneg(L, 3);
-    q.tag = opt_tag_filter(L, 4, 1);
+    q.tag = lua_type(L, 4) == LUA_TSTRING ? tag_lookup_cached(L, 1, sw, 4) : opt_tag_filter(L, 4, 1);
     double d = 0.0;
     st_agent_id id = q.tag == SL_TAG_UNKNOWN ? st_null_agent() : st_world_nearest(sw->w, &q, &d);
     if (st_id_is_null(id)) {
@@ -526,7 +574,7 @@ static int world_nearest(lua_State *L)
      * moving them down over it */
     lua_getiuservalue(L, 1, SL_WUV_AGENTS);
     lua_rawgeti(L, -1, (lua_Integer)id.index + 1);
-    sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
+    a = (sl_agent *)lua_touserdata(L, -1);
     if (a == NULL || !st_id_equal(a->id, id) || a->removed) {
         lua_pop(L, 1);
         lua_pushnil(L);
@@ -559,14 +607,6 @@ static int world_wall(lua_State *L)
     return 1;
 }
 
-/* Protected part of a step: the brains. Arguments: world, dt. */
-static int step_brains(lua_State *L)
-{
-    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
-    sl_brains_update(L, 1, sw, lua_tonumber(L, 2));
-    return 0;
-}
-
 static int world_step(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);
@@ -583,10 +623,7 @@ static int world_step(lua_State *L)
     if (sw->brains > 0) {
         int walking = sw->walking;
         sw->stepping = true;
-        lua_pushcfunction(L, step_brains);
-        lua_pushvalue(L, 1);
-        lua_pushnumber(L, dt);
-        status = lua_pcall(L, 2, 0, 0);
+        status = sl_brains_step(L, 1, sw, dt);
         sw->stepping = false;
         sw->walking = walking;
     }

@@ -914,7 +914,7 @@ void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavio
     }
     st_vec2 f = st_v2_scale(force, weight);
     if (!st_v2_finite(f)) f = st_v2_scale(dir_safe(f), DBL_MAX / 4.0);
-    if (w->agents[i].combine == ST_COMBINE_PRIORITY) {
+    if (b->combine == ST_COMBINE_PRIORITY) {
         // Buckland's running sum: each force gets only what is left of max_force.
         double used = st_v2_len(b->accum);
         double left = b->max_force - used;
@@ -999,9 +999,10 @@ void st__standing_pass(st_world *w)
     // Grid order: the agents of one cell run one after another, so the
     // neighbour cells each reads are still in cache from the agent before
     // (in spawn order every agent fetches its cells afresh, which at a
-    // million agents means from memory). The agents' own records are then
+    // million agents means from memory). The agents' own bodies are then
     // fetched at random instead, which is cheap to hide: their indices are
-    // known ahead, so they are prefetched a few agents early.
+    // known ahead, so they are prefetched a few agents early (and huge pages
+    // keep those reads from missing the TLB as well).
     // Each agent reads only start-of-step state of the others and writes
     // only its own accumulator, wander and path state, so neither the order
     // nor the thread count changes a single bit of the result.
@@ -1021,16 +1022,17 @@ void st__standing_pass(st_world *w)
             int i = by_grid ? (int)items[k].index : k;
             if (by_grid && k + ST_PREFETCH_AHEAD < n) {
                 int j = (int)items[k + ST_PREFETCH_AHEAD].index;
-                ST__PREFETCH(&w->bodies[j]);
-                ST__PREFETCH((const char *)&w->bodies[j] + sizeof(st_body) - 1);
-                // The agent fields a pass reads sit at the record's end.
-                ST__PREFETCH(&w->agents[j].behaviors);
-                ST__PREFETCH(&w->agents[j].combine);
+                // Its body's two lines: all the pass reads of the agent
+                // unless a behaviour keeps state (wander, paths).
+                const char *bj = (const char *)&w->bodies[j];
+                ST__PREFETCH(bj);
+                ST__PREFETCH(bj + ST_BODY_ALIGN);
             }
-            st_agent *a = &w->agents[i];
-            if (!a->alive || !a->behaviors) continue;
-            for (int m = 0; m < a->behaviors->count; m++) {
-                const st_behavior *bh = &a->behaviors->items[m];
+            // A removed agent's list is gone: no need to look at `alive`.
+            const st_blist *l = w->bodies[i].behaviors;
+            if (!l) continue;
+            for (int m = 0; m < l->count; m++) {
+                const st_behavior *bh = &l->items[m];
                 st__accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
             }
         }

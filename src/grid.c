@@ -56,33 +56,6 @@ static void grid_dims(const st_world *w, st_grid *g)
 }
 
 
-static inline int clamp_index(double f, int n)
-{
-    if (!(f >= 0.0)) return 0; // also catches NaN, which never enters a world
-    if (f >= (double)(n - 1)) return n - 1;
-    return (int)f;
-}
-
-static inline int cell_of(const st_world *w, const st_grid *g, st_vec2 p)
-{
-    int cx, cy;
-    if (w->edges == ST_EDGES_WRAP) {
-        double fx = floor(p.x / g->cell_w), fy = floor(p.y / g->cell_h);
-        // Positions are inside the world after a step: one division an axis.
-        // A user's set_pos may put one anywhere, so reduce in floating point
-        // before converting (rounding can also land a position just below
-        // the width on column nx, which wraps to 0 the same way).
-        if (!(fx >= 0.0 && fx < g->nx)) fx -= g->nx * floor(fx / g->nx);
-        if (!(fy >= 0.0 && fy < g->ny)) fy -= g->ny * floor(fy / g->ny);
-        cx = clamp_index(fx, g->nx);
-        cy = clamp_index(fy, g->ny);
-    } else {
-        cx = clamp_index(floor(p.x / g->cell_w), g->nx);
-        cy = clamp_index(floor(p.y / g->cell_h), g->ny);
-    }
-    return cy * g->nx + cx;
-}
-
 static bool grow_i32(int32_t **p, int *cap, int need)
 {
     if (need <= *cap) return true;
@@ -107,7 +80,7 @@ static inline bool counted(const st_world *w, int i)
 
 static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
-    int c = cell_of(w, g, w->bodies[i].pos);
+    int c = st__cell_of(w, g, w->bodies[i].pos);
     st_grid_item *it = &g->items[cursor[c]++];
     it->pos = w->bodies[i].pos;
     if (w->edges == ST_EDGES_WRAP) {
@@ -117,7 +90,7 @@ static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
     it->hx = (float)w->bodies[i].heading.x;
     it->hy = (float)w->bodies[i].heading.y;
     it->index = (uint32_t)i;
-    it->tag = w->agents[i].tag;
+    it->tag = w->tags[i];
 }
 
 // The counting sort, split into slices of the dense array: each slice is
@@ -132,7 +105,15 @@ static inline int32_t *slice_row(st_grid *g, int s, int cells)
     return s == 0 ? g->cell_start + 1 : g->hist + (size_t)(s - 1) * cells;
 }
 
-static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns)
+static inline void slice_range(int count, int s, int ns, int *i0, int *i1)
+{
+    *i0 = (int)((int64_t)count * s / ns);
+    *i1 = (int)((int64_t)count * (s + 1) / ns);
+}
+
+/// counted_already: the slices' histograms hold the counts (the integrator
+/// made them, see st__grid_slices).
+static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, bool counted_already)
 {
 #ifdef STEER_HAVE_OPENMP
 #pragma omp parallel num_threads(ns)
@@ -146,11 +127,13 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns)
         // Slices, not threads, fix the layout: a team smaller than asked
         // for just takes more slices each.
         for (int s = t0; s < ns; s += nth) {
-            int i0 = (int)((int64_t)count * s / ns), i1 = (int)((int64_t)count * (s + 1) / ns);
+            if (counted_already) break;
+            int i0, i1;
+            slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
             for (int c = 0; c < cells; c++) h[c] = 0;
             for (int i = i0; i < i1; i++)
-                if (counted(w, i)) h[cell_of(w, g, w->bodies[i].pos)]++;
+                if (counted(w, i)) h[st__cell_of(w, g, w->bodies[i].pos)]++;
         }
 #ifdef STEER_HAVE_OPENMP
 #pragma omp barrier
@@ -169,7 +152,8 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns)
             }
         } // the single ends with a barrier: every cursor is ready
         for (int s = t0; s < ns; s += nth) {
-            int i0 = (int)((int64_t)count * s / ns), i1 = (int)((int64_t)count * (s + 1) / ns);
+            int i0, i1;
+            slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
             for (int i = i0; i < i1; i++)
                 if (counted(w, i)) place(w, g, i, h);
@@ -191,6 +175,8 @@ void st__grid_build(st_world *w, int count)
         while (n < count) n *= 2;
         st_grid_item *it = realloc(g->items, (size_t)n * sizeof *it);
         if (!it) goto fail;
+        // Only the part in use: a huge page past it would count in full.
+        st__advise_huge(it, (size_t)count * sizeof *it);
         g->items = it;
         g->agent_cap = n;
     }
@@ -207,7 +193,8 @@ void st__grid_build(st_world *w, int count)
         else g->hist_cap = hist_cap;
     }
     if (nt > 1) {
-        sort_slices(w, g, count, cells, nt);
+        bool pre = g->pre_slices == nt && g->pre_count == count && w->dead == 0;
+        sort_slices(w, g, count, cells, nt, pre);
         // Placing advanced every cursor to the end of its share: the last
         // slice's cursor of cell c now sits where cell c + 1 begins.
         const int32_t *last = g->hist + (size_t)(nt - 2) * cells;
@@ -218,7 +205,7 @@ void st__grid_build(st_world *w, int count)
         // Two passes, the cell computed in each rather than stored: 4 bytes an
         // agent saved for a division an axis.
         for (int i = 0; i < count; i++)
-            if (counted(w, i)) start[cell_of(w, g, w->bodies[i].pos) + 1]++;
+            if (counted(w, i)) start[st__cell_of(w, g, w->bodies[i].pos) + 1]++;
         for (int c = 0; c < cells; c++) start[c + 1] += start[c];
         // Place in dense (spawn) order so each cell lists its agents in spawn
         // order: queries then visit candidates deterministically. start[c]
@@ -229,15 +216,42 @@ void st__grid_build(st_world *w, int count)
         start[0] = 0;
     }
     g->item_count = start[cells];
+    g->pre_slices = 0; // the histograms now hold cursors
     w->grid_dirty = false;
     return;
 
 fail:
     // Out of memory: an empty grid answers every query with nothing rather
     // than reading freed cells.
+    g->pre_slices = 0;
     g->nx = g->ny = 1;
     if (g->cell_start && g->cell_cap >= 2) g->cell_start[0] = g->cell_start[1] = 0;
     g->item_count = 0;
+}
+
+int st__grid_slices(st_world *w, int count)
+{
+    // Called at the end of a step, while the grid built at its start is
+    // still in use: nothing here may move or resize it. The next build sorts
+    // in the same slices when its geometry and thread count are this build's
+    // and its histograms are already allocated; otherwise 1: it counts itself.
+    const st_grid *g = &w->grid;
+    st_grid d = *g;
+    grid_dims(w, &d);
+    int cells = d.nx * d.ny;
+    int nt = 1;
+#ifdef STEER_HAVE_OPENMP
+    if (w->threads > 1 && count >= ST_GRID_PARALLEL_MIN) nt = w->threads;
+#endif
+    if (nt == 1 || d.nx != g->nx || d.ny != g->ny || d.cell_w != g->cell_w || d.cell_h != g->cell_h) return 1;
+    if (!g->cell_start || g->cell_cap < cells + 1 || (int64_t)(nt - 1) * cells > g->hist_cap) return 1;
+    return nt;
+}
+
+int32_t *st__grid_slice(st_world *w, int s, int ns, int count, int *i0, int *i1)
+{
+    slice_range(count, s, ns, i0, i1);
+    return slice_row(&w->grid, s, w->grid.nx * w->grid.ny);
 }
 
 void st__grid_ensure(st_world *w)

@@ -46,6 +46,34 @@ static inline int st__clamp_cell(double f, int n)
 #define ST__PREFETCH(p) ((void)(p))
 #endif
 
+/// The grid cell of a position (grid.c sorts by it).
+static inline int st__cell_of(const st_world *w, const st_grid *g, st_vec2 p)
+{
+    int cx, cy;
+    if (w->edges == ST_EDGES_WRAP) {
+        double fx = floor(p.x / g->cell_w), fy = floor(p.y / g->cell_h);
+        // Positions are inside the world after a step: one division an axis.
+        // A user's set_pos may put one anywhere, so reduce in floating point
+        // before converting (rounding can also land a position just below
+        // the width on column nx, which wraps to 0 the same way).
+        if (!(fx >= 0.0 && fx < g->nx)) fx -= g->nx * floor(fx / g->nx);
+        if (!(fy >= 0.0 && fy < g->ny)) fy -= g->ny * floor(fy / g->ny);
+        cx = st__clamp_cell(fx, g->nx);
+        cy = st__clamp_cell(fy, g->ny);
+    } else {
+        cx = st__clamp_cell(floor(p.x / g->cell_w), g->nx);
+        cy = st__clamp_cell(floor(p.y / g->cell_h), g->ny);
+    }
+    return cy * g->nx + cx;
+}
+
+/// Counts body i into a slice's histogram row, as the build's counting pass
+/// would (see st__grid_slice).
+static inline void st__grid_count(const st_world *w, int32_t *row, int i)
+{
+    row[st__cell_of(w, &w->grid, w->bodies[i].pos)]++;
+}
+
 /// How many agents ahead a pass in grid order prefetches the records of the
 /// agent it will visit. One agent's flocking work already outlasts a trip to
 /// memory; a few more cover runs of agents that finish early (no neighbours,

@@ -11,7 +11,11 @@
 #include <assert.h>
 #include <float.h>
 
-#include "world_internal.h"
+#ifdef STEER_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "grid_iter.h"
 
 /// Below this speed an agent counts as standing still: its heading stays.
 #define ST_MOVING_SPEED2 1e-12
@@ -59,15 +63,14 @@ static st_vec2 unit_of(st_vec2 v)
     return st_v2_normalize(st_v2(v.x / m, v.y / m));
 }
 
-static void integrate(st_world *w, int i, double dt)
+ST__INLINE void integrate(st_world *w, int i, double dt)
 {
     st_body *b = &w->bodies[i];
-    st_agent *a = &w->agents[i];
     st_vec2 f = b->accum;
     double l2 = st_v2_len2(f);
     if (!isfinite(l2)) f = st_v2_scale(unit_of(f), b->max_force);
     else f = st_v2_truncate(f, b->max_force);
-    a->force = f;
+    b->force = f;
 
     st_vec2 dv = st_v2_scale(f, dt / b->mass);
     // A force that would overflow the velocity saturates it instead.
@@ -106,6 +109,13 @@ void st_world_step_end(st_world *w)
     if (!w->in_step) return;
     int n = w->step_count;
     double dt = w->step_dt;
+    // The step began compacted; unless a brain removed someone since, every
+    // agent is alive and integration need not touch the agent records at all.
+    const bool all_alive = w->dead == 0;
+    // Integration streams every body; counting each new position into the
+    // next grid's histograms on the way saves the build a second stream
+    // over them. It fixes the integrator's shares to the build's slices.
+    const int ns = all_alive ? st__grid_slices(w, n) : 1;
     // One team for both passes: every fork and join is a wait for the
     // slowest thread, which on a busy machine can be a whole time slice.
 #ifdef STEER_HAVE_OPENMP
@@ -113,12 +123,36 @@ void st_world_step_end(st_world *w)
 #endif
     {
         st__standing_pass(w); // its loop is shared out among the team, then all wait
+        if (ns > 1) {
+#ifdef STEER_HAVE_OPENMP
+            int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
+#else
+            int t0 = 0, nth = 1;
+#endif
+            const int cells = w->grid.nx * w->grid.ny;
+            // Whole slices, as the build takes them: the standing pass's
+            // barrier is behind us, so the grid's counters are free.
+            for (int s = t0; s < ns; s += nth) {
+                int i0, i1;
+                int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
+                for (int c = 0; c < cells; c++) h[c] = 0;
+                for (int i = i0; i < i1; i++) {
+                    integrate(w, i, dt);
+                    st__grid_count(w, h, i);
+                }
+            }
+        } else {
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 4096)
 #endif
-        for (int i = 0; i < n; i++)
-            if (w->agents[i].alive) integrate(w, i, dt);
+            for (int i = 0; i < n; i++)
+                if (all_alive || w->agents[i].alive) integrate(w, i, dt);
+        }
     }
+    // After the team's last barrier; a removal or a move before the next
+    // build clears it (st__moved).
+    w->grid.pre_slices = ns > 1 ? ns : 0;
+    w->grid.pre_count = n;
 
     w->in_step = false;
     w->removed_in_step = false;

@@ -2,9 +2,16 @@
  * world.c — worlds, agents and their handles, obstacles, walls, randomness,
  * checksum.
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE // madvise and MADV_HUGEPAGE, hidden by -std=c11
+#endif
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "world_internal.h"
 
@@ -92,18 +99,22 @@ st_world *st_world_create(const st_world_def *def)
     w->rng = st_rng_derive(def->seed, 0);
     w->next_serial = 1;
     w->free_slot = ST_NO_SLOT;
-    w->grid_dirty = true;
+    st__moved(w);
     w->trace_id = st_null_agent();
     if (def->capacity > 0) {
         // Reserving up front saves the copies (and the transient double
         // footprint) of growing a million-agent crowd by doubling.
-        w->bodies = malloc((size_t)def->capacity * sizeof *w->bodies);
+        w->bodies = aligned_alloc(ST_BODY_ALIGN, (size_t)def->capacity * sizeof *w->bodies);
         w->agents = malloc((size_t)def->capacity * sizeof *w->agents);
+        w->tags = malloc((size_t)def->capacity * sizeof *w->tags);
         w->slots = malloc((size_t)def->capacity * sizeof *w->slots);
-        if (!w->bodies || !w->agents || !w->slots) {
+        if (!w->bodies || !w->agents || !w->tags || !w->slots) {
             st_world_destroy(w);
             return NULL;
         }
+        st__advise_huge(w->bodies, (size_t)def->capacity * sizeof *w->bodies);
+        st__advise_huge(w->agents, (size_t)def->capacity * sizeof *w->agents);
+        st__advise_huge(w->slots, (size_t)def->capacity * sizeof *w->slots);
         w->capacity = def->capacity;
         w->slot_cap = (uint32_t)def->capacity;
     }
@@ -113,9 +124,10 @@ st_world *st_world_create(const st_world_def *def)
 void st_world_destroy(st_world *w)
 {
     if (!w) return;
-    for (int i = 0; i < w->count; i++) st__blist_release(w, w->agents[i].behaviors);
+    for (int i = 0; i < w->count; i++) st__blist_release(w, w->bodies[i].behaviors);
     free(w->bodies);
     free(w->agents);
+    free(w->tags);
     free(w->slots);
     st__grid_free(&w->grid);
     free(w->obstacles);
@@ -155,7 +167,7 @@ void st_world_set_cell_size(st_world *w, double cell)
     assert(positive_finite(cell));
     if (!positive_finite(cell)) return;
     w->cell_size = cell;
-    w->grid_dirty = true;
+    st__moved(w);
 }
 
 st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to)
@@ -242,7 +254,45 @@ static bool grow(void **p, int *cap, int need, size_t elem)
     while (n < need) n *= 2;
     void *q = realloc(*p, (size_t)n * elem);
     if (!q) return false;
+    st__advise_huge(q, (size_t)n * elem);
     *p = q;
+    *cap = n;
+    return true;
+}
+
+/// Below this an array spans too few 2 MiB pages to be worth asking.
+#define ST_HUGE_MIN ((size_t)8 << 20)
+
+void st__advise_huge(void *p, size_t bytes)
+{
+    // A step reads the bodies in grid order, i.e. at random: with
+    // 4 KiB pages at a million agents nearly every such read also misses the
+    // TLB, and the page walks, not the memory, set the pace (a prefetch
+    // that needs one waits for it). Huge pages cover the arrays with a few
+    // hundred entries. Only whole pages inside the block are advised.
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (!p || bytes < ST_HUGE_MIN) return;
+    const uintptr_t page = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+/// grow for the bodies, which keep their alignment (realloc would not).
+static bool grow_bodies(st_world *w, int *cap, int need)
+{
+    if (need <= *cap) return true;
+    int n = *cap ? *cap : 16;
+    while (n < need) n *= 2;
+    st_body *q = aligned_alloc(ST_BODY_ALIGN, (size_t)n * sizeof *q);
+    if (!q) return false;
+    st__advise_huge(q, (size_t)n * sizeof *q);
+    if (w->count > 0) memcpy(q, w->bodies, (size_t)w->count * sizeof *q);
+    free(w->bodies);
+    w->bodies = q;
     *cap = n;
     return true;
 }
@@ -263,13 +313,15 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
 
     int cap = w->capacity;
     if (w->count + 1 > cap) {
-        int c1 = cap, c2 = cap;
-        if (!grow((void **)&w->bodies, &c1, w->count + 1, sizeof(st_body)) ||
-            !grow((void **)&w->agents, &c2, w->count + 1, sizeof(st_agent)))
-            return st_null_agent();
-        // Both grow by the same rule from the same size, but take the smaller
-        // in case only one realloc succeeded.
-        w->capacity = c1 < c2 ? c1 : c2;
+        int c1 = cap, c2 = cap, c3 = cap;
+        bool ok = grow_bodies(w, &c1, w->count + 1) &&
+                  grow((void **)&w->agents, &c2, w->count + 1, sizeof(st_agent)) &&
+                  grow((void **)&w->tags, &c3, w->count + 1, sizeof(int32_t));
+        // All grow by the same rule from the same size, but take the smallest
+        // in case only some reallocs succeeded.
+        int c = c1 < c2 ? c1 : c2;
+        w->capacity = c < c3 ? c : c3;
+        if (!ok) return st_null_agent();
     }
     uint32_t slot;
     if (w->free_slot != ST_NO_SLOT) {
@@ -295,6 +347,9 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     b->radius = def->radius;
     b->vel = truncate_safe(def->vel, def->max_speed);
     b->accum = st_v2(0.0, 0.0);
+    b->force = st_v2(0.0, 0.0);
+    b->behaviors = NULL;
+    b->combine = (uint8_t)def->combine;
     st_vec2 h = def->has_heading ? normalize_safe(def->heading) : st_v2(0.0, 0.0);
     if (h.x == 0.0 && h.y == 0.0) h = normalize_safe(b->vel);
     if (h.x == 0.0 && h.y == 0.0) h = st_v2(1.0, 0.0);
@@ -308,12 +363,11 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     a->wander_jitter = ST_WANDER_JITTER;
     // Start the wander target straight ahead so a new wanderer keeps going.
     a->wander_target = st_v2(ST_WANDER_RADIUS, 0.0);
-    a->tag = def->tag;
+    w->tags[i] = def->tag;
     a->slot = slot;
     a->alive = 1;
-    a->combine = (uint8_t)def->combine;
     memcpy(a->color, def->color, 3);
-    w->grid_dirty = true;
+    st__moved(w);
 
     st_agent_id id = {slot, w->slots[slot].generation};
     return id;
@@ -325,15 +379,15 @@ bool st_world_remove(st_world *w, st_agent_id id)
     if (i < 0) return false;
     st_agent *a = &w->agents[i];
     a->alive = 0;
-    st__blist_release(w, a->behaviors);
-    a->behaviors = NULL;
+    st__blist_release(w, w->bodies[i].behaviors);
+    w->bodies[i].behaviors = NULL;
     st_slot *s = &w->slots[id.index];
     s->freed_serial = a->serial;
     s->generation = s->generation == UINT32_MAX ? 1 : s->generation + 1;
     s->dense = w->free_slot;
     w->free_slot = id.index;
     w->dead++;
-    w->grid_dirty = true;
+    st__moved(w);
     if (w->in_step) w->removed_in_step = true;
     return true;
 }
@@ -347,13 +401,14 @@ void st__compact(st_world *w)
         if (i != j) {
             w->bodies[j] = w->bodies[i];
             w->agents[j] = w->agents[i];
+            w->tags[j] = w->tags[i];
             w->slots[w->agents[j].slot].dense = (uint32_t)j;
         }
         j++;
     }
     w->count = j;
     w->dead = 0;
-    w->grid_dirty = true;
+    st__moved(w);
 }
 
 bool st_agent_alive(const st_world *w, st_agent_id id) { return st__dense(w, id) >= 0; }
@@ -363,7 +418,7 @@ int st_world_count(const st_world *w, int32_t tag)
     if (tag == ST_TAG_ANY) return w->count - w->dead;
     int n = 0;
     for (int i = 0; i < w->count; i++)
-        if (w->agents[i].alive && w->agents[i].tag == tag) n++;
+        if (w->agents[i].alive && w->tags[i] == tag) n++;
     return n;
 }
 
@@ -375,7 +430,7 @@ st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag)
         // A live `after` knows its place: scan on from there, no search.
         for (int k = i + 1; k < w->count; k++) {
             const st_agent *a = &w->agents[k];
-            if (a->alive && (tag == ST_TAG_ANY || a->tag == tag)) {
+            if (a->alive && (tag == ST_TAG_ANY || w->tags[k] == tag)) {
                 st_agent_id id = {a->slot, w->slots[a->slot].generation};
                 return id;
             }
@@ -403,7 +458,7 @@ st_agent_id st_world_next_serial(const st_world *w, uint64_t after_serial, int32
     }
     for (int i = lo; i < w->count; i++) {
         const st_agent *a = &w->agents[i];
-        if (a->alive && (tag == ST_TAG_ANY || a->tag == tag)) {
+        if (a->alive && (tag == ST_TAG_ANY || w->tags[i] == tag)) {
             st_agent_id id = {a->slot, w->slots[a->slot].generation};
             return id;
         }
@@ -437,14 +492,14 @@ BODY_GET(vel, st_vec2, b->vel, zero_vec)
 BODY_GET(heading, st_vec2, b->heading, zero_vec)
 BODY_GET(side, st_vec2, st_v2_perp(b->heading), zero_vec)
 BODY_GET(speed, double, len_safe(b->vel), 0.0)
-BODY_GET(force, st_vec2, a->force, zero_vec)
+BODY_GET(force, st_vec2, b->force, zero_vec)
 BODY_GET(accum, st_vec2, b->accum, zero_vec)
 BODY_GET(max_speed, double, b->max_speed, 0.0)
 BODY_GET(max_force, double, b->max_force, 0.0)
 BODY_GET(mass, double, b->mass, 0.0)
 BODY_GET(radius, double, b->radius, 0.0)
-BODY_GET(tag, int32_t, a->tag, ST_TAG_NONE)
-BODY_GET(combine, st_combine, (st_combine)a->combine, ST_COMBINE_SUM)
+BODY_GET(tag, int32_t, w->tags[i], ST_TAG_NONE)
+BODY_GET(combine, st_combine, (st_combine)b->combine, ST_COMBINE_SUM)
 BODY_GET(wander_distance, double, a->wander_distance, 0.0)
 BODY_GET(wander_radius, double, a->wander_radius, 0.0)
 BODY_GET(wander_jitter, double, a->wander_jitter, 0.0)
@@ -469,7 +524,7 @@ void st_agent_set_pos(st_world *w, st_agent_id id, st_vec2 pos)
     assert(st_v2_finite(pos));
     if (i < 0 || !st_v2_finite(pos)) return;
     w->bodies[i].pos = pos;
-    w->grid_dirty = true;
+    st__moved(w);
 }
 
 void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel)
@@ -501,8 +556,8 @@ void st_agent_set_tag(st_world *w, st_agent_id id, int32_t tag)
     int i = st__dense(w, id);
     assert(tag >= 0);
     if (i < 0 || tag < 0) return;
-    w->agents[i].tag = tag;
-    w->grid_dirty = true;
+    w->tags[i] = tag;
+    st__moved(w);
 }
 
 void st_agent_set_color(st_world *w, st_agent_id id, const uint8_t rgb[3])
@@ -517,7 +572,7 @@ void st_agent_set_combine(st_world *w, st_agent_id id, st_combine c)
     int i = st__dense(w, id);
     assert(c == ST_COMBINE_SUM || c == ST_COMBINE_PRIORITY);
     if (i < 0) return;
-    w->agents[i].combine = (uint8_t)c;
+    w->bodies[i].combine = (uint8_t)c;
 }
 
 void st_agent_set_wander(st_world *w, st_agent_id id, double distance, double radius, double jitter)
@@ -585,16 +640,16 @@ bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list
             w->last_list = l;
         }
     }
-    st_agent *a = &w->agents[i];
-    st__blist_release(w, a->behaviors);
-    a->behaviors = l;
+    st_body *b = &w->bodies[i];
+    st__blist_release(w, b->behaviors);
+    b->behaviors = l;
     return true;
 }
 
 int st_agent_behaviors(const st_world *w, st_agent_id id, const st_behavior **list)
 {
     int i = st__dense(w, id);
-    const st_blist *l = i < 0 ? NULL : w->agents[i].behaviors;
+    const st_blist *l = i < 0 ? NULL : w->bodies[i].behaviors;
     if (list) *list = l ? l->items : NULL;
     return l ? l->count : 0;
 }

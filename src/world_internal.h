@@ -6,7 +6,7 @@
  * the end of a step or when dead entries pile up, so iteration order never
  * changes and no pointer into the arrays survives a call that may compact.
  *
- * Hot data (what the integrator and the neighbour kernel touch every step)
+ * Hot data (what the integrator and the standing pass touch every step)
  * sits in st_body; everything else in st_agent.
  */
 #ifndef STEER_WORLD_INTERNAL_H
@@ -14,6 +14,12 @@
 
 #include "steer.h"
 #include "rng.h"
+
+/// Bodies are allocated at this alignment, and one is exactly two such
+/// lines: the standing pass, which visits the agents in grid order and so
+/// fetches their bodies at random, then reads two lines an agent and
+/// nothing else of it (no straddling, no agent record).
+#define ST_BODY_ALIGN 64
 
 typedef struct st_body {
     st_vec2 pos;
@@ -24,7 +30,15 @@ typedef struct st_body {
     double max_force;
     double mass;
     double radius;
+    st_vec2 force;     // what the last step applied
+    // The standing behaviours, shared (NULL when none, and once removed, so
+    // a dead agent is skipped without a look at its record).
+    struct st_blist *behaviors;
+    uint8_t combine;   // st_combine
+    uint8_t pad_[7];
 } st_body;
+
+_Static_assert(sizeof(st_body) == 2 * ST_BODY_ALIGN, "st_body is two cache lines");
 
 // A standing-behaviour list, shared by every agent given an identical one
 // (a crowd set up in a loop holds one copy, not a million).
@@ -34,23 +48,21 @@ typedef struct st_blist {
     st_behavior items[];
 } st_blist;
 
-// 104 bytes: with st_body, the handle slot and the grid item an agent costs
-// under 256 bytes in all (the benchmark measures it).
+// 72 bytes: with st_body, the tag, the handle slot and the grid item an
+// agent costs under 256 bytes in all (the benchmark measures it).
 typedef struct st_agent {
+    uint32_t slot;            // back-link into the handle table
+    uint8_t alive;
+    uint8_t color[3];
+    uint32_t rng_count;       // draws taken from the agent's stream (keyed by seed and serial)
+    int32_t path_index;
     uint64_t serial;          // 1, 2, ...: spawn order, never reused
-    st_vec2 force;            // what the last step applied
     st_vec2 wander_target;    // on the wander circle, relative to its centre, local frame
     double wander_distance, wander_radius, wander_jitter;
     const st_path *path;      // the path follow_path last used, and the next waypoint on it
-    st_blist *behaviors;      // standing list, shared, NULL when none
-    uint32_t rng_count;       // draws taken from the agent's stream (keyed by seed and serial)
-    int32_t path_index;
-    int32_t tag;
-    uint32_t slot;            // back-link into the handle table
-    uint8_t alive;
-    uint8_t combine;
-    uint8_t color[3];
 } st_agent;
+
+_Static_assert(sizeof(st_agent) == 72, "st_agent grew: recount the bytes per agent");
 
 typedef struct st_slot {
     uint32_t dense;       // index into bodies/agents while alive; next free slot otherwise
@@ -79,6 +91,12 @@ typedef struct st_grid {
     int cell_cap, agent_cap;
     int32_t *hist;            // the parallel sort's counters, (threads - 1) * cells
     int hist_cap;
+    // > 0 when the integrator already counted the next build's slices (that
+    // many, over pre_count agents, into cell_start + 1 and hist): the build
+    // then skips its own counting pass, a whole stream over the bodies.
+    // Anything else that moves, adds or removes an agent clears it.
+    int pre_slices;
+    int pre_count;
 } st_grid;
 
 typedef struct st_obstacle {
@@ -113,6 +131,10 @@ struct st_world {
 
     st_body *bodies;
     st_agent *agents;
+    // Tags apart from the agent records: rebuilding the grid copies every
+    // agent's tag into its item, and 4 bytes an agent stream far cheaper
+    // than a cache line of a record each.
+    int32_t *tags;
     int count;           // dense entries, dead ones included
     int capacity;
     int dead;            // dead entries awaiting compaction
@@ -153,14 +175,30 @@ struct st_path {
     double radius;
 };
 
+/// Positions, membership or grid geometry changed outside a step's
+/// integration: the grid must be rebuilt from scratch.
+static inline void st__moved(st_world *w)
+{
+    w->grid_dirty = true;
+    w->grid.pre_slices = 0;
+}
+
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
+/// Asks for huge pages under a large array (a hint; nothing where unsupported).
+void st__advise_huge(void *p, size_t bytes);
 void st__compact(st_world *w);
 
 /* grid.c */
 void st__grid_build(st_world *w, int count);
 void st__grid_free(st_grid *g);
 void st__grid_ensure(st_world *w);   // rebuild if dirty and not in a step
+/// How many slices the next build of `count` agents sorts in, with the
+/// histograms for them allocated; 1 when it sorts serially.
+int st__grid_slices(st_world *w, int count);
+/// Slice s of ns over count agents: [*i0, *i1), and its histogram row.
+int32_t *st__grid_slice(st_world *w, int s, int ns, int count, int *i0, int *i1);
+// st__grid_count, the integrator's side of it, is in grid_iter.h.
 /// A query's callback for each live agent that passes it (grid.c).
 typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
 
