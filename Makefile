@@ -5,7 +5,8 @@ BUILD      ?= build
 BUILD_SAN  ?= build-asan
 BUILD_VG   ?= build-valgrind
 BUILD_FUZZ ?= build-fuzz
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 120
+FUZZ_RUNS ?= 2000
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
@@ -41,11 +42,12 @@ test-valgrind: deps
 	cd $(BUILD_VG) && ctest --output-on-failure -j $(JOBS) -L valgrind
 
 # libFuzzer over the core and the Lua bindings (clang; ctest label "fuzz"):
-# FUZZ_SECONDS each, over the corpus in tests/fuzz and every input that
-# once found a bug. New inputs land in the build folder, never in the source.
+# FUZZ_RUNS inputs each from a fixed seed (at most FUZZ_SECONDS), over the
+# corpus in tests/fuzz and every input that once found a bug. New inputs land
+# in the build folder, never in the source.
 test-fuzz: deps
 	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	      -DSTEER_APP=OFF -DSTEER_OPENMP=OFF -DSTEER_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_ARGS)
+	      -DSTEER_APP=OFF -DSTEER_OPENMP=OFF -DSTEER_FUZZ_SECONDS=$(FUZZ_SECONDS) -DSTEER_FUZZ_RUNS=$(FUZZ_RUNS) $(CMAKE_ARGS)
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_core fuzz_lua
 	cd $(BUILD_FUZZ) && ctest --output-on-failure -j $(JOBS) -L fuzz
 

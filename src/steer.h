@@ -256,6 +256,7 @@ st_vec2 st_agent_wander_target(const st_world *w, st_agent_id id);
 void st_agent_set_pos(st_world *w, st_agent_id id, st_vec2 pos);
 /// Truncated to max_speed; the heading follows when non-zero.
 void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel);
+/// Also truncates the velocity at once, so speed <= max_speed always holds.
 void st_agent_set_max_speed(st_world *w, st_agent_id id, double v);
 void st_agent_set_max_force(st_world *w, st_agent_id id, double f);
 void st_agent_set_mass(st_world *w, st_agent_id id, double m);

@@ -546,7 +546,17 @@ void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel)
         w->bodies[i].field = v;                                     \
     }
 
-NUM_SET(max_speed, max_speed, st_finite(v) && v >= 0.0)
+void st_agent_set_max_speed(st_world *w, st_agent_id id, double v)
+{
+    int i = st__dense(w, id);
+    assert(st_finite(v) && v >= 0.0);
+    if (i < 0 || !(st_finite(v) && v >= 0.0)) return;
+    st_body *b = &w->bodies[i];
+    b->max_speed = v;
+    // speed <= max_speed holds at every moment, not only after the next step.
+    b->vel = truncate_safe(b->vel, v);
+}
+
 NUM_SET(max_force, max_force, st_finite(v) && v >= 0.0)
 NUM_SET(mass, mass, positive_finite(v))
 NUM_SET(radius, radius, st_finite(v) && v >= 0.0)

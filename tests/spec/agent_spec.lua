@@ -39,6 +39,8 @@ describe("agent", function()
     it("lowering max_speed never leaves the agent faster than it", function()
       a.vel = { 100, 0 }
       a.max_speed = 20
+      assert.is_true(a.speed <= 20 + 1e-9, "at once: speed " .. a.speed)
+      same(a.heading, 1, 0, 1e-12)
       w:step()
       assert.is_true(a.speed <= 20 + 1e-9, "speed " .. a.speed)
     end)
