@@ -260,29 +260,12 @@ static int push_finite(lua_State *L, double d)
     return 1;
 }
 
-/* Length and direction also when len2 overflows (components past 1e154)
- * or underflows (below 1e-145); the plain formulas otherwise. */
-static double len_safe(st_vec2 v)
-{
-    double l2 = st_v2_len2(v);
-    return l2 > 1e-290 && l2 < INFINITY ? sqrt(l2) : hypot(v.x, v.y);
-}
-
-static st_vec2 normalize_safe(st_vec2 v)
-{
-    double l2 = st_v2_len2(v);
-    if (l2 > 1e-290 && l2 < INFINITY)
-        return st_v2_normalize(v);
-    double m = fmax(fabs(v.x), fabs(v.y));
-    return m > 0.0 ? st_v2_normalize(st_v2(v.x / m, v.y / m)) : st_v2(0.0, 0.0);
-}
-
-static int vec2_len(lua_State *L) { return push_finite(L, len_safe(uv_checkvec2(L, 1))); }
+static int vec2_len(lua_State *L) { return push_finite(L, st_v2_len_safe(uv_checkvec2(L, 1))); }
 static int vec2_len2(lua_State *L) { return push_finite(L, st_v2_len2(uv_checkvec2(L, 1))); }
 
 static int vec2_normalized(lua_State *L)
 {
-    uv_push(L, normalize_safe(uv_checkvec2(L, 1)));
+    uv_push(L, st_v2_normalize_safe(uv_checkvec2(L, 1)));
     return 1;
 }
 
@@ -335,8 +318,8 @@ static int vec2_truncated(lua_State *L)
     double max = sl_checknonneg(L, 2), l2 = st_v2_len2(a);
     if (l2 > 1e-290 && l2 < INFINITY)
         a = st_v2_truncate(a, max);
-    else if (len_safe(a) > max)
-        a = st_v2_scale(normalize_safe(a), max);
+    else if (st_v2_len_safe(a) > max)
+        a = st_v2_scale(st_v2_normalize_safe(a), max);
     uv_push_checked(L, a);
     return 1;
 }

@@ -88,26 +88,9 @@ st_behavior st_default_behavior(st_behavior_type type)
 /* safe vector helpers: no input may put a NaN or an infinity into a world  */
 /* ------------------------------------------------------------------------ */
 
-/// dir_safe for the rare vectors whose squared length would lose precision
-/// or overflow: scale by the largest component first.
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static st_vec2 dir_rare(st_vec2 v)
-{
-    if (st_v2_finite(v)) {
-        double m = fmax(fabs(v.x), fabs(v.y));
-        if (m == 0.0) return ZERO;
-        return st_v2_normalize(st_v2(v.x / m, v.y / m));
-    }
-    double x = isinf(v.x) ? copysign(1.0, v.x) : 0.0;
-    double y = isinf(v.y) ? copysign(1.0, v.y) : 0.0;
-    return st_v2_normalize(st_v2(x, y));
-}
-
 /// Direction of v, also for huge or infinite components. The common case is
-/// inlined (the flocking kernel calls this three times an agent); the rest
-/// lives out of line.
+/// a multiply by one reciprocal (the flocking kernel calls this three times
+/// an agent); the rare rest goes to st_v2_normalize_safe.
 static inline st_vec2 dir_safe(st_vec2 v)
 {
     double l2 = v.x * v.x + v.y * v.y;
@@ -115,13 +98,7 @@ static inline st_vec2 dir_safe(st_vec2 v)
         double inv = 1.0 / sqrt(l2);
         return st_v2(v.x * inv, v.y * inv);
     }
-    return dir_rare(v);
-}
-
-static inline st_vec2 trunc_safe(st_vec2 v, double max)
-{
-    if (st_v2_finite(v) && isfinite(st_v2_len2(v))) return st_v2_truncate(v, max);
-    return st_v2_scale(dir_safe(v), max);
+    return st_v2_normalize_safe(v);
 }
 
 /// What steer_velocity needs of a body and a step, worked out once per agent:
@@ -568,7 +545,7 @@ static st_vec2 flock(const st_world *w, int i, const st_flock_params *p, double 
     st_vec2 f = st_v2_scale(separation_force(b, &g, k), p->separation);
     f = st_v2_add(f, st_v2_scale(alignment_force(b, &g, k), p->alignment));
     f = st_v2_add(f, st_v2_scale(cohesion_force(b, &g, k), p->cohesion));
-    return trunc_safe(f, b->max_force);
+    return st_v2_truncate_safe(f, b->max_force);
 }
 
 /* ---- obstacles, walls, edges ---- */
@@ -653,7 +630,7 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
         double braking = closest_local.x > 0.0 ? -b->max_force * 0.5 * urgency * urgency * overlap : 0.0;
         f = st_v2_add(f, st_v2_add(st_v2_scale(h, braking), st_v2_scale(s, lateral)));
     }
-    return trunc_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
+    return st_v2_truncate_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
 }
 
 /// Where segment p->p+d crosses segment a->b: fraction along p->p+d, or -1.
@@ -714,7 +691,7 @@ static st_vec2 avoid_walls(const st_world *w, const st_body *b, double dt)
         double strength = fmin(1.0, 2.0 * depth) * (fi == 0 ? 1.0 : 0.75);
         f = st_v2_add(f, st_v2_scale(n, b->max_force * strength));
     }
-    return trunc_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
+    return st_v2_truncate_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
 }
 
 static st_vec2 contain(const st_world *w, const st_body *b, double dt)
@@ -768,7 +745,7 @@ static st_vec2 offset_pursue(const st_world *w, const st_body *b, const kin *l, 
         double speed = approach_speed(b, d, ST_ARRIVE_SLOWING_RADIUS, ST_DECEL_LINEAR, dt);
         desired = st_v2_add(desired, st_v2_scale(to, speed / d));
     }
-    return steer_velocity(b, trunc_safe(desired, b->max_speed), dt);
+    return steer_velocity(b, st_v2_truncate_safe(desired, b->max_speed), dt);
 }
 
 static st_vec2 midpoint(const st_world *w, st_vec2 a, st_vec2 b)
@@ -919,7 +896,7 @@ void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavio
         double used = st_v2_len(b->accum);
         double left = b->max_force - used;
         if (!(left > 0.0)) return;
-        f = trunc_safe(f, left);
+        f = st_v2_truncate_safe(f, left);
     }
     st_vec2 sum = st_v2_add(b->accum, f);
     // The sum is truncated to max_force at integration anyway: keep it finite.

@@ -81,6 +81,38 @@ static inline st_vec2 st_v2_lerp(st_vec2 a, st_vec2 b, double t)
 static inline bool st_finite(double d) { return isfinite(d) != 0; }
 static inline bool st_v2_finite(st_vec2 a) { return isfinite(a.x) && isfinite(a.y); }
 
+/* Overflow- and underflow-safe forms: right for finite vectors of any size
+ * (components past 1e154, whose squared length overflows, or below 1e-145,
+ * whose squared length loses precision) and, for the direction, for infinite
+ * components too. They agree with the plain forms everywhere else. */
+
+/// |a| for any finite a.
+static inline double st_v2_len_safe(st_vec2 a)
+{
+    double l2 = st_v2_len2(a);
+    return l2 > 1e-290 && isfinite(l2) ? sqrt(l2) : hypot(a.x, a.y);
+}
+
+/// Unit vector along a (zero for zero); infinite components count as +-1
+/// and the finite ones beside them as 0.
+static inline st_vec2 st_v2_normalize_safe(st_vec2 a)
+{
+    double l2 = st_v2_len2(a);
+    if (l2 > 1e-290 && isfinite(l2)) return st_v2_normalize(a);
+    if (isinf(a.x) || isinf(a.y))
+        return st_v2_normalize(st_v2(isinf(a.x) ? copysign(1.0, a.x) : 0.0, isinf(a.y) ? copysign(1.0, a.y) : 0.0));
+    double m = fmax(fabs(a.x), fabs(a.y)); // scale first: the squared length lost precision or overflowed
+    return m > 0.0 && isfinite(m) ? st_v2_normalize(st_v2(a.x / m, a.y / m)) : st_v2(0.0, 0.0);
+}
+
+/// a shortened to at most max (max >= 0), for any a without NaN.
+static inline st_vec2 st_v2_truncate_safe(st_vec2 a, double max)
+{
+    double l2 = st_v2_len2(a);
+    if (l2 > 1e-290 && isfinite(l2)) return st_v2_truncate(a, max);
+    return st_v2_len_safe(a) <= max ? a : st_v2_scale(st_v2_normalize_safe(a), max);
+}
+
 /* ------------------------------------------------------------------------ */
 /* handles and enums                                                        */
 /* ------------------------------------------------------------------------ */

@@ -56,27 +56,20 @@ static void bounce_axis(double *p, double *v, double size)
     if (*p > size) *p = size;
 }
 
-static st_vec2 unit_of(st_vec2 v)
-{
-    double m = fmax(fabs(v.x), fabs(v.y));
-    if (!(m > 0.0) || !isfinite(m)) return st_v2(0.0, 0.0);
-    return st_v2_normalize(st_v2(v.x / m, v.y / m));
-}
-
 ST__INLINE void integrate(st_world *w, int i, double dt)
 {
     st_body *b = &w->bodies[i];
     st_vec2 f = b->accum;
     double l2 = st_v2_len2(f);
-    if (!isfinite(l2)) f = st_v2_scale(unit_of(f), b->max_force);
+    if (!isfinite(l2)) f = st_v2_scale(st_v2_normalize_safe(f), b->max_force);
     else f = st_v2_truncate(f, b->max_force);
     b->force = f;
 
     st_vec2 dv = st_v2_scale(f, dt / b->mass);
     // A force that would overflow the velocity saturates it instead.
-    if (!st_v2_finite(dv)) dv = st_v2_scale(unit_of(f), 2.0 * b->max_speed);
+    if (!st_v2_finite(dv)) dv = st_v2_scale(st_v2_normalize_safe(f), 2.0 * b->max_speed);
     st_vec2 v = st_v2_add(b->vel, dv);
-    if (!st_v2_finite(v) || !isfinite(st_v2_len2(v))) v = st_v2_scale(unit_of(v), b->max_speed);
+    if (!st_v2_finite(v) || !isfinite(st_v2_len2(v))) v = st_v2_scale(st_v2_normalize_safe(v), b->max_speed);
     v = st_v2_truncate(v, b->max_speed);
 
     st_vec2 p = st_v2_add(b->pos, st_v2_scale(v, dt));
@@ -97,7 +90,10 @@ ST__INLINE void integrate(st_world *w, int i, double dt)
     b->pos = p;
     b->vel = v;
     if (st_v2_len2(v) > ST_MOVING_SPEED2) {
-        st_vec2 u = unit_of(v); // overflow-safe: v may be astronomically fast
+        // Scaled by the largest component first: v may be astronomically fast
+        // (and this is the arithmetic every recorded checksum was made with).
+        double m = fmax(fabs(v.x), fabs(v.y));
+        st_vec2 u = st_v2_normalize(st_v2(v.x / m, v.y / m));
         if (u.x != 0.0 || u.y != 0.0) b->heading = u;
     }
     b->accum = st_v2(0.0, 0.0);

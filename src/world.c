@@ -56,31 +56,6 @@ st_agent_def st_default_agent_def(void)
 
 static bool positive_finite(double v) { return st_finite(v) && v > 0.0; }
 
-/* Finite vectors whose squared length overflows (components past 1e154) or
- * underflows: the plain helpers would leave them untruncated, normalise them
- * to zero or to a vector that is not unit, or give them an infinite length.
- * These agree with the plain ones otherwise. */
-static double len_safe(st_vec2 v)
-{
-    double l2 = st_v2_len2(v);
-    return l2 > 1e-290 && isfinite(l2) ? sqrt(l2) : hypot(v.x, v.y);
-}
-
-static st_vec2 normalize_safe(st_vec2 v)
-{
-    double l2 = st_v2_len2(v);
-    if (l2 > 1e-290 && isfinite(l2)) return st_v2_normalize(v);
-    double m = fmax(fabs(v.x), fabs(v.y)); // tiny vectors too: their l2 lost precision
-    return m > 0.0 && isfinite(m) ? st_v2_normalize(st_v2(v.x / m, v.y / m)) : st_v2(0.0, 0.0);
-}
-
-static st_vec2 truncate_safe(st_vec2 v, double max)
-{
-    double l2 = st_v2_len2(v);
-    if (l2 > 1e-290 && isfinite(l2)) return st_v2_truncate(v, max);
-    return len_safe(v) <= max ? v : st_v2_scale(normalize_safe(v), max);
-}
-
 st_world *st_world_create(const st_world_def *def)
 {
     if (!def || !positive_finite(def->width) || !positive_finite(def->height) || !positive_finite(def->dt) ||
@@ -345,13 +320,13 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     b->max_force = def->max_force;
     b->mass = def->mass;
     b->radius = def->radius;
-    b->vel = truncate_safe(def->vel, def->max_speed);
+    b->vel = st_v2_truncate_safe(def->vel, def->max_speed);
     b->accum = st_v2(0.0, 0.0);
     b->force = st_v2(0.0, 0.0);
     b->behaviors = NULL;
     b->combine = (uint8_t)def->combine;
-    st_vec2 h = def->has_heading ? normalize_safe(def->heading) : st_v2(0.0, 0.0);
-    if (h.x == 0.0 && h.y == 0.0) h = normalize_safe(b->vel);
+    st_vec2 h = def->has_heading ? st_v2_normalize_safe(def->heading) : st_v2(0.0, 0.0);
+    if (h.x == 0.0 && h.y == 0.0) h = st_v2_normalize_safe(b->vel);
     if (h.x == 0.0 && h.y == 0.0) h = st_v2(1.0, 0.0);
     b->heading = h;
 
@@ -491,7 +466,7 @@ BODY_GET(pos, st_vec2, b->pos, zero_vec)
 BODY_GET(vel, st_vec2, b->vel, zero_vec)
 BODY_GET(heading, st_vec2, b->heading, zero_vec)
 BODY_GET(side, st_vec2, st_v2_perp(b->heading), zero_vec)
-BODY_GET(speed, double, len_safe(b->vel), 0.0)
+BODY_GET(speed, double, st_v2_len_safe(b->vel), 0.0)
 BODY_GET(force, st_vec2, b->force, zero_vec)
 BODY_GET(accum, st_vec2, b->accum, zero_vec)
 BODY_GET(max_speed, double, b->max_speed, 0.0)
@@ -533,8 +508,8 @@ void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel)
     assert(st_v2_finite(vel));
     if (i < 0 || !st_v2_finite(vel)) return;
     st_body *b = &w->bodies[i];
-    b->vel = truncate_safe(vel, b->max_speed);
-    if (st_v2_len2(b->vel) > 1e-12) b->heading = normalize_safe(b->vel);
+    b->vel = st_v2_truncate_safe(vel, b->max_speed);
+    if (st_v2_len2(b->vel) > 1e-12) b->heading = st_v2_normalize_safe(b->vel);
 }
 
 #define NUM_SET(name, field, ok)                                    \
@@ -554,7 +529,7 @@ void st_agent_set_max_speed(st_world *w, st_agent_id id, double v)
     st_body *b = &w->bodies[i];
     b->max_speed = v;
     // speed <= max_speed holds at every moment, not only after the next step.
-    b->vel = truncate_safe(b->vel, v);
+    b->vel = st_v2_truncate_safe(b->vel, v);
 }
 
 NUM_SET(max_force, max_force, st_finite(v) && v >= 0.0)
