@@ -44,6 +44,14 @@ if(LUA54 AND BUSTED)
   set_tests_properties(lua.busted PROPERTIES ENVIRONMENT "${_spec_env}" LABELS "lua;${_sanitize_label}" TIMEOUT 1800)
 endif()
 
+# Stock lua5.4 exits cleanly after a world with two threads (steer.so must
+# outlive lua_close's unloading of C modules: see CMakeLists.txt).
+if(LUA54)
+  add_test(NAME lua.threads_exit COMMAND sh ${CMAKE_SOURCE_DIR}/tests/stock/threads_exit.sh ${LUA54} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(lua.threads_exit PROPERTIES ENVIRONMENT "LUA_CPATH=${CMAKE_BINARY_DIR}/?.so\;\;"
+                       LABELS "lua" TIMEOUT 300)
+endif()
+
 find_program(LUACHECK luacheck)
 if(LUACHECK)
   add_test(NAME lua.luacheck COMMAND ${LUACHECK} -q scripts tests WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
