@@ -400,21 +400,22 @@ static void push_field_vec2(lua_State *L, st_vec2 v)
 }
 
 /* upvalue 1: name -> method or field code; 2: the agent metatable; 3: the
- * vec2 metatable */
+ * vec2 metatable; 4: the key cache; 5: its methods (bind.h) */
 static int agent_index(lua_State *L)
 {
     /* Methods first: handing out a method touches no agent, so the type
-     * check (upvalue 2, the metatable; __index can be called by hand with
-     * any value) is paid only by field reads. */
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+     * check (__index can be called by hand with any value) is paid only by
+     * field reads. */
+    sl_keycache *kc = (sl_keycache *)lua_touserdata(L, lua_upvalueindex(4));
+    int code = sl_keycache_find(L, kc, 2, lua_upvalueindex(1), lua_upvalueindex(5));
+    if (code < 0)
         return 1; /* a method, or nil */
     sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
-    if (a == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
+    if (a == NULL || !lua_getmetatable(L, 1) || lua_topointer(L, -1) != kc->mt)
         return luaL_typeerror(L, 1, SL_AGENT);
-    /* the metatable stays on top of the field code: the result is pushed
-     * above both, and popping it would cost a call */
-    int code = (int)lua_tointeger(L, -2) & ~AF_READONLY;
+    /* the metatable stays on top: the result is pushed above it, and
+     * popping it would cost a call */
+    code &= ~AF_READONLY;
     if (code == AF_ID) {
         lua_pushinteger(L, (lua_Integer)a->serial);
         return 1;
@@ -558,7 +559,7 @@ static sl_agent *method_self(lua_State *L)
     if (a == NULL || !lua_getmetatable(L, 1))
         return sl_checkagent(L, 1);
     bool ok = sl_same_table(L, -1, UV_AGENT_MT);
-    lua_pop(L, 1);
+    lua_pop(L, 1); /* missing arguments read as none: nothing may stay above them */
     if (!ok)
         return sl_checkagent(L, 1);
     if (a->removed)
@@ -812,7 +813,9 @@ void sl_open_agent(lua_State *L)
     lua_pushvalue(L, -1);
     lua_pushvalue(L, -3);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
-    lua_pushcclosure(L, agent_index, 3);
+    sl_keycache_new(L, -2); /* the agent metatable's */
+    lua_createtable(L, SL_KEYCACHE, 0);
+    lua_pushcclosure(L, agent_index, 5);
     lua_setfield(L, -3, "__index");
     lua_pushcclosure(L, agent_newindex, 1);
     lua_setfield(L, -2, "__newindex");

@@ -127,6 +127,52 @@ static inline bool sl_same_table(lua_State *L, int a, int b)
     return lua_topointer(L, a) == lua_topointer(L, b);
 }
 
+/* ---- __index by the key's address ---- */
+
+/* Brains read methods and fields by name several times per agent per step
+ * (agent.world, world:nearest, agent:wander). Looking each name up in the
+ * name table through lua_rawget costs about 110 instructions; this
+ * direct-mapped cache, keyed by the name string's address, costs about 10.
+ * Only names found in the name table are cached, and that table (an
+ * upvalue of the same __index closure) keeps them alive: Lua interns short
+ * strings, so while the table holds "wander" every "wander" is that one
+ * object, and its address cannot be reused by another string. Methods are
+ * kept in `values` (an upvalue table, slot + 1 -> the method) to be
+ * pushed without a name lookup. */
+#define SL_KEYCACHE 64
+#define SL_KC_METHOD (-1)
+
+typedef struct sl_keycache {
+    const void *mt;                 /* the type's metatable (pinned by the closure) */
+    const void *key[SL_KEYCACHE];   /* name string addresses */
+    int code[SL_KEYCACHE];          /* field code, or SL_KC_METHOD */
+} sl_keycache;
+
+/* Pushes a new, empty cache for the metatable at mt_idx. */
+void sl_keycache_new(lua_State *L, int mt_idx);
+
+/* sl_keycache_find's slow path: the name table lookup, and the fill. */
+int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int names_uv, int values_uv);
+
+/* The name at key_idx, looked up: returns its field code (>= 0, nothing
+ * pushed), or SL_KC_METHOD with the method pushed, or SL_KC_METHOD with nil
+ * pushed for a name the type does not have. names_uv: the name table (name
+ * -> method, or field code as an integer); values_uv: the method table of
+ * the cache slots. */
+static inline int sl_keycache_find(lua_State *L, sl_keycache *kc, int key_idx, int names_uv, int values_uv)
+{
+    const void *k = lua_topointer(L, key_idx); /* NULL unless a collectable */
+    uintptr_t h = (uintptr_t)k;
+    int slot = (int)((h >> 4) ^ (h >> 11)) & (SL_KEYCACHE - 1);
+    if (kc->key[slot] == k && k != NULL) {
+        int code = kc->code[slot];
+        if (code == SL_KC_METHOD)
+            lua_rawgeti(L, values_uv, slot + 1);
+        return code;
+    }
+    return sl_keycache_miss(L, kc, slot, key_idx, names_uv, values_uv);
+}
+
 /* The userdata at idx when its metatable is the one under key, else NULL. */
 void *sl_testudata(lua_State *L, int idx, const void *key);
 void *sl_checkudata(lua_State *L, int arg, const void *key, const char *tname);

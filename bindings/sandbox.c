@@ -12,6 +12,7 @@
 #include "steer_host.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,10 +23,188 @@
 
 /* ---------------------------------------------------------------- memory */
 
+/* Small blocks come from a pool. Lua makes and drops many small objects: a
+ * vec2 (about 40 bytes) for every behaviour call of every brain, closures,
+ * short strings, small tables. Blocks up to POOL_MAX bytes are carved from
+ * 64 KiB slabs into one free list per 16-byte size class, which costs a
+ * few instructions a block where malloc and free cost a few hundred at
+ * these rates. A block's class is known from the size Lua passes back, and
+ * a block is the pool's when its slab (its address rounded down to the
+ * slab size) is in `slabs`; any other block is malloc's, so whenever the
+ * pool cannot grow, malloc serves instead. Slabs go back to the system when
+ * the state closes. The valgrind build defines STEER_NO_POOL, so memcheck
+ * sees every block on its own; under ASan the pool poisons what it holds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STEER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STEER_ASAN 1
+#endif
+#endif
+#ifdef STEER_ASAN
+/* Under ASan the pool marks what it holds as unaddressable: a use of a
+ * freed or never handed out block is reported as it would be for malloc's
+ * (all but a free block's first word, which links the free list). */
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POOL_POISON(p, n) ((void)(p), (void)(n))
+#define POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#define POOL_GRAIN 16
+#define POOL_MAX 128
+#define POOL_CLASSES (POOL_MAX / POOL_GRAIN)
+#define POOL_SLAB ((size_t)64 * 1024)
+
+typedef struct pool {
+    void *free[POOL_CLASSES];  /* per class: freed blocks, linked through their first word */
+    char *bump, *bump_end;     /* the newest slab's uncarved rest */
+    uintptr_t *slabs;          /* open-addressing set of slab addresses (0: empty) */
+    size_t nslabs, cap;        /* entries, and capacity (a power of two) */
+} pool;
+
 typedef struct host_alloc {
     size_t used;
     size_t limit;
+    pool pool;
 } host_alloc;
+
+static inline size_t pool_class(size_t n) { return (n - 1) / POOL_GRAIN; }
+
+static inline size_t slab_hash(uintptr_t s, size_t cap)
+{
+    return (size_t)((s / POOL_SLAB) * 0x9E3779B97F4A7C15u >> 17) & (cap - 1);
+}
+
+static bool pool_owns(const pool *p, const void *block)
+{
+    if (p->cap == 0)
+        return false;
+    uintptr_t s = (uintptr_t)block & ~(uintptr_t)(POOL_SLAB - 1);
+    for (size_t i = slab_hash(s, p->cap);; i = (i + 1) & (p->cap - 1)) {
+        if (p->slabs[i] == s)
+            return true;
+        if (p->slabs[i] == 0)
+            return false;
+    }
+}
+
+#ifndef STEER_NO_POOL
+static bool slab_insert(pool *p, uintptr_t s)
+{
+    if (2 * (p->nslabs + 1) > p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 64;
+        uintptr_t *t = calloc(cap, sizeof *t);
+        if (t == NULL)
+            return false;
+        for (size_t k = 0; k < p->cap; k++) {
+            if (p->slabs[k] == 0)
+                continue;
+            size_t i = slab_hash(p->slabs[k], cap);
+            while (t[i] != 0)
+                i = (i + 1) & (cap - 1);
+            t[i] = p->slabs[k];
+        }
+        free(p->slabs);
+        p->slabs = t;
+        p->cap = cap;
+    }
+    size_t i = slab_hash(s, p->cap);
+    while (p->slabs[i] != 0)
+        i = (i + 1) & (p->cap - 1);
+    p->slabs[i] = s;
+    p->nslabs++;
+    return true;
+}
+#endif
+
+/* A block of class c, or NULL when no slab can be had. */
+static void *pool_get(pool *p, size_t c)
+{
+    size_t size = (c + 1) * POOL_GRAIN;
+    void *b = p->free[c];
+    if (b != NULL) {
+        memcpy(&p->free[c], b, sizeof(void *));
+        POOL_UNPOISON(b, size);
+        return b;
+    }
+    if ((size_t)(p->bump_end - p->bump) < size) {
+#ifdef STEER_NO_POOL
+        return NULL;
+#else
+        char *slab = aligned_alloc(POOL_SLAB, POOL_SLAB);
+        if (slab == NULL)
+            return NULL;
+        if (!slab_insert(p, (uintptr_t)slab)) {
+            free(slab);
+            return NULL;
+        }
+        POOL_POISON(slab, POOL_SLAB);
+        p->bump = slab; /* the old slab's rest (under 128 bytes) is left */
+        p->bump_end = slab + POOL_SLAB;
+#endif
+    }
+    b = p->bump;
+    p->bump += size;
+    POOL_UNPOISON(b, size);
+    return b;
+}
+
+static inline void pool_put(pool *p, void *b, size_t c)
+{
+    memcpy(b, &p->free[c], sizeof(void *));
+    p->free[c] = b;
+    POOL_POISON((char *)b + sizeof(void *), (c + 1) * POOL_GRAIN - sizeof(void *));
+}
+
+static void pool_release(pool *p)
+{
+    for (size_t k = 0; k < p->cap; k++) {
+        if (p->slabs[k] == 0)
+            continue;
+        POOL_UNPOISON((void *)p->slabs[k], POOL_SLAB);
+        free((void *)p->slabs[k]);
+    }
+    free(p->slabs);
+    memset(p, 0, sizeof *p);
+}
+
+/* Lua's realloc, on the pool or malloc (see above). */
+static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize)
+{
+    bool small_old = ptr != NULL && osize <= POOL_MAX && pool_owns(p, ptr);
+    if (nsize == 0) {
+        if (small_old)
+            pool_put(p, ptr, pool_class(osize));
+        else
+            free(ptr);
+        return NULL;
+    }
+    if (ptr != NULL && small_old && nsize <= POOL_MAX && pool_class(nsize) == pool_class(osize))
+        return ptr;
+    void *q = nsize <= POOL_MAX ? pool_get(p, pool_class(nsize)) : NULL;
+    if (q == NULL) {
+        if (ptr == NULL || !small_old)
+            q = realloc(ptr, nsize); /* malloc's block, or malloc's turn */
+        else
+            q = malloc(nsize);
+        if (q == NULL)
+            /* Lua requires shrinking to succeed: the old block still fits */
+            return ptr != NULL && nsize <= osize ? ptr : NULL;
+        if (ptr == NULL || !small_old)
+            return q;
+    }
+    if (ptr != NULL) {
+        memcpy(q, ptr, osize < nsize ? osize : nsize);
+        if (small_old)
+            pool_put(p, ptr, pool_class(osize));
+        else
+            free(ptr);
+    }
+    return q;
+}
 
 /* When ptr is NULL, osize is a type tag (LUA_TTABLE...), not a size: the
  * block is new and nothing is given back. Shrinking and freeing always
@@ -36,13 +215,13 @@ static void *host_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     host_alloc *a = ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        block_realloc(&a->pool, ptr, osize, 0);
         a->used -= old;
         return NULL;
     }
     if (a->limit && nsize > old && a->used - old + nsize > a->limit)
         return NULL;
-    void *p = realloc(ptr, nsize);
+    void *p = block_realloc(&a->pool, ptr, ptr ? osize : 0, nsize);
     if (p == NULL)
         return NULL;
     a->used = a->used - old + nsize;
@@ -588,5 +767,6 @@ void steer_host_close(lua_State *L)
         return;
     host_alloc *a = host_of(L);
     lua_close(L);
+    pool_release(&a->pool);
     free(a);
 }

@@ -39,6 +39,38 @@ void sl_setmetatable(lua_State *L, const void *key)
     lua_setmetatable(L, -2);
 }
 
+/* ---- __index by the key's address (bind.h) ---- */
+
+void sl_keycache_new(lua_State *L, int mt_idx)
+{
+    const void *mt = lua_topointer(L, mt_idx);
+    sl_keycache *kc = (sl_keycache *)lua_newuserdatauv(L, sizeof *kc, 0);
+    memset(kc, 0, sizeof *kc);
+    kc->mt = mt;
+}
+
+int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int names_uv, int values_uv)
+{
+    lua_pushvalue(L, key_idx);
+    int ty = lua_rawget(L, names_uv);
+    /* The name table has only string keys: a hit is a string, and a short
+     * one (interned, the table's own key object). */
+    bool cache = ty != LUA_TNIL && lua_type(L, key_idx) == LUA_TSTRING;
+    int code = SL_KC_METHOD;
+    if (ty == LUA_TNUMBER) {
+        code = (int)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    } else if (cache) {
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, values_uv, slot + 1);
+    }
+    if (cache) {
+        kc->key[slot] = lua_topointer(L, key_idx);
+        kc->code[slot] = code;
+    }
+    return code;
+}
+
 /* ---- errors ---- */
 
 void sl_raise(lua_State *L, const sl_src *src, const char *fmt, ...)

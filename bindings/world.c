@@ -299,33 +299,34 @@ static int world_gc(lua_State *L)
 /* ---- fields ---- */
 
 enum {
-    WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_ON_ERROR
+    WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_CELL_SIZE, WF_ON_ERROR
 };
 
 static const struct { const char *name; int code; } world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
-    {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS},
+    {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
     {"on_error", WF_ON_ERROR},
 };
 
-/* upvalue 1: name -> method or field code; 2: the world metatable, a
- * cheaper type check than the registry's (`agent.world:nearest` runs
- * through here for every brain every step) */
+/* upvalue 1: name -> method or field code; 2: the world metatable (pinned
+ * for the key cache's type check: `agent.world:nearest` runs through here
+ * for every brain every step); 3: the key cache; 4: its methods (bind.h) */
 static int world_index(lua_State *L)
 {
     /* Methods first, as agent_index does: handing out a method touches no
      * world, so the type check is paid only by field reads. */
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+    sl_keycache *kc = (sl_keycache *)lua_touserdata(L, lua_upvalueindex(3));
+    int code = sl_keycache_find(L, kc, 2, lua_upvalueindex(1), lua_upvalueindex(4));
+    if (code < 0)
         return 1; /* a method, or nil */
     sl_world *sw = (sl_world *)lua_touserdata(L, 1);
-    if (sw == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, lua_upvalueindex(2)))
+    if (sw == NULL || !lua_getmetatable(L, 1) || lua_topointer(L, -1) != kc->mt)
         return luaL_typeerror(L, 1, SL_WORLD);
-    lua_pop(L, 1); /* the metatable: the field code stays on top */
+    lua_pop(L, 1);
     if (sw->w == NULL)
         return luaL_error(L, "attempt to use a destroyed world");
     const st_world *w = sw->w;
-    switch ((int)lua_tointeger(L, -1)) {
+    switch (code) {
     case WF_WIDTH: lua_pushnumber(L, st_world_width(w)); break;
     case WF_HEIGHT: lua_pushnumber(L, st_world_height(w)); break;
     case WF_TICK: lua_pushinteger(L, (lua_Integer)st_world_tick(w)); break;
@@ -334,6 +335,7 @@ static int world_index(lua_State *L)
     case WF_EDGES: lua_pushstring(L, edge_names[st_world_edges(w)]); break;
     case WF_SEED: lua_pushinteger(L, (lua_Integer)st_world_seed(w)); break;
     case WF_THREADS: lua_pushinteger(L, st_world_threads(w)); break;
+    case WF_CELL_SIZE: lua_pushnumber(L, st_world_cell_size(w)); break;
     case WF_ON_ERROR: lua_getiuservalue(L, 1, SL_WUV_ONERROR); break;
     default: lua_pushnil(L); break;
     }
@@ -710,7 +712,9 @@ void sl_open_world(lua_State *L)
     }
     lua_pushvalue(L, -1);
     lua_pushvalue(L, -3);
-    lua_pushcclosure(L, world_index, 2);
+    sl_keycache_new(L, -1);
+    lua_createtable(L, SL_KEYCACHE, 0);
+    lua_pushcclosure(L, world_index, 4);
     lua_setfield(L, -3, "__index");
     lua_pushcclosure(L, world_newindex, 1);
     lua_setfield(L, -2, "__newindex");

@@ -519,9 +519,10 @@ static void group_query(const st_world *w, int i, const st_flock_params *p, doub
     q.cos2 = cos_half * cos_half;
     q.heading = b->heading;
     q.n = 0;
-    if (cos_half <= -2.0) st__grid_runs(w, b->pos, p->radius, group_run_none, &q);
-    else if (cos_half < 0.0) st__grid_runs(w, b->pos, p->radius, group_run_wide, &q);
-    else st__grid_runs(w, b->pos, p->radius, group_run_narrow, &q);
+    const st_grid *grid = &w->grid;
+    if (cos_half <= -2.0) st__grid_runs(w, grid, b->pos, p->radius, group_run_none, &q);
+    else if (cos_half < 0.0) st__grid_runs(w, grid, b->pos, p->radius, group_run_wide, &q);
+    else st__grid_runs(w, grid, b->pos, p->radius, group_run_narrow, &q);
     group_flush(&q);
 }
 

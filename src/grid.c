@@ -32,9 +32,8 @@ void st__grid_free(st_grid *g)
     g->cell_cap = g->agent_cap = g->hist_cap = 0;
 }
 
-static void grid_dims(const st_world *w, st_grid *g)
+static void grid_dims_for(const st_world *w, st_grid *g, double cell)
 {
-    double cell = w->cell_size;
     for (;;) {
         double fx = w->edges == ST_EDGES_WRAP ? floor(w->width / cell) : ceil(w->width / cell);
         double fy = w->edges == ST_EDGES_WRAP ? floor(w->height / cell) : ceil(w->height / cell);
@@ -54,6 +53,8 @@ static void grid_dims(const st_world *w, st_grid *g)
         g->cell_w = g->cell_h = cell;
     }
 }
+
+static void grid_dims(const st_world *w, st_grid *g) { grid_dims_for(w, g, w->cell_size); }
 
 
 static bool grow_i32(int32_t **p, int *cap, int need)
@@ -218,6 +219,7 @@ void st__grid_build(st_world *w, int count)
     g->item_count = start[cells];
     g->pre_slices = 0; // the histograms now hold cursors
     w->grid_dirty = false;
+    w->grid_epoch++;
     return;
 
 fail:
@@ -227,6 +229,87 @@ fail:
     g->nx = g->ny = 1;
     if (g->cell_start && g->cell_cap >= 2) g->cell_start[0] = g->cell_start[1] = 0;
     g->item_count = 0;
+    w->grid_epoch++;
+}
+
+/* ---- tag grids (world_internal.h) ---- */
+
+// Below this many agents the main grid is cheap enough for any query.
+#define ST_TAG_GRID_MIN 1024
+// A tag gets its own grid when at most this fraction of agents carry it.
+#define ST_TAG_GRID_SHARE 4
+// Its cells hold about one of its agents each on average, but are never
+// coarser than this many main cells: a tag whose few agents gather in one
+// spot then still splits into several cells.
+#define ST_TAG_GRID_COARSEST 4.0
+
+void st__tag_grids_free(st_world *w)
+{
+    for (int k = 0; k < ST_TAG_GRIDS; k++) {
+        st__grid_free(&w->tag_grids[k].g);
+        w->tag_grids[k].epoch = 0;
+    }
+}
+
+/// Sorts the main grid's items of `tag` (count of them) into t's cells, in
+/// main-grid order. False when out of memory.
+static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
+{
+    const st_grid *g = &w->grid;
+    double area = w->width * w->height;
+    double cell = sqrt(area / (count > 0 ? count : 1));
+    if (!(cell <= ST_TAG_GRID_COARSEST * w->cell_size)) cell = ST_TAG_GRID_COARSEST * w->cell_size;
+    if (cell < w->cell_size) cell = w->cell_size;
+    grid_dims_for(w, t, cell);
+    int cells = t->nx * t->ny;
+    int cell_cap = t->cell_cap;
+    if (!grow_i32(&t->cell_start, &cell_cap, cells + 1)) return false;
+    t->cell_cap = cell_cap;
+    if (count > t->agent_cap) {
+        int n = t->agent_cap ? t->agent_cap : 64;
+        while (n < count) n *= 2;
+        st_grid_item *it = realloc(t->items, (size_t)n * sizeof *it);
+        if (!it) return false;
+        t->items = it;
+        t->agent_cap = n;
+    }
+    int32_t *start = t->cell_start;
+    for (int c = 0; c <= cells; c++) start[c] = 0;
+    const st_grid_item *items = g->items;
+    for (int k = 0; k < g->item_count; k++)
+        if (items[k].tag == tag) start[st__cell_of(w, t, items[k].pos) + 1]++;
+    for (int c = 0; c < cells; c++) start[c + 1] += start[c];
+    for (int k = 0; k < g->item_count; k++)
+        if (items[k].tag == tag) t->items[start[st__cell_of(w, t, items[k].pos)]++] = items[k];
+    for (int c = cells; c > 0; c--) start[c] = start[c - 1];
+    start[0] = 0;
+    t->item_count = start[cells];
+    return true;
+}
+
+const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
+{
+    const st_grid *g = &w->grid;
+    if (tag == ST_TAG_ANY || g->item_count < ST_TAG_GRID_MIN || w->brute_force) return g;
+    st_tag_grid *slot = NULL, *stalest = &w->tag_grids[0];
+    for (int k = 0; k < ST_TAG_GRIDS; k++) {
+        st_tag_grid *t = &w->tag_grids[k];
+        if (t->epoch != 0 && t->tag == tag) {
+            slot = t;
+            break;
+        }
+        if (t->used < stalest->used) stalest = t;
+    }
+    if (slot == NULL) slot = stalest;
+    slot->used = ++w->tag_clock;
+    if (slot->epoch == w->grid_epoch && slot->tag == tag) return slot->rare ? &slot->g : g;
+
+    slot->tag = tag;
+    slot->epoch = w->grid_epoch;
+    int count = 0;
+    for (int k = 0; k < g->item_count; k++) count += g->items[k].tag == tag;
+    slot->rare = (int64_t)count * ST_TAG_GRID_SHARE <= g->item_count && tag_grid_build(w, &slot->g, tag, count);
+    return slot->rare ? &slot->g : g;
 }
 
 int st__grid_slices(st_world *w, int count)
@@ -295,7 +378,7 @@ ST__INLINE void grid_visit(const st_world *w, const st_query *q, st__visit_fn fn
 {
     visit_ctx v = {w, q, st__dense(w, q->exclude), q->fov > 0.0 && q->fov < 2.0 * ST_PI, 0.0, fn, ctx};
     v.cos_half = v.cone ? cos(0.5 * q->fov) : -2.0;
-    st__grid_runs(w, q->center, q->radius, visit_run, &v);
+    st__grid_runs(w, st__grid_for_tag((st_world *)w, q->tag), q->center, q->radius, visit_run, &v);
 }
 
 void st_world_set_brute_force(st_world *w, bool on) { w->brute_force = on; }

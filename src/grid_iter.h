@@ -101,9 +101,9 @@ ST__INLINE st_vec2 st__run_offset(const st_world *w, const st_grid_item *it, dou
 /// per-cell overhead. Every item within the disc is in exactly one run, in
 /// the same order on every call; items outside it may be too, so fn tests
 /// the distance (and everything else: self, tag, cone, dead agents).
-ST__INLINE void st__grid_runs(const st_world *w, st_vec2 center, double radius, st__run_fn fn, void *ctx)
+ST__INLINE void st__grid_runs(const st_world *w, const st_grid *g, st_vec2 center, double radius, st__run_fn fn,
+                               void *ctx)
 {
-    const st_grid *g = &w->grid;
     if (!g->cell_start || g->item_count == 0) return;
     const st_grid_item *items = g->items;
     const int32_t *start = g->cell_start;

@@ -195,6 +195,8 @@ int st_world_threads(const st_world *w);
 void st_world_set_threads(st_world *w, int n);
 /// Cell size of the neighbour grid, > 0. Queries of any radius stay correct.
 void st_world_set_cell_size(st_world *w, double cell);
+/// The grid cell size asked for (def.cell_size or the last set_cell_size).
+double st_world_cell_size(const st_world *w);
 
 /// The shortest offset from `from` to `to`: across the edges in a wrap world.
 st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to);

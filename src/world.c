@@ -105,6 +105,7 @@ void st_world_destroy(st_world *w)
     free(w->tags);
     free(w->slots);
     st__grid_free(&w->grid);
+    st__tag_grids_free(w);
     free(w->obstacles);
     free(w->walls);
     free(w->scratch);
@@ -144,6 +145,8 @@ void st_world_set_cell_size(st_world *w, double cell)
     w->cell_size = cell;
     st__moved(w);
 }
+
+double st_world_cell_size(const st_world *w) { return w->cell_size; }
 
 st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to)
 {

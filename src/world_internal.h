@@ -99,6 +99,21 @@ typedef struct st_grid {
     int pre_count;
 } st_grid;
 
+/// A grid of one tag's agents alone, for queries filtered by a tag that few
+/// agents carry ("the nearest hunter" asked by thousands of prey): its cells
+/// are sized for those few, so a query reads a row or two of a small grid
+/// instead of every row of the full one and skips the other tags' agents.
+/// Made on demand from the main grid (same items, same dense indices), valid
+/// until that grid is rebuilt. Results do not depend on which grid answers.
+#define ST_TAG_GRIDS 4
+typedef struct st_tag_grid {
+    st_grid g;
+    int32_t tag;
+    bool rare;       // false: too common to be worth a grid; the main one answers
+    uint64_t epoch;  // the main grid build it was made from (0: unused slot)
+    uint64_t used;   // last use, for replacing the stalest slot
+} st_tag_grid;
+
 typedef struct st_obstacle {
     st_vec2 center;
     double radius;
@@ -144,6 +159,9 @@ struct st_world {
     uint32_t free_slot;  // head of the free list, UINT32_MAX when empty
 
     st_grid grid;
+    uint64_t grid_epoch;  // builds of `grid` so far: what tag grids are checked against
+    st_tag_grid tag_grids[ST_TAG_GRIDS];
+    uint64_t tag_clock;
     bool grid_dirty;
     bool brute_force;     // queries scan every item (all-pairs)
 
@@ -192,6 +210,9 @@ void st__compact(st_world *w);
 /* grid.c */
 void st__grid_build(st_world *w, int count);
 void st__grid_free(st_grid *g);
+void st__tag_grids_free(st_world *w);
+/// The grid that answers a query filtered by tag (ST_TAG_ANY: the main one).
+const st_grid *st__grid_for_tag(st_world *w, int32_t tag);
 void st__grid_ensure(st_world *w);   // rebuild if dirty and not in a step
 /// How many slices the next build of `count` agents sorts in, with the
 /// histograms for them allocated; 1 when it sorts serially.

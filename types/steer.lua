@@ -110,7 +110,7 @@ function vec2lib.from_angle(rad, len) end
 ---@field edges? steer.edges default "wrap"
 ---@field seed? integer      every random number of the world comes from it; default 1
 ---@field dt? number         (extension) fixed step in seconds, > 0; default 1/60
----@field cell_size? number  (extension) neighbour grid cell in world units, > 0; default 50
+---@field cell_size? number  (extension) neighbour grid cell in world units, > 0; default 50. About the radius of the most common query is best: queries then read 3 rows of cells
 ---@field threads? integer   (extension) threads for the standing-behaviour pass, 1..1024; default 1; results do not depend on it
 
 ---A simulation: agents, obstacles, walls and a seeded random stream.
@@ -123,6 +123,7 @@ function vec2lib.from_angle(rad, len) end
 ---@field edges steer.edges (extension) read only
 ---@field seed integer      (extension) read only
 ---@field threads integer   (extension) read only: threads of the standing pass
+---@field cell_size number  (extension) read only: the neighbour grid's cell size
 ---@field on_error? fun(agent: steer.agent, message: string) called with each brain runtime error (message with traceback); nil: world:step raises the first one after finishing the step
 local world = {}
 

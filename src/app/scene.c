@@ -309,7 +309,7 @@ static int new_world_fn(lua_State *L)
     lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_getfield(L, -1, "steer");
     lua_getfield(L, -1, "world");
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 6);
     lua_pushnumber(L, config_number(L, cfg, "width", 800));
     lua_setfield(L, -2, "width");
     lua_pushnumber(L, config_number(L, cfg, "height", 600));
@@ -322,6 +322,12 @@ static int new_world_fn(lua_State *L)
     lua_setfield(L, -2, "edges");
     lua_pushinteger(L, (lua_Integer)a->seed);
     lua_setfield(L, -2, "seed");
+    /* steer.world's extensions pass through as given: it checks them */
+    const char *extensions[] = {"dt", "cell_size"};
+    for (size_t k = 0; k < sizeof extensions / sizeof extensions[0]; k++) {
+        lua_getfield(L, cfg, extensions[k]);
+        lua_setfield(L, -2, extensions[k]);
+    }
     if (steer_lua_pcall(L, 1, 1) != LUA_OK) {
         lua_pushfstring(L, "%s: scene.config: %s", a->scene_path, lua_tostring(L, -1));
         app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));

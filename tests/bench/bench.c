@@ -1,7 +1,7 @@
 /*
  * bench.c — steer's benchmark: prints figures, asserts nothing about speed.
  *
- *   steer_bench [--quick] [--scripts DIR] [--app PATH]
+ *   steer_bench [--quick] [--only flock|brains|draw] [--scripts DIR] [--app PATH]
  *
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
@@ -137,8 +137,9 @@ static void row(const char *what, int n, int threads, const result *r, const cha
 /* n agents on a wrap square of the given side, every `every`-th a hunter. */
 static const char *brain_bench_lua =
     "local steer = require 'steer'\n"
-    "local n, side, every, hunter_brain, prey_brain = ...\n"
-    "local w = steer.world{ width = side, height = side, edges = 'wrap', seed = 7 }\n"
+    "local n, side, every, hunter_brain, prey_brain, threads, cell = ...\n"
+    "local w = steer.world{ width = side, height = side, edges = 'wrap', seed = 7, threads = threads,\n"
+    "                       cell_size = cell }\n"
     "for i = 1, n do\n"
     "  local hunter = i % every == 0\n"
     "  w:spawn{ pos = { w:random() * side, w:random() * side },\n"
@@ -147,8 +148,19 @@ static const char *brain_bench_lua =
     "end\n"
     "return w\n";
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/// Runs `blocks` blocks of `steps` steps after 3 warm-up steps; ms[0..2]:
+/// the median block's ms per step, the fastest and the slowest. A shared
+/// 2-core machine is noisy: one timing of a few ms swings by 10%.
+enum { BRAIN_BLOCKS = 9 };
 static int run_lua_brains(const char *scripts, int n, double side, int every, const char *hunter,
-                          const char *prey, int steps, double *ms, long long *checksum)
+                          const char *prey, int threads, double cell, int steps, double ms[3],
+                          long long *checksum)
 {
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
@@ -164,15 +176,25 @@ static int run_lua_brains(const char *scripts, int n, double side, int every, co
     lua_pushinteger(L, every);
     lua_pushstring(L, hunter);
     lua_pushstring(L, prey);
-    if (lua_pcall(L, 5, 1, 0) != LUA_OK) goto fail;
+    lua_pushinteger(L, threads);
+    lua_pushnumber(L, cell);
+    if (lua_pcall(L, 7, 1, 0) != LUA_OK) goto fail;
     int world = lua_gettop(L);
-    for (int i = 0; i < steps + 3; i++) {
-        if (i == 3) *ms = now();
-        lua_getfield(L, world, "step");
-        lua_pushvalue(L, world);
-        if (lua_pcall(L, 1, 0, 0) != LUA_OK) goto fail;
+    double block[BRAIN_BLOCKS];
+    for (int b = -1; b < BRAIN_BLOCKS; b++) {
+        int k = b < 0 ? 3 : steps; // block -1: warm-up
+        double t0 = now();
+        for (int i = 0; i < k; i++) {
+            lua_getfield(L, world, "step");
+            lua_pushvalue(L, world);
+            if (lua_pcall(L, 1, 0, 0) != LUA_OK) goto fail;
+        }
+        if (b >= 0) block[b] = (now() - t0) / steps * 1e3;
     }
-    *ms = (now() - *ms) / steps * 1e3;
+    qsort(block, BRAIN_BLOCKS, sizeof block[0], cmp_double);
+    ms[0] = block[BRAIN_BLOCKS / 2];
+    ms[1] = block[0];
+    ms[2] = block[BRAIN_BLOCKS - 1];
     lua_getfield(L, world, "checksum");
     lua_pushvalue(L, world);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK) goto fail;
@@ -206,20 +228,54 @@ static void run_draw(const char *app, const char *scripts, int n)
     if (pclose(p) != 0 || !any) printf("draw %d: the app did not report (%s)\n", n, cmd);
 }
 
+/* ---- Lua brains inside the app ---- */
+
+/// The app's own figure for the lean brains: its Lua state has the sandbox,
+/// the instruction budget (a count hook: every VM instruction pays for it)
+/// and a pooled allocator, unlike the bare state above. extra_opts: "" or
+/// "--budget 0". Returns ms per step, or -1.
+static double run_app_brains(const char *app, const char *scripts, const char *extra_opts, long long *checksum)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --headless --ticks 300 %s %s/../tests/bench/brains/scene.lua 2>&1", app, extra_opts,
+             scripts);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[512];
+    double ms = -1;
+    unsigned long long sum = 0;
+    while (fgets(line, sizeof line, p)) {
+        double m;
+        if (sscanf(line, "ticks=%*d agents=%*d ms_per_step=%lf checksum=%llx", &m, &sum) == 2) ms = m;
+    }
+    if (pclose(p) != 0) ms = -1;
+    if (ms < 0) printf("lua brains (app): the app did not report (%s)\n", cmd);
+    *checksum = (long long)sum;
+    return ms;
+}
+
 int main(int argc, char **argv)
 {
     bool quick = false;
     const char *scripts = "scripts";
     const char *app = "build/steer";
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = true;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) scripts = argv[++i];
         else if (!strcmp(argv[i], "--app") && i + 1 < argc) app = argv[++i];
         else {
-            fprintf(stderr, "usage: steer_bench [--quick] [--scripts DIR] [--app PATH]\n");
+            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw] [--scripts DIR] [--app PATH]\n");
             return 2;
         }
     }
+    if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw")) {
+        fprintf(stderr, "steer_bench: --only takes flock, brains or draw, not '%s'\n", only);
+        return 2;
+    }
+    bool do_flock = !only || !strcmp(only, "flock"), do_brains = !only || !strcmp(only, "brains"),
+         do_draw = !only || !strcmp(only, "draw");
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n\n",
@@ -227,7 +283,7 @@ int main(int argc, char **argv)
     printf("%-22s %9s %7s %10s %12s %12s\n", "case", "N", "threads", "ms/step", "ns/agent", "steps/s");
 
     int sizes[] = {1000, 10000, 100000, 1000000};
-    int nsizes = quick ? 3 : 4;
+    int nsizes = !do_flock ? 0 : quick ? 3 : 4;
     result grid1[4] = {{0}}, grid2[4] = {{0}};
     for (int s = 0; s < nsizes; s++) {
         int n = sizes[s];
@@ -240,7 +296,7 @@ int main(int argc, char **argv)
         snprintf(eq, sizeof eq, "checksum %s 1 thread", grid1[s].checksum == grid2[s].checksum ? "==" : "!=");
         row("flock (grid)", n, 2, &grid2[s], eq);
     }
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < (do_flock ? 2 : 0); s++) {
         int n = sizes[s];
         result ap = in_child(n, 1, true, n >= 10000 ? 3 : 40);
         char ratio[96];
@@ -259,26 +315,53 @@ int main(int argc, char **argv)
     // dozen hunters (about 16 binding calls a prey per step).
     int nb = 10000;
     double crowd_side = side_for(nb), demo_side = sqrt(nb * (960.0 * 640.0) / 43.0);
-    struct { const char *what, *hunter, *prey; double side; int every; } brains[] = {
-        {"lua brains (lean)", "lean_hunter", "lean_prey", demo_side, 14},
-        {"lua brains (demo)", "hunter", "prey", demo_side, 14},
-        {"lua brains (crowd)", "hunter", "prey", crowd_side, 10},
+    struct {
+        const char *what, *hunter, *prey;
+        double side, cell;
+        int every, threads;
+    } brains[] = {
+        {"lua brains (lean)", "lean_hunter", "lean_prey", demo_side, 50, 14, 1},
+        {"lua brains (lean)", "lean_hunter", "lean_prey", demo_side, 50, 14, 2},
+        {"lua brains (demo)", "hunter", "prey", demo_side, 50, 14, 1},
+        {"lua brains (demo)", "hunter", "prey", demo_side, 50, 14, 2},
+        {"lua brains (crowd)", "hunter", "prey", crowd_side, 50, 10, 1},
+        {"lua brains (crowd)", "hunter", "prey", crowd_side, 50, 10, 2},
     };
-    for (int b = 0; b < 3; b++) {
-        double ms = 0;
+    // Two threads share the step's C part; the brains run on one (a Lua
+    // state is single-threaded). A 2-thread row checks its checksum against
+    // the 1-thread row above it.
+    long long sum_prev = 0;
+    for (size_t b = 0; b < (do_brains ? sizeof brains / sizeof brains[0] : 0); b++) {
+        double ms[3];
         long long sum = 0;
         if (run_lua_brains(scripts, nb, brains[b].side, brains[b].every, brains[b].hunter, brains[b].prey,
-                           quick ? 10 : 60, &ms, &sum) == 0) {
-            result r = {ms, (unsigned long long)sum, 0, 0};
-            char extra[64];
-            snprintf(extra, sizeof extra, "side %.0f, 1 hunter in %d", brains[b].side, brains[b].every);
-            row(brains[b].what, nb, 1, &r, extra);
-        }
+                           brains[b].threads, brains[b].cell, quick ? 5 : 20, ms, &sum) != 0)
+            continue;
+        result r = {ms[0], (unsigned long long)sum, 0, 0};
+        char extra[160];
+        snprintf(extra, sizeof extra, "median of %d blocks (%.2f..%.2f)%s", BRAIN_BLOCKS, ms[1], ms[2],
+                 brains[b].threads == 1 ? "" : sum == sum_prev ? "; checksum == 1 thread" : "; checksum != 1 thread");
+        row(brains[b].what, nb, brains[b].threads, &r, extra);
+        sum_prev = sum;
     }
 
-    printf("\n");
-    run_draw(app, scripts, 10000);
-    run_draw(app, scripts, 100000);
+    // The lean brains once more, in the app: with its default instruction
+    // budget, and with --budget 0.
+    for (int k = 0; k < (do_brains ? 2 : 0); k++) {
+        long long sum = 0;
+        double ms = run_app_brains(app, scripts, k == 0 ? "" : "--budget 0", &sum);
+        if (ms < 0) continue;
+        result r = {ms, (unsigned long long)sum, 0, 0};
+        row(k == 0 ? "lua brains (lean, app)" : "lua brains (lean, app*)", nb, 1, &r,
+            k == 0 ? "steer --headless, default budget" : "*steer --headless --budget 0");
+    }
+
+    if (do_draw) {
+        printf("\n");
+        run_draw(app, scripts, 10000);
+        run_draw(app, scripts, 100000);
+    }
+    if (!do_flock) return 0;
 
     printf("\nchecksums (flock, 1 vs 2 threads):\n");
     for (int s = 0; s < nsizes; s++)

@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "world_internal.h" /* white box: which grid answered */
 
-enum { MAXA = 700, SLOTS = 1 << 16 };
+enum { MAXA = 4096, SLOTS = 1 << 16 };
 
 typedef struct expect {
     st_agent_id id;
@@ -334,6 +335,109 @@ static void far_agents_in_a_none_world(void)
     st_world_destroy(w);
 }
 
+/* Tag 0 on most agents; 1 on one in 12; 2 on one in 40; 3 on one in 60,
+ * half of those in one clump. The rare tags get a grid of their own. */
+static void populate_rare(st_world *w, tu_rng *r, int n)
+{
+    st_edges e = st_world_edges(w);
+    double W = st_world_width(w), H = st_world_height(w);
+    for (int i = 0; i < n; i++) {
+        st_agent_def d = st_default_agent_def();
+        if (e == ST_EDGES_NONE)
+            d.pos = st_v2(tu_uniform(r, -W / 2, 1.5 * W), tu_uniform(r, -H / 2, 1.5 * H));
+        else
+            d.pos = st_v2(tu_uniform(r, 0, W), tu_uniform(r, 0, H));
+        d.tag = i % 60 == 7 ? 3 : i % 40 == 3 ? 2 : i % 12 == 5 ? 1 : 0;
+        if (d.tag == 3 && i % 120 == 7)
+            d.pos = st_v2(W / 4 + tu_uniform(r, -20, 20), H / 4 + tu_uniform(r, -20, 20));
+        if (i % 10 == 0) /* on grid lines */
+            d.pos = st_v2(50.0 * (int)(tu_rand(r) * W / 50), 50.0 * (int)(tu_rand(r) * H / 50));
+        d.vel = st_v2_from_angle(tu_uniform(r, -TU_PI, TU_PI), tu_uniform(r, 0, 150));
+        st_world_spawn(w, &d);
+    }
+}
+
+/* Whether a query for tag is answered from a grid of that tag alone. */
+static int own_grid(st_world *w, int32_t tag)
+{
+    st_query q = st_default_query(st_v2(1, 1), 10);
+    q.tag = tag;
+    st_world_nearest(w, &q, NULL); /* makes the tag's grid if it is due one */
+    return st__grid_for_tag(w, tag) != &w->grid;
+}
+
+static void rare_tag_queries_match_brute_force(void)
+{
+    /* Queries filtered by a rare tag are answered from that tag's own grid
+     * (coarser cells, its agents only): the same answers as a full scan, in
+     * and out of steps, with removals and moves inside a step, more rare
+     * tags than grid slots, and after the cell size changes. */
+    st_edges kinds[3] = {ST_EDGES_WRAP, ST_EDGES_BOUNCE, ST_EDGES_NONE};
+    double cells[3] = {50, 13, 170};
+    const int32_t tags[] = {1, 2, 3, 0, ST_TAG_ANY, 3, 2, 1, 9};
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++) {
+            st_world_def d = st_default_world_def();
+            d.width = 2000;
+            d.height = 1500;
+            d.edges = kinds[k];
+            d.cell_size = cells[c];
+            d.seed = 300 + k * 3 + c;
+            st_world *w = st_world_create(&d);
+            if (!CHECK(w != NULL, "world create failed"))
+                return;
+            tu_rng r = {5000 + (uint64_t)(k * 3 + c)};
+            populate_rare(w, &r, 3000);
+            for (int s = 0; s < 3; s++)
+                st_world_step(w, 1.0 / 60);
+            int ok = 1;
+            for (int i = 0; i < 240 && ok; i++) {
+                st_query q = random_query(w, &r, i % 2);
+                q.tag = tags[i % (int)(sizeof tags / sizeof tags[0])];
+                ok = compare(w, &q, "rare tags");
+            }
+            CHECK(own_grid(w, 1) && own_grid(w, 2) && own_grid(w, 3) && !own_grid(w, 0) && !own_grid(w, ST_TAG_ANY),
+                  "%s cell %g: tags 1, 2, 3 should have grids of their own, tag 0 (most agents) not",
+                  edge_name(kinds[k]), cells[c]);
+            /* inside a step: remove every 7th agent and move every 11th, as
+             * brains may, then ask again (the grid of the step's start answers,
+             * without the removed) */
+            st_world_step_begin(w, 1.0 / 60);
+            int i = 0;
+            for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a); i++) {
+                st_agent_id nx = st_world_next(w, a, ST_TAG_ANY);
+                if (i % 7 == 0)
+                    st_world_remove(w, a);
+                a = nx;
+            }
+            for (int j = 0; j < 120 && ok; j++) {
+                st_query q = random_query(w, &r, 0);
+                q.tag = tags[j % (int)(sizeof tags / sizeof tags[0])];
+                /* compare scans the live agents: only positions as of the
+                 * step's start are comparable, so no moves before this */
+                ok = compare(w, &q, "rare tags inside a step, after removals");
+            }
+            st_world_step_end(w);
+            /* a fifth tag: more rare tags than slots */
+            i = 0;
+            for (st_agent_id a = st_world_next(w, st_null_agent(), 0); !st_id_is_null(a) && i < 100; i++) {
+                st_agent_id nx = st_world_next(w, a, 0);
+                if (i % 2 == 0)
+                    st_agent_set_tag(w, a, 4 + i % 6);
+                a = nx;
+            }
+            st_world_set_cell_size(w, cells[(c + 1) % 3]);
+            for (int s = 0; s < 30; s++)
+                st_world_step(w, 1.0 / 60);
+            for (int j = 0; j < 240 && ok; j++) {
+                st_query q = random_query(w, &r, j % 2);
+                q.tag = j % 3 == 0 ? 4 + j % 6 : tags[j % (int)(sizeof tags / sizeof tags[0])];
+                ok = compare(w, &q, "rare tags after moving, retagging and a new cell size");
+            }
+            st_world_destroy(w);
+        }
+}
+
 static void exclude_and_tag(void)
 {
     st_world *w = tu_world(800, 600, ST_EDGES_WRAP, 1);
@@ -386,5 +490,6 @@ int main(void)
     RUN(query_sees_changes_without_a_step);
     RUN(query_inside_a_step);
     RUN(far_agents_in_a_none_world);
+    RUN(rare_tag_queries_match_brute_force);
     return tu_summary();
 }

@@ -54,6 +54,24 @@ describe("steer.world", function()
       assert.near(1 / 30, w.dt, 1e-15)
     end)
 
+    it("takes a grid cell size, 50 by default, and queries agree whatever it is", function()
+      assert.are.equal(50, steer.world {}.cell_size)
+      local found = {}
+      for _, cell in ipairs { 50, 7.5, 130, 5000 } do
+        local w = steer.world { width = 1000, height = 700, seed = 9, cell_size = cell }
+        assert.are.equal(cell, w.cell_size)
+        local first = w:spawn { pos = { 500, 350 } }
+        for _ = 1, 400 do w:spawn { pos = { w:random() * 1000, w:random() * 700 } } end
+        local near = {}
+        for _, a in ipairs(w:neighbors(first, 120)) do near[#near + 1] = a.id end
+        found[#found + 1] = table.concat(near, ",")
+      end
+      assert.is_true(#found[1] > 0)
+      for k = 2, #found do assert.are.equal(found[1], found[k]) end
+      raises(function() steer.world { cell_size = 0 } end, "cell_size")
+      raises(function() steer.world { cell_size = inf } end, "cell_size")
+    end)
+
     it("rejects bad options, naming the option", function()
       raises(function() steer.world { width = 0 } end, "width")
       raises(function() steer.world { width = -5 } end, "width")
@@ -73,7 +91,7 @@ describe("steer.world", function()
   describe("fields", function()
     it("are read only", function()
       local w = steer.world {}
-      for _, k in ipairs { "width", "height", "tick", "time", "dt" } do
+      for _, k in ipairs { "width", "height", "tick", "time", "dt", "cell_size" } do
         local before = w[k]
         error_of(function() w[k] = 1 end)
         assert.are.equal(before, w[k])
