@@ -291,19 +291,21 @@ const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
 {
     const st_grid *g = &w->grid;
     if (tag == ST_TAG_ANY || g->item_count < ST_TAG_GRID_MIN || w->brute_force) return g;
-    st_tag_grid *slot = NULL, *stalest = &w->tag_grids[0];
+    st_tag_grid *slot = NULL;
     for (int k = 0; k < ST_TAG_GRIDS; k++) {
         st_tag_grid *t = &w->tag_grids[k];
-        if (t->epoch != 0 && t->tag == tag) {
-            slot = t;
-            break;
+        if (t->tag == tag && t->epoch == w->grid_epoch) {
+            t->used = ++w->tag_clock;
+            return t->rare ? &t->g : g;
         }
-        if (t->used < stalest->used) stalest = t;
+        if (t->tag == tag && t->epoch != 0) slot = t; // stale: rebuild in place
     }
-    if (slot == NULL) slot = stalest;
+    if (slot == NULL) {
+        slot = &w->tag_grids[0];
+        for (int k = 1; k < ST_TAG_GRIDS; k++)
+            if (w->tag_grids[k].used < slot->used) slot = &w->tag_grids[k];
+    }
     slot->used = ++w->tag_clock;
-    if (slot->epoch == w->grid_epoch && slot->tag == tag) return slot->rare ? &slot->g : g;
-
     slot->tag = tag;
     slot->epoch = w->grid_epoch;
     int count = 0;
