@@ -24,17 +24,21 @@ fail() {
     exit 1
 }
 
-# wait_count PATTERN N: until at least N lines of the output match (ERE).
+# count PATTERN: lines of the output matching (ERE); 0 before there is any.
+count() {
+    c=$(grep -cE "$1" "$OUT" 2>/dev/null)
+    echo "${c:-0}"
+}
+# wait_count PATTERN N: until at least N lines of the output match.
 wait_count() {
     i=0
-    while [ "$(grep -cE "$1" "$OUT")" -lt "$2" ]; do
+    while [ "$(count "$1")" -lt "$2" ]; do
         i=$((i + 1))
         [ $i -gt 1200 ] && fail "timed out waiting for $2 x /$1/"
         kill -0 "$PID" 2>/dev/null || fail "the app exited while waiting for /$1/"
         sleep 0.1
     done
 }
-count() { grep -cE "$1" "$OUT"; }
 # The n= of the last / first line matching PATTERN.
 last_n() { grep -E "$1" "$OUT" | tail -n 1 | sed 's/.*n=\([0-9]*\).*/\1/'; }
 first_n() { grep -E "$1" "$OUT" | head -n 1 | sed 's/.*n=\([0-9]*\).*/\1/'; }
@@ -46,6 +50,9 @@ brain_version() {
     sed "s/^local VERSION = 1/local VERSION = $1/" "$SRC/tests/app/scenes/counter.lua"
 }
 
+# The output file exists before the app starts: the background shell may not
+# have opened it yet when the first wait looks.
+: >"$OUT"
 "$APP" --realtime "$TMP/reload_scene.lua" >"$OUT" 2>&1 &
 PID=$!
 
