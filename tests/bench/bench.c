@@ -6,14 +6,18 @@
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
  * 2. the same rules through the all-pairs loop for N <= 10k, with the ratio
- * 3. 10k agents with the Lua hunter/prey brains of scripts/, in a crowd at the
- *    flock's density and at the density and mix of the demo scene
+ * 3. 10k agents with Lua hunter/prey brains: the lean ones of
+ *    tests/bench/brains/ and the demo's own (scripts/), at the density and mix
+ *    of the demo scene and in a crowd at the flock's density; 1 and 2
+ *    threads; the lean ones once more inside the app (its sandbox, budget
+ *    and allocator)
  * 4. drawing 10k and 100k agents headless through the app's renderer
  * 5. bytes per agent at 1M (peak RSS over N)
  * 6. the flock checksum with 1 and with 2 threads, which must be equal
  *
- * Each configuration runs in a child process (fork) so its peak RSS is its
- * own. Timing uses CLOCK_MONOTONIC here, in the benchmark, never in the core.
+ * Each flock configuration runs in a child process (fork) so its peak RSS is
+ * its own. The brains run in a bare Lua state (luaL_newstate and the standard
+ * libraries, as stock lua5.4 makes) and, for the last rows, in the app. Timing uses CLOCK_MONOTONIC here, in the benchmark, never in the core.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -352,8 +356,8 @@ int main(int argc, char **argv)
         double ms = run_app_brains(app, scripts, k == 0 ? "" : "--budget 0", &sum);
         if (ms < 0) continue;
         result r = {ms, (unsigned long long)sum, 0, 0};
-        row(k == 0 ? "lua brains (lean, app)" : "lua brains (lean, app*)", nb, 1, &r,
-            k == 0 ? "steer --headless, default budget" : "*steer --headless --budget 0");
+        row(k == 0 ? "lua brains (app)" : "lua brains (app*)", nb, 1, &r,
+            k == 0 ? "lean, in steer --headless (default budget)" : "lean, *with --budget 0");
     }
 
     if (do_draw) {
