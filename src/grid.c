@@ -94,6 +94,22 @@ static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
     it->tag = w->tags[i];
 }
 
+/// Counts in start[1..cells] become each cell's first slot (start[c]) and
+/// the cursors placing uses.
+static void counts_to_cursors(int32_t *start, int cells)
+{
+    start[0] = 0;
+    for (int c = 0; c < cells; c++) start[c + 1] += start[c];
+}
+
+/// After placing advanced each cursor start[c] to the end of cell c: shifts
+/// them back so that start[c] is where cell c begins, start[cells] the end.
+static void cursors_to_starts(int32_t *start, int cells)
+{
+    for (int c = cells; c > 0; c--) start[c] = start[c - 1];
+    start[0] = 0;
+}
+
 // The counting sort, split into slices of the dense array: each slice is
 // counted into its own histogram, the histograms are laid end to end per
 // cell in slice order, and each slice is placed from its own cursors. Every
@@ -207,14 +223,13 @@ void st__grid_build(st_world *w, int count)
         // agent saved for a division an axis.
         for (int i = 0; i < count; i++)
             if (counted(w, i)) start[st__cell_of(w, g, w->bodies[i].pos) + 1]++;
-        for (int c = 0; c < cells; c++) start[c + 1] += start[c];
+        counts_to_cursors(start, cells);
         // Place in dense (spawn) order so each cell lists its agents in spawn
         // order: queries then visit candidates deterministically. start[c]
         // is the cursor and is restored below.
         for (int i = 0; i < count; i++)
             if (counted(w, i)) place(w, g, i, start);
-        for (int c = cells; c > 0; c--) start[c] = start[c - 1];
-        start[0] = 0;
+        cursors_to_starts(start, cells);
     }
     g->item_count = start[cells];
     g->pre_slices = 0; // the histograms now hold cursors
@@ -278,11 +293,10 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     const st_grid_item *items = g->items;
     for (int k = 0; k < g->item_count; k++)
         if (items[k].tag == tag) start[st__cell_of(w, t, items[k].pos) + 1]++;
-    for (int c = 0; c < cells; c++) start[c + 1] += start[c];
+    counts_to_cursors(start, cells);
     for (int k = 0; k < g->item_count; k++)
         if (items[k].tag == tag) t->items[start[st__cell_of(w, t, items[k].pos)]++] = items[k];
-    for (int c = cells; c > 0; c--) start[c] = start[c - 1];
-    start[0] = 0;
+    cursors_to_starts(start, cells);
     t->item_count = start[cells];
     return true;
 }
