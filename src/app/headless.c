@@ -48,6 +48,7 @@ static double render_offscreen(app *a, int w, int h, long frames, const char *pa
     if (r != NULL) {
         render_ctx c;
         render_ctx_init(&c, r);
+        c.surface = s;
         c.w = w;
         c.h = h;
         double t0 = app_clock();

@@ -68,6 +68,9 @@ enum {
 
 struct render_ctx {
     SDL_Renderer *r;
+    /// The surface a software renderer draws into, when the caller made it
+    /// (headless): frames are cleared by plain stores (see render_frame).
+    SDL_Surface *surface;
     int w, h;               ///< output size in pixels
     double scale, ox, oy;   ///< screen = o + world * scale
     font *font;             ///< may be NULL
