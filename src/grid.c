@@ -437,28 +437,31 @@ ST__INLINE void collect(void *ctx, uint32_t index, st_vec2 offset, double dist2)
     c->n++;
 }
 
-static inline bool hit_less(const st_query_hit *a, const st_query_hit *b)
+/// Nearer first; at the same distance the one spawned first (storage order
+/// is spawn order only until a big world's first reorder).
+static inline bool hit_less(const st_world *w, const st_query_hit *a, const st_query_hit *b)
 {
-    return a->dist2 < b->dist2 || (a->dist2 == b->dist2 && a->index < b->index);
+    return a->dist2 < b->dist2 ||
+           (a->dist2 == b->dist2 && w->agents[a->index].serial < w->agents[b->index].serial);
 }
 
 /// Nearest first, ties by spawn order. Keys are unique (no two hits share
 /// an index), so any correct sort gives the same order. Insertion sort for
 /// the short lists queries usually return, quicksort above that; no qsort,
 /// whose call per comparison costs more than the comparison.
-static void sort_hits(st_query_hit *h, int n)
+static void sort_hits(const st_world *w, st_query_hit *h, int n)
 {
     while (n > 24) {
         // Median of three as the pivot, then Hoare partition.
         st_query_hit *a = &h[0], *m = &h[n / 2], *z = &h[n - 1], t;
-        if (hit_less(m, a)) { t = *m; *m = *a; *a = t; }
-        if (hit_less(z, m)) { t = *z; *z = *m; *m = t; }
-        if (hit_less(m, a)) { t = *m; *m = *a; *a = t; }
+        if (hit_less(w, m, a)) { t = *m; *m = *a; *a = t; }
+        if (hit_less(w, z, m)) { t = *z; *z = *m; *m = t; }
+        if (hit_less(w, m, a)) { t = *m; *m = *a; *a = t; }
         st_query_hit pivot = *m;
         int i = 0, j = n - 1;
         for (;;) {
-            while (hit_less(&h[i], &pivot)) i++;
-            while (hit_less(&pivot, &h[j])) j--;
+            while (hit_less(w, &h[i], &pivot)) i++;
+            while (hit_less(w, &pivot, &h[j])) j--;
             if (i >= j) break;
             t = h[i];
             h[i] = h[j];
@@ -469,18 +472,18 @@ static void sort_hits(st_query_hit *h, int n)
         // Recurse into the smaller side, loop on the larger: O(log n) depth.
         int left = j + 1;
         if (left < n - left) {
-            sort_hits(h, left);
+            sort_hits(w, h, left);
             h += left;
             n -= left;
         } else {
-            sort_hits(h + left, n - left);
+            sort_hits(w, h + left, n - left);
             n = left;
         }
     }
     for (int i = 1; i < n; i++) {
         st_query_hit x = h[i];
         int j = i;
-        for (; j > 0 && hit_less(&x, &h[j - 1]); j--) h[j] = h[j - 1];
+        for (; j > 0 && hit_less(w, &x, &h[j - 1]); j--) h[j] = h[j - 1];
         h[j] = x;
     }
 }
@@ -501,7 +504,7 @@ int st_world_query(const st_world *cw, const st_query *q, st_agent_id *out, doub
     st__grid_ensure(w);
     collect_ctx c = {w, 0, false};
     grid_visit(w, q, collect, &c);
-    sort_hits(w->scratch, c.n);
+    sort_hits(w, w->scratch, c.n);
     int m = c.n < cap ? c.n : cap;
     for (int k = 0; k < m; k++) {
         const st_agent *a = &w->agents[w->scratch[k].index];
@@ -518,14 +521,16 @@ typedef struct nearest_ctx {
     double best;
     int64_t index;
     st_vec2 offset;
+    const st_world *w;
 } nearest_ctx;
 
 ST__INLINE void nearest(void *ctx, uint32_t index, st_vec2 offset, double dist2)
 {
     nearest_ctx *c = ctx;
     // The first candidate counts even when its dist2 overflowed to inf (a
-    // radius near 1e308 admits it): as unsigned, index -1 (none yet) is largest.
-    if (dist2 < c->best || (dist2 == c->best && (uint64_t)index < (uint64_t)c->index)) {
+    // radius near 1e308 admits it); a tie goes to the one spawned first.
+    if (dist2 < c->best ||
+        (dist2 == c->best && (c->index < 0 || c->w->agents[index].serial < c->w->agents[c->index].serial))) {
         c->best = dist2;
         c->index = index;
         c->offset = offset;
@@ -538,7 +543,7 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     assert(query_ok(q));
     if (!query_ok(q)) return st_null_agent();
     st__grid_ensure(w);
-    nearest_ctx c = {INFINITY, -1, {0.0, 0.0}};
+    nearest_ctx c = {INFINITY, -1, {0.0, 0.0}, w};
     grid_visit(w, q, nearest, &c);
     if (c.index < 0) return st_null_agent();
     const st_agent *a = &w->agents[c.index];

@@ -208,8 +208,9 @@ double st_world_random(st_world *w);
 /// Uniform integer in [lo, hi], lo <= hi.
 int64_t st_world_random_int(st_world *w, int64_t lo, int64_t hi);
 
-/// FNV-1a hash over every live agent's state (ids, positions, velocities,
-/// headings, wander state) in spawn order. Same seed + same calls => same value.
+/// A hash of every live agent's state (serial, position, velocity, heading,
+/// wander state): FNV-1a per agent, summed, so the order agents are stored
+/// in does not matter. Same seed + same calls => same value.
 uint64_t st_world_checksum(const st_world *w);
 
 /* ------------------------------------------------------------------------ */

@@ -2,6 +2,7 @@
  * step.c — one simulation step.
  *
  *   1. rebuild the neighbour grid from positions          (st_world_step_begin)
+ *      (a big world re-sorts its storage into that grid's order now and then)
  *   2. brains add forces (the bindings, between begin and end)
  *   3. standing behaviours, threaded                      (st_world_step_end)
  *   4. integrate: truncate force, divide by mass, velocity, speed, move,
@@ -30,6 +31,7 @@ void st_world_step_begin(st_world *w, double dt)
     w->step_dt = dt;
     w->step_count = w->count;
     st__grid_build(w, w->count);
+    if (st__reorder_due(w)) st__reorder(w);
     w->in_step = true;
     w->trace_count[w->trace_cur] = 0;
 }

@@ -104,6 +104,8 @@ void st_world_destroy(st_world *w)
     free(w->agents);
     free(w->tags);
     free(w->slots);
+    free(w->order);
+    free(w->order_pos);
     st__grid_free(&w->grid);
     st__tag_grids_free(w);
     free(w->obstacles);
@@ -196,21 +198,33 @@ static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/// Every live agent's state, hashed each on its own (serial first) and
+/// summed: the same agents in the same states give the same value in any
+/// storage order (big worlds re-sort theirs, see st__reorder).
 uint64_t st_world_checksum(const st_world *w)
 {
-    uint64_t h = 0xCBF29CE484222325ull;
-    h = fnv_bytes(h, &w->tick, sizeof w->tick);
+    uint64_t sum = 0;
     for (int i = 0; i < w->count; i++) {
         const st_agent *a = &w->agents[i];
         if (!a->alive) continue;
         const st_body *b = &w->bodies[i];
         double v[8] = {b->pos.x, b->pos.y, b->vel.x, b->vel.y, b->heading.x, b->heading.y,
                        a->wander_target.x, a->wander_target.y};
+        uint64_t h = 0xCBF29CE484222325ull;
         h = fnv_bytes(h, &a->serial, sizeof a->serial);
         h = fnv_bytes(h, v, sizeof v);
         h = fnv_bytes(h, &a->rng_count, sizeof a->rng_count);
+        // a finaliser, so that sums of similar hashes do not cancel out
+        h ^= h >> 30;
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 27;
+        h *= 0x94D049BB133111EBull;
+        h ^= h >> 31;
+        sum += h;
     }
-    return h;
+    uint64_t h = 0xCBF29CE484222325ull;
+    h = fnv_bytes(h, &w->tick, sizeof w->tick);
+    return fnv_bytes(h, &sum, sizeof sum);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -283,6 +297,99 @@ static bool valid_def(const st_agent_def *d)
            (d->combine == ST_COMBINE_SUM || d->combine == ST_COMBINE_PRIORITY);
 }
 
+/* ---- spawn order after a reorder (world_internal.h) ---- */
+
+static void order_drop(st_world *w)
+{
+    free(w->order);
+    free(w->order_pos);
+    w->order = w->order_pos = NULL;
+    w->order_cap = 0;
+}
+
+/// The agent just added at dense index i is last in spawn order.
+static void order_append(st_world *w, int i)
+{
+    if (i >= w->order_cap) {
+        int cap = w->order_cap * 2;
+        if (cap <= i) cap = i + 1;
+        uint32_t *o = realloc(w->order, (size_t)cap * sizeof *o);
+        if (o) w->order = o;
+        uint32_t *p = o ? realloc(w->order_pos, (size_t)cap * sizeof *p) : NULL;
+        if (p) w->order_pos = p;
+        if (!o || !p) {
+            order_drop(w); // made again when next needed
+            return;
+        }
+        w->order_cap = cap;
+    }
+    w->order[i] = (uint32_t)i;
+    w->order_pos[i] = (uint32_t)i;
+}
+
+static const st_world *serial_cmp_world;
+static int by_serial(const void *a, const void *b)
+{
+    uint64_t x = serial_cmp_world->agents[*(const uint32_t *)a].serial;
+    uint64_t y = serial_cmp_world->agents[*(const uint32_t *)b].serial;
+    return (x > y) - (x < y);
+}
+
+/// The spawn-order index exists (or dense order is spawn order). False
+/// when memory ran out; callers then search by serial.
+static bool order_ready(st_world *w)
+{
+    if (!w->reordered || w->order_cap > 0) return true;
+    int n = w->count, cap = n > 0 ? n : 1;
+    uint32_t *o = malloc((size_t)cap * sizeof *o), *p = malloc((size_t)cap * sizeof *p);
+    if (!o || !p) {
+        free(o);
+        free(p);
+        return false;
+    }
+    for (int i = 0; i < n; i++) o[i] = (uint32_t)i;
+    // qsort takes no context: a world is only ever used from one thread
+    // at a time, and this is never reached inside a step's parallel part.
+    serial_cmp_world = w;
+    qsort(o, (size_t)n, sizeof *o, by_serial);
+    serial_cmp_world = NULL;
+    for (int k = 0; k < n; k++) p[o[k]] = (uint32_t)k;
+    w->order = o;
+    w->order_pos = p;
+    w->order_cap = cap;
+    return true;
+}
+
+/// The live agent with the least serial above after_serial (and the tag),
+/// by a scan: the fallback when no index could be made.
+static st_agent_id next_by_scan(const st_world *w, uint64_t after_serial, int32_t tag)
+{
+    int best = -1;
+    for (int i = 0; i < w->count; i++) {
+        const st_agent *a = &w->agents[i];
+        if (a->alive && a->serial > after_serial && (tag == ST_TAG_ANY || w->tags[i] == tag) &&
+            (best < 0 || a->serial < w->agents[best].serial))
+            best = i;
+    }
+    if (best < 0) return st_null_agent();
+    st_agent_id id = {w->agents[best].slot, w->slots[w->agents[best].slot].generation};
+    return id;
+}
+
+/// The first live agent at or after place p of spawn order (with the tag).
+static st_agent_id next_from(const st_world *w, int p, int32_t tag)
+{
+    for (; p < w->count; p++) {
+        int i = w->reordered ? (int)w->order[p] : p;
+        const st_agent *a = &w->agents[i];
+        if (a->alive && (tag == ST_TAG_ANY || w->tags[i] == tag)) {
+            st_agent_id id = {a->slot, w->slots[a->slot].generation};
+            return id;
+        }
+    }
+    return st_null_agent();
+}
+
 st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
 {
     if (!def || !valid_def(def)) return st_null_agent();
@@ -316,6 +423,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     }
     int i = w->count++;
     w->slots[slot].dense = (uint32_t)i;
+    if (w->order_cap > 0) order_append(w, i);
 
     st_body *b = &w->bodies[i];
     b->pos = def->pos;
@@ -373,8 +481,15 @@ bool st_world_remove(st_world *w, st_agent_id id)
 void st__compact(st_world *w)
 {
     if (w->dead == 0) return;
+    int n = w->count;
+    bool indexed = w->reordered && w->order_cap > 0;
+    if (indexed) {
+        // order_pos becomes old dense index -> new one (UINT32_MAX: dead)...
+        uint32_t j = 0;
+        for (int i = 0; i < n; i++) w->order_pos[i] = w->agents[i].alive ? j++ : UINT32_MAX;
+    }
     int j = 0;
-    for (int i = 0; i < w->count; i++) {
+    for (int i = 0; i < n; i++) {
         if (!w->agents[i].alive) continue;
         if (i != j) {
             w->bodies[j] = w->bodies[i];
@@ -384,9 +499,80 @@ void st__compact(st_world *w)
         }
         j++;
     }
+    if (indexed) {
+        // ...which renames the live entries of `order`, in their order
+        int q = 0;
+        for (int p = 0; p < n; p++) {
+            uint32_t m = w->order_pos[w->order[p]];
+            if (m != UINT32_MAX) w->order[q++] = m;
+        }
+        for (int k = 0; k < q; k++) w->order_pos[w->order[k]] = (uint32_t)k;
+    }
     w->count = j;
     w->dead = 0;
     st__moved(w);
+}
+
+/// How many steps apart big worlds re-sort their storage, and how big.
+#ifndef ST_REORDER_EVERY
+#define ST_REORDER_EVERY 32
+#endif
+#ifndef ST_REORDER_MIN
+#define ST_REORDER_MIN 65536
+#endif
+
+bool st__reorder_due(const st_world *w)
+{
+    return w->count >= ST_REORDER_MIN && w->tick % ST_REORDER_EVERY == 0 && w->dead == 0 &&
+           w->grid.item_count == w->count;
+}
+
+void st__reorder(st_world *w)
+{
+    int n = w->count;
+    st_grid_item *items = w->grid.items;
+    if (n == 0 || w->dead != 0 || w->grid.item_count != n) return;
+    uint8_t *done = calloc((size_t)n / 8 + 1, 1);
+    if (!done) return; // stays in its present order: only slower
+    bool indexed = w->reordered && w->order_cap > 0;
+    // Entry k takes the agent the grid lists k-th: a gather, done in place
+    // one cycle of the permutation at a time, so no second copy of the
+    // arrays is ever needed.
+    for (int start = 0; start < n; start++) {
+        if (done[start >> 3] & (1u << (start & 7))) continue;
+        if ((int)items[start].index == start) continue; // in place: most, after the first time
+        st_body tb = w->bodies[start];
+        st_agent ta = w->agents[start];
+        int32_t tt = w->tags[start];
+        uint32_t tp = indexed ? w->order_pos[start] : 0;
+        int k = start;
+        for (;;) {
+            done[k >> 3] |= (uint8_t)(1u << (k & 7));
+            int s = (int)items[k].index;
+            if (s == start) {
+                w->bodies[k] = tb;
+                w->agents[k] = ta;
+                w->tags[k] = tt;
+                if (indexed) w->order_pos[k] = tp;
+            } else {
+                w->bodies[k] = w->bodies[s];
+                w->agents[k] = w->agents[s];
+                w->tags[k] = w->tags[s];
+                if (indexed) w->order_pos[k] = w->order_pos[s];
+            }
+            w->slots[w->agents[k].slot].dense = (uint32_t)k;
+            items[k].index = (uint32_t)k;
+            if (s == start) break;
+            k = s;
+        }
+    }
+    free(done);
+    if (!w->reordered && w->order_cap > 0) order_drop(w);
+    if (indexed)
+        for (int k = 0; k < n; k++) w->order[w->order_pos[k]] = (uint32_t)k;
+    w->reordered = true;
+    w->grid_epoch++;      // tag grids hold the old indices
+    w->grid.pre_slices = 0;
 }
 
 bool st_agent_alive(const st_world *w, st_agent_id id) { return st__dense(w, id) >= 0; }
@@ -400,20 +586,16 @@ int st_world_count(const st_world *w, int32_t tag)
     return n;
 }
 
-st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag)
+st_agent_id st_world_next(const st_world *cw, st_agent_id after, int32_t tag)
 {
-    if (st_id_is_null(after)) return st_world_next_serial(w, 0, tag);
+    if (st_id_is_null(after)) return st_world_next_serial(cw, 0, tag);
+    // The spawn-order index is a cache: making it changes no agent.
+    st_world *w = (st_world *)cw;
     int i = st__dense(w, after);
     if (i >= 0) {
         // A live `after` knows its place: scan on from there, no search.
-        for (int k = i + 1; k < w->count; k++) {
-            const st_agent *a = &w->agents[k];
-            if (a->alive && (tag == ST_TAG_ANY || w->tags[k] == tag)) {
-                st_agent_id id = {a->slot, w->slots[a->slot].generation};
-                return id;
-            }
-        }
-        return st_null_agent();
+        if (!order_ready(w)) return next_by_scan(w, w->agents[i].serial, tag);
+        return next_from(w, w->reordered ? (int)w->order_pos[i] + 1 : i + 1, tag);
     }
     // Just removed (its slot freed once since): the slot remembers where it
     // stood, so removing the current agent while iterating carries on.
@@ -425,23 +607,20 @@ st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag)
     return st_null_agent();
 }
 
-st_agent_id st_world_next_serial(const st_world *w, uint64_t after_serial, int32_t tag)
+st_agent_id st_world_next_serial(const st_world *cw, uint64_t after_serial, int32_t tag)
 {
-    // Dense order is spawn order, so serials increase along the array.
+    st_world *w = (st_world *)cw;
+    if (!order_ready(w)) return next_by_scan(w, after_serial, tag);
+    // Serials increase along spawn order: the dense arrays until a reorder,
+    // the index after.
     int lo = 0, hi = w->count;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (w->agents[mid].serial <= after_serial) lo = mid + 1;
+        int i = w->reordered ? (int)w->order[mid] : mid;
+        if (w->agents[i].serial <= after_serial) lo = mid + 1;
         else hi = mid;
     }
-    for (int i = lo; i < w->count; i++) {
-        const st_agent *a = &w->agents[i];
-        if (a->alive && (tag == ST_TAG_ANY || w->tags[i] == tag)) {
-            st_agent_id id = {a->slot, w->slots[a->slot].generation};
-            return id;
-        }
-    }
-    return st_null_agent();
+    return next_from(w, lo, tag);
 }
 
 uint64_t st_agent_serial(const st_world *w, st_agent_id id)

@@ -1,10 +1,12 @@
 /*
  * world_internal.h — the world's private layout, shared by the core's .c files.
  *
- * Agents live in dense arrays kept in spawn order. A removal marks the entry
- * dead and frees its handle at once; the arrays are compacted (order kept) at
- * the end of a step or when dead entries pile up, so iteration order never
- * changes and no pointer into the arrays survives a call that may compact.
+ * Agents live in dense arrays, in spawn order until a big world first sorts
+ * them into grid order (st__reorder; iteration then follows a spawn-order
+ * index). A removal marks the entry dead and frees its handle at once; the
+ * arrays are compacted (order kept) at the start of a step or when dead
+ * entries pile up, so iteration order never changes and no pointer into the
+ * arrays survives a call that may compact or re-sort.
  *
  * Hot data (what the integrator and the standing pass touch every step)
  * sits in st_body; everything else in st_agent.
@@ -158,6 +160,16 @@ struct st_world {
     uint32_t slot_count, slot_cap;
     uint32_t free_slot;  // head of the free list, UINT32_MAX when empty
 
+    // Storage order. The dense arrays start in spawn order; a big world is
+    // sorted into grid order every ST_REORDER_EVERY steps (st__reorder), so
+    // that each step's passes read its agents from memory in order rather
+    // than at random. From then on spawn order lives in `order` (dense
+    // indices in spawn order, dead entries too until compaction) and
+    // `order_pos` (dense index -> place in `order`), made when first needed
+    // (iteration) and kept up to date after that.
+    bool reordered;
+    uint32_t *order, *order_pos;
+    int order_cap;        // 0: no spawn-order index
     st_grid grid;
     uint64_t grid_epoch;  // builds of `grid` so far: what tag grids are checked against
     st_tag_grid tag_grids[ST_TAG_GRIDS];
@@ -206,6 +218,11 @@ int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
 /// Asks for huge pages under a large array (a hint; nothing where unsupported).
 void st__advise_huge(void *p, size_t bytes);
 void st__compact(st_world *w);
+/// Sorts the dense arrays into the order of the grid just built (every agent
+/// alive and in the grid); ids, the grid and the spawn-order index follow.
+void st__reorder(st_world *w);
+/// Whether this step begins with st__reorder (a big world, every so often).
+bool st__reorder_due(const st_world *w);
 
 /* grid.c */
 void st__grid_build(st_world *w, int count);

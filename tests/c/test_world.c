@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "grid_iter.h" /* white box: storage order (and world_internal.h) */
 
 static void world_defaults(void)
 {
@@ -755,6 +756,128 @@ static void spawn_and_remove_inside_a_step(void)
     st_world_destroy(w);
 }
 
+/* A big world re-sorts its storage into grid order now and then (every
+ * agent's memory then sits near its neighbours'). Nothing a user sees may
+ * change: iteration stays in spawn order through removals, spawns,
+ * compaction and later re-sorts; handles stay valid; queries still break
+ * ties by spawn order; the same seed steps to the same checksum with 1 and
+ * 2 threads. */
+static uint64_t checked_spawn_order(st_world *w, int expect_n, const char *ctx)
+{
+    int n = 0;
+    uint64_t last = 0, sum = 0;
+    int ok = 1;
+    for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a);
+         a = st_world_next(w, a, ST_TAG_ANY)) {
+        uint64_t s = st_agent_serial(w, a);
+        if (ok && !CHECK(s > last, "%s: serial %llu after %llu", ctx, (unsigned long long)s, (unsigned long long)last))
+            ok = 0;
+        last = s;
+        sum += s;
+        n++;
+    }
+    CHECK(n == expect_n, "%s: iterated %d agents, %d alive", ctx, n, expect_n);
+    return sum;
+}
+
+static st_world *big_world(int n, int threads, uint64_t seed)
+{
+    st_world_def d = st_default_world_def();
+    d.width = d.height = 6000;
+    d.seed = seed;
+    d.threads = threads;
+    st_world *w = st_world_create(&d);
+    st_behavior fl = st_default_behavior(ST_FLOCK);
+    for (int i = 0; i < n; i++) {
+        st_agent_def a = st_default_agent_def();
+        a.pos = st_v2(st_world_random(w) * 6000, st_world_random(w) * 6000);
+        a.vel = st_v2_from_angle(st_world_random(w) * 2 * TU_PI, 80);
+        a.tag = i % 50 == 0 ? 1 : 0;
+        st_agent_id id = st_world_spawn(w, &a);
+        if (i % 3 == 0) st_agent_set_behaviors(w, id, &fl, 1);
+    }
+    return w;
+}
+
+static void big_world_storage_reorder(void)
+{
+    const int n = 90000; /* above the size at which storage is re-sorted, also after the removals */
+    st_world *w = big_world(n, 1, 5);
+    st_agent_id first = st_world_next(w, st_null_agent(), ST_TAG_ANY);
+    st_agent_id some = first;
+    for (int i = 0; i < 12345; i++) some = st_world_next(w, some, ST_TAG_ANY);
+    st_vec2 some_pos = st_agent_pos(w, some);
+    uint64_t all = checked_spawn_order(w, n, "before any step");
+
+    st_world_step(w, 1.0 / 60); /* tick 0: the first re-sort */
+    CHECK(w->reordered, "a world of %d agents was not re-sorted", n);
+    int in_cell_order = 1;
+    for (int k = 1; k < w->count && in_cell_order; k++) {
+        in_cell_order = st__cell_of(w, &w->grid, w->grid.items[k - 1].pos) <= st__cell_of(w, &w->grid, w->grid.items[k].pos) &&
+                        w->grid.items[k].index == (uint32_t)k;
+    }
+    CHECK(in_cell_order, "storage is not in the grid's order after the re-sort");
+    CHECK(st_agent_alive(w, first) && st_agent_alive(w, some), "handles died in the re-sort");
+    CHECK(st_v2_dist(st_agent_pos(w, some), some_pos) < 5.0, "a handle points at another agent after the re-sort");
+    CHECK(checked_spawn_order(w, n, "after the re-sort") == all, "iteration lost or doubled agents");
+
+    /* remove every 7th while iterating, and the current one now and then */
+    int removed = 0, i = 0;
+    for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a); i++) {
+        st_agent_id nx = st_world_next(w, a, ST_TAG_ANY);
+        if (i % 7 == 0) {
+            st_world_remove(w, a);
+            removed++;
+            nx = st_world_next(w, a, ST_TAG_ANY); /* from the removed one */
+        }
+        a = nx;
+    }
+    checked_spawn_order(w, n - removed, "after removals while iterating");
+    /* spawns go to the end of spawn order, wherever they are stored */
+    st_agent_def d = st_default_agent_def();
+    d.pos = st_v2(10, 10);
+    st_agent_id late = st_world_spawn(w, &d);
+    st_agent_id last = st_null_agent();
+    for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a);
+         a = st_world_next(w, a, ST_TAG_ANY))
+        last = a;
+    CHECK(st_id_equal(last, late), "a spawn after the re-sort is not last in iteration");
+    /* compaction with the index in use, then the next re-sorts */
+    for (int s = 0; s < 70; s++)
+        st_world_step(w, 1.0 / 60);
+    checked_spawn_order(w, n - removed + 1, "after compaction and two more re-sorts");
+
+    /* ties at equal distance go to the one spawned first */
+    st_agent_def t = st_default_agent_def();
+    t.tag = 7;
+    t.pos = st_v2(3000, 3100);
+    st_agent_id t1 = st_world_spawn(w, &t);
+    t.pos = st_v2(3000, 2900);
+    st_agent_id t2 = st_world_spawn(w, &t);
+    for (int s = 0; s < 40; s++)
+        st_world_step(w, 1.0 / 60); /* one more re-sort moves them around */
+    st_agent_set_pos(w, t1, st_v2(3000, 3100));
+    st_agent_set_pos(w, t2, st_v2(3000, 2900));
+    st_query q = st_default_query(st_v2(3000, 3000), 150);
+    q.tag = 7;
+    st_agent_id out[2];
+    int got = st_world_query(w, &q, out, NULL, 2);
+    CHECK(got == 2 && st_id_equal(out[0], t1) && st_id_equal(out[1], t2), "equal distances not in spawn order");
+    CHECK(st_id_equal(st_world_nearest(w, &q, NULL), t1), "nearest of two at equal distance is not the first spawned");
+    st_world_destroy(w);
+
+    /* the same seed with 1 and 2 threads: same bits, re-sorts included */
+    st_world *a = big_world(n, 1, 9), *b = big_world(n, 2, 9);
+    for (int s = 0; s < 40; s++) {
+        st_world_step(a, 1.0 / 60);
+        st_world_step(b, 1.0 / 60);
+    }
+    CHECK(st_world_checksum(a) == st_world_checksum(b), "1 and 2 threads differ after re-sorts: %016llx %016llx",
+          (unsigned long long)st_world_checksum(a), (unsigned long long)st_world_checksum(b));
+    st_world_destroy(a);
+    st_world_destroy(b);
+}
+
 int main(void)
 {
     RUN(world_defaults);
@@ -776,5 +899,6 @@ int main(void)
     RUN(force_is_truncated_sum);
     RUN(heading_follows_vel_only_while_moving);
     RUN(spawn_and_remove_inside_a_step);
+    RUN(big_world_storage_reorder);
     return tu_summary();
 }
