@@ -255,6 +255,13 @@ int st_world_count(const st_world *w, int32_t tag);
 /// agent just removed (iteration carries on); for ids removed longer ago an
 /// iterator keeps the serial and calls st_world_next_serial.
 st_agent_id st_world_next(const st_world *w, st_agent_id after, int32_t tag);
+/// Every agent in the order they are stored, for passes over all agents that
+/// do not care about order (drawing them, scaling them): on a big world,
+/// whose storage is re-sorted into grid order now and then, much faster than
+/// spawn order. Entries 0 .. st_world_stored_count(w) - 1, valid until the
+/// next step, spawn or removal; a dead entry gives the null id.
+int st_world_stored_count(const st_world *w);
+st_agent_id st_world_stored(const st_world *w, int k);
 /// The first live agent whose serial is greater than after_serial (0: the
 /// first), with the tag. Robust to any removals and spawns between calls.
 st_agent_id st_world_next_serial(const st_world *w, uint64_t after_serial, int32_t tag);

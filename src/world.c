@@ -623,6 +623,15 @@ st_agent_id st_world_next_serial(const st_world *cw, uint64_t after_serial, int3
     return next_from(w, lo, tag);
 }
 
+int st_world_stored_count(const st_world *w) { return w->count; }
+
+st_agent_id st_world_stored(const st_world *w, int k)
+{
+    if (k < 0 || k >= w->count || !w->agents[k].alive) return st_null_agent();
+    st_agent_id id = {w->agents[k].slot, w->slots[w->agents[k].slot].generation};
+    return id;
+}
+
 uint64_t st_agent_serial(const st_world *w, st_agent_id id)
 {
     int i = st__dense(w, id);

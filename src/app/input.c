@@ -29,8 +29,10 @@ static void scale_agents(app *a, bool speed, double factor)
 {
     st_world *w = a->world;
     if (w != NULL) {
-        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
-             id = st_world_next(w, id, ST_TAG_ANY)) {
+        for (int k = 0; k < st_world_stored_count(w); k++) {
+            st_agent_id id = st_world_stored(w, k);
+            if (st_id_is_null(id))
+                continue;
             if (speed)
                 st_agent_set_max_speed(w, id, st_agent_max_speed(w, id) * factor);
             else

@@ -172,8 +172,10 @@ static void draw_world(app *a, render_ctx *c)
         enum { MAX_PATHS = 32 };
         const st_path *seen[MAX_PATHS];
         int nseen = 0;
-        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
-             id = st_world_next(w, id, ST_TAG_ANY)) {
+        for (int k = 0; k < st_world_stored_count(w); k++) {
+            st_agent_id id = st_world_stored(w, k);
+            if (st_id_is_null(id))
+                continue;
             const st_behavior *list = NULL;
             int n = st_agent_behaviors(w, id, &list);
             for (int i = 0; i < n; i++) {
@@ -357,8 +359,13 @@ void render_frame(app *a, render_ctx *c, bool hud)
             a->trace_world = w;
         }
         unsigned all = a->overlays & (OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
-        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
-             id = st_world_next(w, id, ST_TAG_ANY)) {
+        /* Storage order: spawn order in all but big worlds, which keep their
+         * agents sorted by place, and then drawing them in that order reads
+         * memory in order too. */
+        for (int k = 0; k < st_world_stored_count(w); k++) {
+            st_agent_id id = st_world_stored(w, k);
+            if (st_id_is_null(id))
+                continue;
             draw_agent(c, w, id);
             if (all && !st_id_equal(id, a->selected))
                 draw_overlays(a, c, id, all);

@@ -820,6 +820,18 @@ static void big_world_storage_reorder(void)
     CHECK(st_agent_alive(w, first) && st_agent_alive(w, some), "handles died in the re-sort");
     CHECK(st_v2_dist(st_agent_pos(w, some), some_pos) < 5.0, "a handle points at another agent after the re-sort");
     CHECK(checked_spawn_order(w, n, "after the re-sort") == all, "iteration lost or doubled agents");
+    /* storage order (for drawing) visits the same agents, each once */
+    uint64_t stored_sum = 0;
+    int stored_n = 0;
+    for (int k = 0; k < st_world_stored_count(w); k++) {
+        st_agent_id id = st_world_stored(w, k);
+        if (st_id_is_null(id)) continue;
+        stored_sum += st_agent_serial(w, id);
+        stored_n++;
+    }
+    CHECK(stored_n == n && stored_sum == all, "storage order visited %d agents, not the %d live ones", stored_n, n);
+    CHECK(st_id_is_null(st_world_stored(w, -1)) && st_id_is_null(st_world_stored(w, st_world_stored_count(w))),
+          "out-of-range storage entries are not the null id");
 
     /* remove every 7th while iterating, and the current one now and then */
     int removed = 0, i = 0;
