@@ -620,6 +620,9 @@ static int world_step(lua_State *L)
     if (sw->stepping || st_world_in_step(sw->w))
         return luaL_error(L, "world:step called inside a step");
     lua_settop(L, 1);
+    /* Brains run in spawn order: a world that is mostly brains keeps its
+     * storage in spawn order too (see st_world_set_resort). */
+    st_world_set_resort(sw->w, (int64_t)sw->brains * 8 <= st_world_count(sw->w, ST_TAG_ANY));
     st_world_step_begin(sw->w, dt);
     int status = LUA_OK;
     if (sw->brains > 0) {

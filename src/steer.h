@@ -195,6 +195,12 @@ int st_world_threads(const st_world *w);
 void st_world_set_threads(st_world *w, int n);
 /// Cell size of the neighbour grid, > 0. Queries of any radius stay correct.
 void st_world_set_cell_size(st_world *w, double cell);
+/// Whether a big world (64k+ agents) may re-sort its storage into grid order
+/// now and then (default on): each step then reads its agents from memory in
+/// order. A host that visits most agents in spawn order every step (Lua
+/// brains) turns it off, since those visits would then go all over memory.
+/// Results do not depend on it.
+void st_world_set_resort(st_world *w, bool on);
 /// The grid cell size asked for (def.cell_size or the last set_cell_size).
 double st_world_cell_size(const st_world *w);
 

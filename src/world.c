@@ -71,6 +71,7 @@ st_world *st_world_create(const st_world_def *def)
     w->dt = def->dt;
     w->cell_size = def->cell_size;
     w->threads = def->threads;
+    w->resort = true;
     w->rng = st_rng_derive(def->seed, 0);
     w->next_serial = 1;
     w->free_slot = ST_NO_SLOT;
@@ -149,6 +150,8 @@ void st_world_set_cell_size(st_world *w, double cell)
 }
 
 double st_world_cell_size(const st_world *w) { return w->cell_size; }
+
+void st_world_set_resort(st_world *w, bool on) { w->resort = on; }
 
 st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to)
 {
@@ -523,7 +526,7 @@ void st__compact(st_world *w)
 
 bool st__reorder_due(const st_world *w)
 {
-    return w->count >= ST_REORDER_MIN && w->tick % ST_REORDER_EVERY == 0 && w->dead == 0 &&
+    return w->resort && w->count >= ST_REORDER_MIN && w->tick % ST_REORDER_EVERY == 0 && w->dead == 0 &&
            w->grid.item_count == w->count;
 }
 

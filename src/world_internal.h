@@ -168,6 +168,7 @@ struct st_world {
     // `order_pos` (dense index -> place in `order`), made when first needed
     // (iteration) and kept up to date after that.
     bool reordered;
+    bool resort;          // st_world_set_resort (default on)
     uint32_t *order, *order_pos;
     int order_cap;        // 0: no spawn-order index
     st_grid grid;

@@ -878,6 +878,14 @@ static void big_world_storage_reorder(void)
     CHECK(st_id_equal(st_world_nearest(w, &q, NULL), t1), "nearest of two at equal distance is not the first spawned");
     st_world_destroy(w);
 
+    /* a host that visits agents in spawn order (brains) can keep that order */
+    st_world *kept = big_world(n, 1, 11);
+    st_world_set_resort(kept, false);
+    for (int s = 0; s < 3; s++)
+        st_world_step(kept, 1.0 / 60);
+    CHECK(!kept->reordered, "st_world_set_resort(false) did not keep spawn order");
+    st_world_destroy(kept);
+
     /* the same seed with 1 and 2 threads: same bits, re-sorts included */
     st_world *a = big_world(n, 1, 9), *b = big_world(n, 2, 9);
     for (int s = 0; s < 40; s++) {
