@@ -69,6 +69,25 @@ static bool grow_i32(int32_t **p, int *cap, int need)
     return true;
 }
 
+/// Room in g for `cells` cells and `count` items. False when out of memory.
+static bool grid_reserve(st_grid *g, int cells, int count)
+{
+    int cell_cap = g->cell_cap;
+    if (!grow_i32(&g->cell_start, &cell_cap, cells + 1)) return false;
+    g->cell_cap = cell_cap;
+    if (count > g->agent_cap) {
+        int n = g->agent_cap ? g->agent_cap : 64;
+        while (n < count) n *= 2;
+        st_grid_item *it = realloc(g->items, (size_t)n * sizeof *it);
+        if (!it) return false;
+        // Only the part in use: a huge page past it would count in full.
+        st__advise_huge(it, (size_t)count * sizeof *it);
+        g->items = it;
+        g->agent_cap = n;
+    }
+    return true;
+}
+
 // Below this many agents one thread sorts faster than two can start.
 #define ST_GRID_PARALLEL_MIN 32768
 
@@ -184,19 +203,7 @@ void st__grid_build(st_world *w, int count)
     grid_dims(w, g);
     int cells = g->nx * g->ny;
 
-    int cell_cap = g->cell_cap;
-    if (!grow_i32(&g->cell_start, &cell_cap, cells + 1)) goto fail;
-    g->cell_cap = cell_cap;
-    if (count > g->agent_cap) {
-        int n = g->agent_cap ? g->agent_cap : 64;
-        while (n < count) n *= 2;
-        st_grid_item *it = realloc(g->items, (size_t)n * sizeof *it);
-        if (!it) goto fail;
-        // Only the part in use: a huge page past it would count in full.
-        st__advise_huge(it, (size_t)count * sizeof *it);
-        g->items = it;
-        g->agent_cap = n;
-    }
+    if (!grid_reserve(g, cells, count)) goto fail;
 
     int32_t *start = g->cell_start;
     int nt = 1;
@@ -277,17 +284,7 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     if (cell < w->cell_size) cell = w->cell_size;
     grid_dims_for(w, t, cell);
     int cells = t->nx * t->ny;
-    int cell_cap = t->cell_cap;
-    if (!grow_i32(&t->cell_start, &cell_cap, cells + 1)) return false;
-    t->cell_cap = cell_cap;
-    if (count > t->agent_cap) {
-        int n = t->agent_cap ? t->agent_cap : 64;
-        while (n < count) n *= 2;
-        st_grid_item *it = realloc(t->items, (size_t)n * sizeof *it);
-        if (!it) return false;
-        t->items = it;
-        t->agent_cap = n;
-    }
+    if (!grid_reserve(t, cells, count)) return false;
     int32_t *start = t->cell_start;
     for (int c = 0; c <= cells; c++) start[c] = 0;
     const st_grid_item *items = g->items;

@@ -221,19 +221,24 @@ static void populate(st_world *w, tu_rng *r, int n)
     }
 }
 
+static st_world *sized_world(double width, double height, st_edges edges, double cell, uint64_t seed)
+{
+    st_world_def d = st_default_world_def();
+    d.width = width;
+    d.height = height;
+    d.edges = edges;
+    d.cell_size = cell;
+    d.seed = seed;
+    return st_world_create(&d);
+}
+
 static void query_matches_brute_force(void)
 {
     st_edges kinds[3] = {ST_EDGES_WRAP, ST_EDGES_BOUNCE, ST_EDGES_NONE};
     double cells[3] = {50, 13, 170};
     for (int k = 0; k < 3; k++)
         for (int c = 0; c < 3; c++) {
-            st_world_def d = st_default_world_def();
-            d.width = 640;
-            d.height = 480;
-            d.edges = kinds[k];
-            d.cell_size = cells[c];
-            d.seed = 100 + k * 3 + c;
-            st_world *w = st_world_create(&d);
+            st_world *w = sized_world(640, 480, kinds[k], cells[c], 100 + (uint64_t)(k * 3 + c));
             if (!CHECK(w != NULL, "world create failed"))
                 return;
             tu_rng r = {1000 + (uint64_t)(k * 3 + c)};
@@ -377,13 +382,7 @@ static void rare_tag_queries_match_brute_force(void)
     const int32_t tags[] = {1, 2, 3, 0, ST_TAG_ANY, 3, 2, 1, 9};
     for (int k = 0; k < 3; k++)
         for (int c = 0; c < 3; c++) {
-            st_world_def d = st_default_world_def();
-            d.width = 2000;
-            d.height = 1500;
-            d.edges = kinds[k];
-            d.cell_size = cells[c];
-            d.seed = 300 + k * 3 + c;
-            st_world *w = st_world_create(&d);
+            st_world *w = sized_world(2000, 1500, kinds[k], cells[c], 300 + (uint64_t)(k * 3 + c));
             if (!CHECK(w != NULL, "world create failed"))
                 return;
             tu_rng r = {5000 + (uint64_t)(k * 3 + c)};
