@@ -330,11 +330,14 @@ static void order_append(st_world *w, int i)
     w->order_pos[i] = (uint32_t)i;
 }
 
-static const st_world *serial_cmp_world;
+typedef struct serial_entry {
+    uint64_t serial;
+    uint32_t dense;
+} serial_entry;
+
 static int by_serial(const void *a, const void *b)
 {
-    uint64_t x = serial_cmp_world->agents[*(const uint32_t *)a].serial;
-    uint64_t y = serial_cmp_world->agents[*(const uint32_t *)b].serial;
+    uint64_t x = ((const serial_entry *)a)->serial, y = ((const serial_entry *)b)->serial;
     return (x > y) - (x < y);
 }
 
@@ -345,18 +348,23 @@ static bool order_ready(st_world *w)
     if (!w->reordered || w->order_cap > 0) return true;
     int n = w->count, cap = n > 0 ? n : 1;
     uint32_t *o = malloc((size_t)cap * sizeof *o), *p = malloc((size_t)cap * sizeof *p);
-    if (!o || !p) {
+    serial_entry *e = malloc((size_t)cap * sizeof *e);
+    if (!o || !p || !e) {
         free(o);
         free(p);
+        free(e);
         return false;
     }
-    for (int i = 0; i < n; i++) o[i] = (uint32_t)i;
-    // qsort takes no context: a world is only ever used from one thread
-    // at a time, and this is never reached inside a step's parallel part.
-    serial_cmp_world = w;
-    qsort(o, (size_t)n, sizeof *o, by_serial);
-    serial_cmp_world = NULL;
-    for (int k = 0; k < n; k++) p[o[k]] = (uint32_t)k;
+    for (int i = 0; i < n; i++) {
+        e[i].serial = w->agents[i].serial;
+        e[i].dense = (uint32_t)i;
+    }
+    qsort(e, (size_t)n, sizeof *e, by_serial);
+    for (int k = 0; k < n; k++) {
+        o[k] = e[k].dense;
+        p[e[k].dense] = (uint32_t)k;
+    }
+    free(e);
     w->order = o;
     w->order_pos = p;
     w->order_cap = cap;
