@@ -47,7 +47,7 @@ static const st_vec2 ZERO = {0.0, 0.0};
 static const char *const names[ST_BEHAVIOR_COUNT + 1] = {
     "seek",  "flee",     "arrive", "pursue",          "evade",       "intercept",   "wander",
     "separate", "align", "cohere", "flock",           "avoid_obstacles", "avoid_walls", "contain",
-    "follow_path", "offset_pursue", "interpose", "hide", "apply",
+    "follow_path", "offset_pursue", "interpose", "hide", "avoid_agents", "apply",
 };
 
 const char *st_behavior_name(st_behavior_type type)
@@ -81,6 +81,7 @@ st_behavior st_default_behavior(st_behavior_type type)
     b.offset = ZERO;
     b.path = NULL;
     b.flock = st_default_flock_params();
+    b.rect[0] = b.rect[1] = b.rect[2] = b.rect[3] = 0.0;
     return b;
 }
 
@@ -584,6 +585,31 @@ bool st_agent_sensors(const st_world *w, st_agent_id id, st_sensors *out)
     return true;
 }
 
+/// avoid_obstacles for a polygon or polyline: inside the ring of air around
+/// its outline (or inside a closed one) the agent is pushed straight out;
+/// ahead in the box it counts as a hit like a circle's, at the nearest point.
+static void poly_sense(const st_world *w, const st_obstacle *o, const st_body *b, double box, double margin,
+                       st_vec2 *ring, double *closest_x, st_vec2 *closest_local, int *closest, int k)
+{
+    if (st_world_distance(w, b->pos, o->center) > o->radius + box + b->radius + margin) return;
+    double r = b->radius + margin;
+    bool inside;
+    st_vec2 c = st__polygon_closest(w, o, b->pos, &inside);
+    st_vec2 off = st_world_offset(w, b->pos, c);
+    double d = st_v2_len(off);
+    if (inside || d < r) {
+        st_vec2 out = d > 0.0 ? st_v2_scale(off, (inside ? 1.0 : -1.0) / d) : st_v2_neg(b->heading);
+        double depth = inside ? 1.0 : fmin(1.0, (r - d) / margin);
+        *ring = st_v2_add(*ring, st_v2_scale(out, b->max_force * (0.5 + 0.5 * depth)));
+    }
+    double hx, hy;
+    if (st__polygon_box_hit(w, o, b->pos, b->heading, box, r, &hx, &hy) && hx < *closest_x) {
+        *closest_x = hx;
+        *closest_local = st_v2(hx, hy);
+        *closest = k;
+    }
+}
+
 static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
 {
     (void)dt;
@@ -598,6 +624,10 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
     st_vec2 ring = ZERO;
     for (int k = 0; k < w->obstacle_count; k++) {
         const st_obstacle *o = &w->obstacles[k];
+        if (o->kind != ST_OBSTACLE_CIRCLE) {
+            poly_sense(w, o, b, box, margin, &ring, &closest_x, &closest_local, &closest, k);
+            continue;
+        }
         double r = o->radius + b->radius + margin;
         st_vec2 off = st_world_offset(w, b->pos, o->center);
         double d2 = st_v2_len2(off);
@@ -621,7 +651,8 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
     }
     st_vec2 f = ring;
     if (closest >= 0) {
-        double r = w->obstacles[closest].radius + b->radius + margin;
+        const st_obstacle *o = &w->obstacles[closest];
+        double r = (o->kind == ST_OBSTACLE_CIRCLE ? o->radius : 0.0) + b->radius + margin;
         double urgency = 1.0 - fmax(closest_x, 0.0) / box; // 0 at the box's end, 1 at contact
         // Push sideways, away from the centre; dead centre goes to the +side
         // so the choice is stable from step to step.
@@ -656,55 +687,79 @@ static st_vec2 closest_on_segment(st_vec2 p, st_vec2 a, st_vec2 b)
     return st_v2_add(a, st_v2_scale(e, t));
 }
 
+/// avoid_walls' look at one segment: the touch push, and the nearest hit of
+/// each feeler.
+typedef struct wall_sense {
+    const st_body *b;
+    st_vec2 feelers[3];
+    st_vec2 touch;
+    double best[3];
+    st_vec2 from[3], normal[3];
+} wall_sense;
+
+static void wall_sense_segment(void *ctx, st_vec2 from, st_vec2 to)
+{
+    wall_sense *ws = ctx;
+    const st_body *b = ws->b;
+    st_vec2 normal = st_v2_perp(st_v2_normalize(st_v2_sub(to, from)));
+    // Touching a wall: straight out, at full force.
+    st_vec2 c = closest_on_segment(b->pos, from, to);
+    st_vec2 out = st_v2_sub(b->pos, c);
+    double d = st_v2_len(out);
+    if (d < b->radius + 1.0) {
+        st_vec2 n = d > 0.0 ? st_v2_scale(out, 1.0 / d) : normal;
+        ws->touch = st_v2_add(ws->touch, st_v2_scale(n, b->max_force));
+    }
+    for (int fi = 0; fi < 3; fi++) {
+        double t = segment_hit(b->pos, ws->feelers[fi], from, to);
+        if (t >= 0.0 && t < ws->best[fi]) {
+            ws->best[fi] = t;
+            ws->from[fi] = from;
+            ws->normal[fi] = normal;
+        }
+    }
+}
+
 static st_vec2 avoid_walls(const st_world *w, const st_body *b, double dt)
 {
     (void)dt;
-    if (w->wall_count == 0) return ZERO;
-    st_vec2 feelers[3];
-    feelers_of(b, feelers);
-    st_vec2 f = ZERO;
-    for (int k = 0; k < w->wall_count; k++) {
-        // Touching a wall: straight out, at full force.
-        const st_wall *wl = &w->walls[k];
-        st_vec2 c = closest_on_segment(b->pos, wl->from, wl->to);
-        st_vec2 out = st_v2_sub(b->pos, c);
-        double d = st_v2_len(out);
-        if (d < b->radius + 1.0) {
-            st_vec2 n = d > 0.0 ? st_v2_scale(out, 1.0 / d) : wl->normal;
-            f = st_v2_add(f, st_v2_scale(n, b->max_force));
-        }
-    }
+    if (w->wall_count == 0 && w->obstacle_count == 0) return ZERO;
+    wall_sense ws = {.b = b, .touch = ZERO, .best = {INFINITY, INFINITY, INFINITY}};
+    feelers_of(b, ws.feelers);
+    st__each_segment(w, wall_sense_segment, &ws);
+    st_vec2 f = ws.touch;
     for (int fi = 0; fi < 3; fi++) {
-        double best = INFINITY;
-        int hit = -1;
-        for (int k = 0; k < w->wall_count; k++) {
-            double t = segment_hit(b->pos, feelers[fi], w->walls[k].from, w->walls[k].to);
-            if (t >= 0.0 && t < best) {
-                best = t;
-                hit = k;
-            }
-        }
-        if (hit < 0) continue;
-        const st_wall *wl = &w->walls[hit];
-        st_vec2 n = wl->normal;
-        if (st_v2_dot(n, st_v2_sub(b->pos, wl->from)) < 0.0) n = st_v2_neg(n);
-        double depth = 1.0 - best; // share of the feeler past the wall
+        if (ws.best[fi] == INFINITY) continue;
+        st_vec2 n = ws.normal[fi];
+        if (st_v2_dot(n, st_v2_sub(b->pos, ws.from[fi])) < 0.0) n = st_v2_neg(n);
+        double depth = 1.0 - ws.best[fi]; // share of the feeler past the wall
         double strength = fmin(1.0, 2.0 * depth) * (fi == 0 ? 1.0 : 0.75);
         f = st_v2_add(f, st_v2_scale(n, b->max_force * strength));
     }
     return st_v2_truncate_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
 }
 
-static st_vec2 contain(const st_world *w, const st_body *b, double dt)
+/// Keeps the agent inside the rectangle rect = {x, y, w, h} (w <= 0 or
+/// h <= 0: the world's): when its position a look-ahead from now lies within
+/// a margin of a side, it steers back in at full speed across that side.
+static st_vec2 contain(const st_world *w, const st_body *b, const double rect[4], double dt)
 {
-    double m = b->radius + ST_CONTAIN_MARGIN;
+    double x0 = 0.0, y0 = 0.0, x1 = w->width, y1 = w->height;
+    if (rect && rect[2] > 0.0 && rect[3] > 0.0) {
+        x0 = rect[0];
+        y0 = rect[1];
+        x1 = rect[0] + rect[2];
+        y1 = rect[1] + rect[3];
+    }
+    // A margin no wider than half the rectangle, so a small pen still has an inside.
+    double m = fmin(b->radius + ST_CONTAIN_MARGIN, 0.5 * fmin(x1 - x0, y1 - y0));
     st_vec2 pred = st_v2_add(b->pos, st_v2_scale(b->vel, ST_CONTAIN_LOOKAHEAD));
     st_vec2 desired = b->vel;
     bool out = false;
-    if (pred.x < m) { desired.x = b->max_speed; out = true; }
-    else if (pred.x > w->width - m) { desired.x = -b->max_speed; out = true; }
-    if (pred.y < m) { desired.y = b->max_speed; out = true; }
-    else if (pred.y > w->height - m) { desired.y = -b->max_speed; out = true; }
+    if (pred.x < x0 + m) { desired.x = b->max_speed; out = true; }
+    else if (pred.x > x1 - m) { desired.x = -b->max_speed; out = true; }
+    if (pred.y < y0 + m) { desired.y = b->max_speed; out = true; }
+    else if (pred.y > y1 - m) { desired.y = -b->max_speed; out = true; }
     if (!out) return ZERO;
     return steer_velocity(b, st_v2_truncate(desired, b->max_speed), dt);
 }
@@ -852,7 +907,9 @@ static st_vec2 force_of(st_world *w, int i, const st_behavior *bh, view_memo *me
     case ST_AVOID_WALLS:
         return avoid_walls(w, b, dt);
     case ST_CONTAIN:
-        return contain(w, b, dt);
+        return contain(w, b, bh->rect, dt);
+    case ST_AVOID_AGENTS:
+        return st__avoid_agents_force(w, i, dt);
     case ST_FOLLOW_PATH:
         return follow_path(w, b, a, bh->path, dt);
     case ST_OFFSET_PURSUE:

@@ -171,6 +171,7 @@ typedef struct st_world_def {
     double cell_size;     ///< neighbour grid cell in world units, > 0; default 50
     int threads;          ///< worker threads for the standing pass (OpenMP), >= 1; default 1
     int capacity;         ///< agents to reserve room for up front, >= 0; default 0 (grow as needed)
+    bool contacts;        ///< resolve overlaps after moving (st_world_set_contacts); default false
 } st_world_def;
 
 /// The defaults listed above.
@@ -318,13 +319,50 @@ void st_agent_set_wander(st_world *w, st_agent_id id, double distance, double ra
 /* obstacles, walls, paths                                                  */
 /* ------------------------------------------------------------------------ */
 
-/// A circle for avoid_obstacles and hide. Returns its id (1, 2, ...), 0 when memory runs out.
+/// What shape an obstacle has.
+typedef enum st_obstacle_kind {
+    ST_OBSTACLE_CIRCLE = 0,   ///< a disc: centre and radius
+    ST_OBSTACLE_POLYGON = 1,  ///< a closed polygon (any winding; simple, not self-intersecting)
+    ST_OBSTACLE_POLYLINE = 2, ///< an open chain of segments, solid on both sides
+} st_obstacle_kind;
+
+/// A circle for avoid_obstacles, hide and ORCA. Returns its id (1, 2, ...;
+/// never reused), 0 when the values are invalid or memory runs out.
 int st_world_add_obstacle(st_world *w, st_vec2 center, double radius);
-/// A segment for avoid_walls. Returns its id (1, 2, ...), 0 when memory runs out.
+/// A closed polygon (closed = true, n >= 3) or an open polyline (n >= 2) of
+/// finite points in world coordinates. Its position (st_world_obstacle_pos)
+/// is the mean of its points; moving it moves every point. Returns its id,
+/// 0 when the values are invalid or memory runs out.
+int st_world_add_polygon(st_world *w, const st_vec2 *points, int n, bool closed);
+/// Removes it at once (also inside a step: from the next step on). False
+/// when there is no such obstacle.
+bool st_world_remove_obstacle(st_world *w, int id);
+/// Moves it (a circle's centre, a polygon's mean point); false when there is
+/// no such obstacle. ORCA sees a circle that moved between steps as moving
+/// at the velocity that took it there.
+bool st_world_set_obstacle_pos(st_world *w, int id, st_vec2 pos);
+/// Its index in [0, st_world_obstacle_count) (obstacles keep the order they
+/// were added in), or -1 when there is no such obstacle.
+int st_world_obstacle_index(const st_world *w, int id);
+
+/// One obstacle as the world holds it.
+typedef struct st_obstacle_info {
+    int id;
+    st_obstacle_kind kind;
+    st_vec2 pos;             ///< circle: centre; polygon / polyline: mean of the points
+    double radius;           ///< circle: radius; polygon / polyline: the farthest point from pos
+    int point_count;         ///< 0 for a circle
+    const st_vec2 *points;   ///< relative to pos, valid until the obstacle changes
+} st_obstacle_info;
+
+/// A segment for avoid_walls (and ORCA). Returns its id (1, 2, ...), 0 when memory runs out.
 int st_world_add_wall(st_world *w, st_vec2 from, st_vec2 to);
 int st_world_obstacle_count(const st_world *w);
-/// i in [0, count).
+/// i in [0, count): every kind, in the order added. A polygon's centre and
+/// radius are its mean point and bounding radius.
 void st_world_obstacle(const st_world *w, int i, st_vec2 *center, double *radius);
+/// i in [0, count).
+void st_world_obstacle_get(const st_world *w, int i, st_obstacle_info *out);
 int st_world_wall_count(const st_world *w);
 void st_world_wall(const st_world *w, int i, st_vec2 *from, st_vec2 *to);
 
@@ -393,6 +431,7 @@ typedef enum st_behavior_type {
     ST_OFFSET_PURSUE,
     ST_INTERPOSE,
     ST_HIDE,
+    ST_AVOID_AGENTS, ///< predictive: away from the neighbour of soonest closest approach
     ST_BEHAVIOR_COUNT
 } st_behavior_type;
 
@@ -434,12 +473,13 @@ typedef struct st_behavior {
     st_vec2 offset;           ///< offset_pursue: in the leader's frame (x along heading, y along side)
     const st_path *path;      ///< follow_path; must outlive its use
     st_flock_params flock;    ///< flock, and separate/align/cohere in standing form
+    double rect[4];           ///< contain: x, y, w, h; w <= 0 or h <= 0: the world's rectangle
 } st_behavior;
 
 /// A behaviour of this type with its defaults.
 st_behavior st_default_behavior(st_behavior_type type);
 
-/// avoid_obstacles and avoid_walls return forces up to this many times
+/// avoid_obstacles, avoid_walls and avoid_agents return forces up to this many times
 /// max_force when a collision is near, so that summed at equal weight with a
 /// seek or a wander they still win; the sum is truncated to max_force as
 /// always, and under "priority" only max_force fits anyway. Every other
@@ -484,6 +524,81 @@ void st_agent_apply(st_world *w, st_agent_id id, st_vec2 force, double weight);
 bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list, int n);
 /// The standing list (valid until the next set or removal) and its length.
 int st_agent_behaviors(const st_world *w, st_agent_id id, const st_behavior **list);
+
+/* ------------------------------------------------------------------------ */
+/* avoidance: ORCA, a final velocity pass                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An agent with avoidance ST_AVOID_ORCA takes the velocity its steering
+ * forces give it this step as its preferred velocity, and replaces it with
+ * the velocity closest to it that no neighbour and no obstacle can collide
+ * with inside the time horizons (Optimal Reciprocal Collision Avoidance, van
+ * den Berg, Guy, Lin and Manocha 2011). Two ORCA agents share the avoiding
+ * by priority; an agent without ORCA, a locked agent and a circle obstacle
+ * are avoided entirely by the ORCA agent, as if they kept their velocity.
+ * The pass reads only the state at the start of the step, so its result
+ * does not depend on the number of threads.
+ */
+
+typedef enum st_avoidance {
+    ST_AVOIDANCE_NONE = 0,
+    ST_AVOIDANCE_ORCA = 1,
+} st_avoidance;
+
+/// An agent's avoidance settings. Range, horizons: a negative value means
+/// "automatic", worked out from the agent each step (see the fields).
+typedef struct st_avoid_def {
+    st_avoidance mode;         ///< default ST_AVOIDANCE_NONE
+    double range;              ///< neighbour distance; auto: max(10 * radius, max_speed * 1 s)
+    int max_neighbors;         ///< >= 0; default 10
+    double horizon;            ///< s, > 0; auto: range / max_speed, within [0.5, 10] s
+    double horizon_obstacles;  ///< s, > 0; auto: the agent horizon
+    double priority;           ///< >= 0, default 1; of two agents, the lower takes the larger share
+                               ///< (other / (own + other)); 0 against anything higher takes all
+    uint32_t layer;            ///< bits this agent is on; default 1
+    uint32_t mask;             ///< bits of the layers it avoids; default all
+    bool locked;               ///< never changes its velocity for others; they avoid it entirely
+} st_avoid_def;
+
+#define ST_AVOID_AUTO (-1.0)
+#define ST_AVOID_MAX_NEIGHBORS 10
+#define ST_AVOID_MAX_NEIGHBORS_CAP 64
+
+st_avoid_def st_default_avoid_def(void);
+/// False for a dead agent, an invalid def (NaN, range < 0 other than auto,
+/// horizons <= 0 other than auto, priority < 0, max_neighbors outside
+/// [0, ST_AVOID_MAX_NEIGHBORS_CAP]) or no memory.
+bool st_agent_set_avoidance(st_world *w, st_agent_id id, const st_avoid_def *def);
+/// The settings as set (auto values stay ST_AVOID_AUTO), or with effective
+/// the values the next step uses. False for a dead agent.
+bool st_agent_avoidance(const st_world *w, st_agent_id id, st_avoid_def *out, bool effective);
+
+/// One ORCA half-plane in velocity space: the permitted velocities lie to
+/// the left of the line through point along direction (a unit vector).
+typedef struct st_orca_line {
+    st_vec2 point;
+    st_vec2 direction;
+} st_orca_line;
+
+/// What ORCA did for the traced agent (st_world_set_trace) in the last step.
+typedef struct st_orca_trace {
+    bool valid;               ///< false when the agent did not run ORCA
+    st_vec2 preferred;        ///< the velocity its forces asked for
+    st_vec2 chosen;           ///< the velocity ORCA gave it
+    int line_count;           ///< half-planes: obstacles', then this step's, then the horizon's
+    int obstacle_lines;
+    int hard_lines;           ///< obstacle lines and one-step agent lines (kept when infeasible)
+    st_orca_line lines[ST_AVOID_MAX_NEIGHBORS_CAP + 16 + 32];
+} st_orca_trace;
+
+const st_orca_trace *st_world_orca_trace(const st_world *w);
+
+/// Contacts: after moving, overlapping bodies are pushed apart (equal
+/// shares; a locked agent does not move) and out of obstacles, in a few
+/// deterministic Jacobi passes. Off by default.
+void st_world_set_contacts(st_world *w, bool on);
+bool st_world_contacts(const st_world *w);
 
 /* ------------------------------------------------------------------------ */
 /* stepping                                                                 */

@@ -58,7 +58,9 @@ static void bounce_axis(double *p, double *v, double size)
     if (*p > size) *p = size;
 }
 
-ST__INLINE void integrate(st_world *w, int i, double dt)
+/// Steps 4a: the force truncated and applied; returns the velocity the agent
+/// would take (its preferred velocity when avoidance runs next).
+ST__INLINE st_vec2 integrate_velocity(st_world *w, int i, double dt)
 {
     st_body *b = &w->bodies[i];
     st_vec2 f = b->accum;
@@ -72,8 +74,13 @@ ST__INLINE void integrate(st_world *w, int i, double dt)
     if (!st_v2_finite(dv)) dv = st_v2_scale(st_v2_normalize_safe(f), 2.0 * b->max_speed);
     st_vec2 v = st_v2_add(b->vel, dv);
     if (!st_v2_finite(v) || !isfinite(st_v2_len2(v))) v = st_v2_scale(st_v2_normalize_safe(v), b->max_speed);
-    v = st_v2_truncate(v, b->max_speed);
+    return st_v2_truncate(v, b->max_speed);
+}
 
+/// Step 4b: move at velocity v, edges, heading, clear the accumulator.
+ST__INLINE void integrate_move(st_world *w, int i, st_vec2 v, double dt)
+{
+    st_body *b = &w->bodies[i];
     st_vec2 p = st_v2_add(b->pos, st_v2_scale(v, dt));
     if (!st_v2_finite(p)) p = b->pos; // an unbounded world's last finite place
 
@@ -101,19 +108,37 @@ ST__INLINE void integrate(st_world *w, int i, double dt)
     b->accum = st_v2(0.0, 0.0);
 }
 
-void st_world_step_end(st_world *w)
+ST__INLINE void integrate(st_world *w, int i, double dt) { integrate_move(w, i, integrate_velocity(w, i, dt), dt); }
+
+/// Steps 3-4 when some agent avoids: the standing pass, every agent's
+/// preferred velocity, then ORCA replaces some of them (reading only the
+/// state at the start of the step), then everyone moves.
+static void step_avoiding(st_world *w, st_vec2 *pref, int n, double dt)
 {
-    assert(w->in_step);
-    if (!w->in_step) return;
-    int n = w->step_count;
-    double dt = w->step_dt;
-    // The step began compacted; unless a brain removed someone since, every
-    // agent is alive and integration need not touch the agent records at all.
     const bool all_alive = w->dead == 0;
-    // Integration streams every body; counting each new position into the
-    // next grid's histograms on the way saves the build a second stream
-    // over them. It fixes the integrator's shares to the build's slices.
-    const int ns = all_alive ? st__grid_slices(w, n) : 1;
+#ifdef STEER_HAVE_OPENMP
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 256)
+#endif
+    {
+        st__standing_pass(w);
+#ifdef STEER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int i = 0; i < n; i++)
+            if (all_alive || w->agents[i].alive) pref[i] = integrate_velocity(w, i, dt);
+        st__avoid_pass(w, pref);
+#ifdef STEER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int i = 0; i < n; i++)
+            if (all_alive || w->agents[i].alive) integrate_move(w, i, pref[i], dt);
+    }
+}
+
+/// Steps 3-4 when nobody avoids: one team for the standing pass and the
+/// integration, which also counts the next grid's cells on the way.
+static void step_plain(st_world *w, int n, int ns, bool all_alive, double dt)
+{
     // One team for both passes: every fork and join is a wait for the
     // slowest thread, which on a busy machine can be a whole time slice.
 #ifdef STEER_HAVE_OPENMP
@@ -147,10 +172,30 @@ void st_world_step_end(st_world *w)
                 if (all_alive || w->agents[i].alive) integrate(w, i, dt);
         }
     }
+}
+
+void st_world_step_end(st_world *w)
+{
+    assert(w->in_step);
+    if (!w->in_step) return;
+    int n = w->step_count;
+    double dt = w->step_dt;
+    // The step began compacted; unless a brain removed someone since, every
+    // agent is alive and integration need not touch the agent records at all.
+    const bool all_alive = w->dead == 0;
+    // Integration streams every body; counting each new position into the
+    // next grid's histograms on the way saves the build a second stream
+    // over them. It fixes the integrator's shares to the build's slices.
+    st_vec2 *pref = w->avoid_active ? st__avoid_begin(w, n) : NULL;
+    const int ns = all_alive && !pref && !w->contacts ? st__grid_slices(w, n) : 1;
+    if (pref) step_avoiding(w, pref, n, dt);
+    else step_plain(w, n, ns, all_alive, dt);
     // After the team's last barrier; a removal or a move before the next
     // build clears it (st__moved).
     w->grid.pre_slices = ns > 1 ? ns : 0;
     w->grid.pre_count = n;
+    if (w->contacts) st__contacts_pass(w);
+    st__obstacles_settle(w);
 
     w->in_step = false;
     w->removed_in_step = false;

@@ -1,6 +1,5 @@
 /*
- * world.c — worlds, agents and their handles, obstacles, walls, randomness,
- * checksum.
+ * world.c — worlds, agents and their handles, paths, randomness, checksum.
  */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE // madvise and MADV_HUGEPAGE, hidden by -std=c11
@@ -72,6 +71,7 @@ st_world *st_world_create(const st_world_def *def)
     w->cell_size = def->cell_size;
     w->threads = def->threads;
     w->resort = true;
+    w->contacts = def->contacts;
     w->rng = st_rng_derive(def->seed, 0);
     w->next_serial = 1;
     w->free_slot = ST_NO_SLOT;
@@ -109,8 +109,8 @@ void st_world_destroy(st_world *w)
     free(w->order_pos);
     st__grid_free(&w->grid);
     st__tag_grids_free(w);
-    free(w->obstacles);
-    free(w->walls);
+    st__obstacles_free(w);
+    st__avoid_free(w);
     free(w->scratch);
     free(w);
 }
@@ -447,6 +447,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     b->force = st_v2(0.0, 0.0);
     b->behaviors = NULL;
     b->combine = (uint8_t)def->combine;
+    b->avoid = 0;
     st_vec2 h = def->has_heading ? st_v2_normalize_safe(def->heading) : st_v2(0.0, 0.0);
     if (h.x == 0.0 && h.y == 0.0) h = st_v2_normalize_safe(b->vel);
     if (h.x == 0.0 && h.y == 0.0) h = st_v2(1.0, 0.0);
@@ -839,49 +840,6 @@ int st_agent_behaviors(const st_world *w, st_agent_id id, const st_behavior **li
     const st_blist *l = i < 0 ? NULL : w->bodies[i].behaviors;
     if (list) *list = l ? l->items : NULL;
     return l ? l->count : 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* obstacles and walls                                                      */
-/* ------------------------------------------------------------------------ */
-
-int st_world_add_obstacle(st_world *w, st_vec2 center, double radius)
-{
-    assert(st_v2_finite(center) && st_finite(radius) && radius >= 0.0);
-    if (!st_v2_finite(center) || !st_finite(radius) || radius < 0.0) return 0;
-    if (!grow((void **)&w->obstacles, &w->obstacle_cap, w->obstacle_count + 1, sizeof(st_obstacle))) return 0;
-    w->obstacles[w->obstacle_count].center = center;
-    w->obstacles[w->obstacle_count].radius = radius;
-    return ++w->obstacle_count;
-}
-
-int st_world_add_wall(st_world *w, st_vec2 from, st_vec2 to)
-{
-    assert(st_v2_finite(from) && st_v2_finite(to));
-    if (!st_v2_finite(from) || !st_v2_finite(to)) return 0;
-    if (!grow((void **)&w->walls, &w->wall_cap, w->wall_count + 1, sizeof(st_wall))) return 0;
-    st_wall *wl = &w->walls[w->wall_count];
-    wl->from = from;
-    wl->to = to;
-    wl->normal = st_v2_perp(st_v2_normalize(st_v2_sub(to, from)));
-    return ++w->wall_count;
-}
-
-int st_world_obstacle_count(const st_world *w) { return w->obstacle_count; }
-int st_world_wall_count(const st_world *w) { return w->wall_count; }
-
-void st_world_obstacle(const st_world *w, int i, st_vec2 *center, double *radius)
-{
-    assert(i >= 0 && i < w->obstacle_count);
-    if (center) *center = w->obstacles[i].center;
-    if (radius) *radius = w->obstacles[i].radius;
-}
-
-void st_world_wall(const st_world *w, int i, st_vec2 *from, st_vec2 *to)
-{
-    assert(i >= 0 && i < w->wall_count);
-    if (from) *from = w->walls[i].from;
-    if (to) *to = w->walls[i].to;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -37,8 +37,14 @@ typedef struct st_body {
     // a dead agent is skipped without a look at its record).
     struct st_blist *behaviors;
     uint8_t combine;   // st_combine
-    uint8_t pad_[7];
+    uint8_t avoid;     // ST__AV_* bits (avoid.c)
+    uint8_t pad_[6];
 } st_body;
+
+// st_body.avoid: ORCA runs for it; locked; its st_avoid_def is in avoid_defs[slot].
+#define ST__AV_ORCA 1u
+#define ST__AV_LOCKED 2u
+#define ST__AV_DEF 4u
 
 _Static_assert(sizeof(st_body) == 2 * ST_BODY_ALIGN, "st_body is two cache lines");
 
@@ -117,8 +123,13 @@ typedef struct st_tag_grid {
 } st_tag_grid;
 
 typedef struct st_obstacle {
-    st_vec2 center;
-    double radius;
+    int id;
+    st_obstacle_kind kind;
+    st_vec2 center;      // circle: centre; polygon / polyline: mean of the points
+    st_vec2 prev_center; // where it was when the last step ended (ORCA's velocity for a moved circle)
+    double radius;       // circle: radius; polygon / polyline: bounding radius about center
+    st_vec2 *points;     // polygon / polyline: relative to center (closed polygons counter-clockwise)
+    int point_count;
 } st_obstacle;
 
 typedef struct st_wall {
@@ -183,10 +194,20 @@ struct st_world {
     double step_dt;
     int step_count;      // dense entries that take part in the current step
 
-    st_obstacle *obstacles;
+    st_obstacle *obstacles;   // in the order added (ids increase)
     int obstacle_count, obstacle_cap;
+    int next_obstacle_id;
     st_wall *walls;
     int wall_count, wall_cap;
+    uint64_t obstacle_epoch;  // bumped by every change to obstacles or walls
+
+    // Avoidance (avoid.c): settings by handle slot, for agents whose body
+    // has ST__AV_DEF; the module's step buffers.
+    st_avoid_def *avoid_defs;
+    uint32_t avoid_def_cap;
+    bool avoid_active;        // some agent was ever given ORCA: the step takes the avoidance path
+    bool contacts;
+    struct st_avoid_state *avoid;
 
     st_query_hit *scratch;   // st_world_query's sort buffer
     st_blist *last_list;     // the list set last, offered for sharing
@@ -242,6 +263,50 @@ int32_t *st__grid_slice(st_world *w, int s, int ns, int count, int *i0, int *i1)
 typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
 
 void st__blist_release(st_world *w, st_blist *l);
+
+/* obstacle.c */
+void st__obstacles_free(st_world *w);
+/// The end of a step: every obstacle's current centre becomes its previous one.
+void st__obstacles_settle(st_world *w);
+/// avoid_obstacles' look at polygons and polylines: the nearest point of
+/// one inside the detection box (length box, half width r about the
+/// heading h), as x along h and y along its side. False when none.
+bool st__polygon_box_hit(const st_world *w, const st_obstacle *o, st_vec2 pos, st_vec2 h, double box, double r,
+                         double *hit_x, double *hit_y);
+/// The point of a polygon or polyline's outline closest to p, and whether p
+/// lies inside a closed polygon.
+st_vec2 st__polygon_closest(const st_world *w, const st_obstacle *o, st_vec2 p, bool *inside);
+/// Every segment of the world's obstacles and walls (polygon edges, polyline
+/// segments, walls), for avoid_walls: calls fn(ctx, from, to).
+void st__each_segment(const st_world *w, void (*fn)(void *ctx, st_vec2 a, st_vec2 b), void *ctx);
+
+/* avoid.c */
+void st__avoid_free(st_world *w);
+/// Agent i's avoidance settings (the defaults when it has none), and with
+/// its automatic values worked out.
+const st_avoid_def *st__avoid_def(const st_world *w, int i);
+st_avoid_def st__avoid_effective(const st_world *w, int i);
+/// The layers agent j is on.
+static inline uint32_t st__avoid_layer(const st_world *w, uint32_t j)
+{
+    return (w->bodies[j].avoid & ST__AV_DEF) ? w->avoid_defs[w->agents[j].slot].layer : 1u;
+}
+/// The velocities of the step's agents before moving: ORCA agents' replaced
+/// by their chosen ones. pref[i] holds agent i's preferred velocity on entry.
+/// Call from every thread of the parallel region (an orphaned omp for).
+void st__avoid_pass(st_world *w, st_vec2 *pref);
+/// The buffer for the step's preferred velocities (count entries), or NULL
+/// when memory ran out (the step then runs without avoidance).
+st_vec2 *st__avoid_begin(st_world *w, int count);
+/// The same buffer alone, for other passes after the move (contacts).
+st_vec2 *st__avoid_buffer(st_world *w, int count);
+/// Contacts: push overlapping bodies apart after moving (contacts.c).
+void st__contacts_pass(st_world *w);
+
+/* avoid_predict.c */
+/// avoid_agents: away from the neighbour this agent would pass closest to
+/// soonest, if that pass is a collision.
+st_vec2 st__avoid_agents_force(const st_world *w, int i, double dt);
 
 /* behaviors.c */
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);

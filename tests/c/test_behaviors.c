@@ -949,7 +949,7 @@ static void every_force_within_max_force(void)
                 b.weight = tu_uniform(&r, 0, 3);
                 st_vec2 f = (s + t) % 2 ? st_agent_steer(w, ids[i], &b) : st_agent_force_of(w, ids[i], &b);
                 double mf = st_agent_max_force(w, ids[i]);
-                if (t == ST_AVOID_OBSTACLES || t == ST_AVOID_WALLS)
+                if (t == ST_AVOID_OBSTACLES || t == ST_AVOID_WALLS || t == ST_AVOID_AGENTS)
                     mf *= ST_AVOID_URGENCY; /* the avoidances may shout, see steer.h */
                 double over = st_v2_len(f) - mf;
                 if (over > worst)
