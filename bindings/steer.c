@@ -210,6 +210,8 @@ int luaopen_steer(lua_State *L)
     lua_setfield(L, -2, "mouse");
     lua_pushcfunction(L, sl_reload);
     lua_setfield(L, -2, "reload");
+    lua_pushcfunction(L, sl_install_random);
+    lua_setfield(L, -2, "install_random");
     sl_open_vec2(L);
     sl_open_path(L);
     sl_open_agent(L); /* before the world: its methods keep the agent metatable */

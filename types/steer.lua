@@ -125,6 +125,7 @@ function vec2lib.from_angle(rad, len) end
 ---@field threads integer   (extension) read only: threads of the standing pass
 ---@field cell_size number  (extension) read only: the neighbour grid's cell size
 ---@field on_error? fun(agent: steer.agent, message: string) called with each brain runtime error (message with traceback); nil: world:step raises the first one after finishing the step
+---@field user table        (extension) the scene's own state: a plain table kept with the world, so it survives scene and brain reloads; brains reach it as agent.world.user. Assignable (a table only)
 local world = {}
 
 ---@param def? steer.world_def
@@ -434,5 +435,12 @@ function steer.mouse() end
 ---@return true|nil ok
 ---@return string? message
 function steer.reload(name) end
+
+---(extension) Makes math.random (and math.randomseed) draw from `world`'s
+---seeded stream exactly as the app does, so a stock-Lua host gets the app's
+---numbers and checksums; math.randomseed then does nothing (the world's seed
+---is the only seed). nil puts the stock functions back.
+---@param world steer.world|nil
+function steer.install_random(world) end
 
 return steer
