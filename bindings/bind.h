@@ -312,6 +312,14 @@ void sl_brain_failed(lua_State *L, int world_idx, int agent_idx);
 bool sl_take_pending(lua_State *L, int world_idx);
 int sl_reload(lua_State *L);
 
+/* ---- hotswap.c ---- */
+/* Sets package.loaded's __newindex, which records each module's load-time
+ * values (its baseline) as require stores it. */
+void sl_hotswap_install(lua_State *L);
+/* Merges the new version of a module (the table at new_idx) into the loaded
+ * one (old_idx) in place; fills info's counts. May raise (memory only). */
+int sl_hotswap(lua_State *L, int old_idx, int new_idx, steer_reload_info *info);
+
 /* ---- random.c ---- */
 int sl_install_random(lua_State *L);
 

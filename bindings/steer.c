@@ -189,6 +189,7 @@ int luaopen_steer(lua_State *L)
 {
     luaL_checkversion(L);
     sl_getstate(L); /* created now so hooks never allocate it mid-callback */
+    sl_hotswap_install(L); /* baselines of the modules loaded from now on */
 
     /* worlds, weakly held: steer.reload visits every world's agents */
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds) != LUA_TTABLE) {
