@@ -316,9 +316,9 @@ int sl_reload(lua_State *L);
 /* Sets package.loaded's __newindex, which records each module's load-time
  * values (its baseline) as require stores it. */
 void sl_hotswap_install(lua_State *L);
-/* Merges the new version of a module (the table at new_idx) into the loaded
- * one (old_idx) in place; fills info's counts. May raise (memory only). */
-int sl_hotswap(lua_State *L, int old_idx, int new_idx, steer_reload_info *info);
+/* Merges the new version of module `name` (the table at new_idx) into the
+ * loaded one (old_idx) in place; fills info's counts. May raise (memory only). */
+int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info);
 
 /* ---- random.c ---- */
 int sl_install_random(lua_State *L);

@@ -637,7 +637,7 @@ static int reload_body(lua_State *L)
         return 1;
     }
     if (!lua_rawequal(L, 5, 7))
-        sl_hotswap(L, 7, 5, info);
+        sl_hotswap(L, name, 7, 5, info);
     else
         info->changed = true; /* the module reused its table: it changed it itself */
     reload_agents(L, 7, info);

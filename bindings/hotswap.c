@@ -50,6 +50,10 @@
 
 /* Registry key: live table or function -> its load-time snapshot (weak keys). */
 static const char key_base;
+/* Registry key: live table or function -> the name of the module whose
+ * load made it (weak keys). A merge only changes tables of the module it
+ * reloads (or tables no load made, such as ones built at run time). */
+static const char key_owner;
 /* A snapshot's stand-in for a value that is not data (tables, functions). */
 static const char key_ref;
 
@@ -92,10 +96,10 @@ static bool matchable_upvalue(const char *name)
     return name != NULL && name[0] != '\0' && name[0] != '(' && strcmp(name, "_ENV") != 0;
 }
 
-/* Pushes the baseline table (created on first use). */
-static void push_base(lua_State *L)
+/* Pushes the weak-keyed registry table under key (created on first use). */
+static void push_weak(lua_State *L, const void *key)
 {
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &key_base) == LUA_TTABLE)
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, key) == LUA_TTABLE)
         return;
     lua_pop(L, 1);
     lua_newtable(L);
@@ -104,8 +108,10 @@ static void push_base(lua_State *L)
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &key_base);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
 }
+
+static void push_base(lua_State *L) { push_weak(L, &key_base); }
 
 /* Pushes a set of the tables a walk never enters: package.loaded, every
  * module in it (each has its own baseline, or is a library), the globals
@@ -143,6 +149,7 @@ static void push_foreign(lua_State *L, int except)
 
 typedef struct track_walk {
     int base, foreign, seen, work, funcs; /* stack indices; funcs 0: not kept */
+    int owner, name;                      /* the owner table, the module's name */
     lua_Integer nwork, nfuncs;
     long nodes, limit;
     bool truncated;
@@ -223,6 +230,9 @@ static void track(lua_State *L, track_walk *t, int root)
         lua_pushvalue(L, x);
         lua_pushvalue(L, snap);
         lua_rawset(L, t->base);
+        lua_pushvalue(L, x);
+        lua_pushvalue(L, t->name);
+        lua_rawset(L, t->owner);
         lua_settop(L, x - 1);
     }
 }
@@ -247,6 +257,9 @@ static int loaded_newindex(lua_State *L)
     t.seen = lua_gettop(L);
     lua_newtable(L);
     t.work = lua_gettop(L);
+    push_weak(L, &key_owner);
+    t.owner = lua_gettop(L);
+    t.name = 2;
     t.limit = HS_TRACK_LIMIT;
     track(L, &t, 3);
     return 0;
@@ -317,6 +330,7 @@ static bool same_code(lua_State *L, int a, int b)
 
 typedef struct merge_walk {
     int base, fresh, pairs, relink, resolved, work;
+    int foreign, owner, name;
     lua_Integer nwork;
     steer_reload_info *info;
 } merge_walk;
@@ -337,6 +351,20 @@ static bool in_set(lua_State *L, int set, int idx)
     bool in = lua_rawget(L, set) != LUA_TNIL;
     lua_pop(L, 1);
     return in;
+}
+
+/* Whether the old table at o may take the new one at n in place: n is made
+ * by this load, and o is neither a library or other module (package.loaded,
+ * the globals) nor a table another module's load made. */
+static bool mergeable(lua_State *L, merge_walk *m, int o, int n)
+{
+    if (!in_set(L, m->fresh, n) || in_set(L, m->foreign, o))
+        return false;
+    lua_pushvalue(L, o);
+    int ty = lua_rawget(L, m->owner);
+    bool ok = ty == LUA_TNIL || lua_rawequal(L, -1, m->name);
+    lua_pop(L, 1);
+    return ok;
 }
 
 /* Pairs the old Lua function at of with the new one at nf: counts the
@@ -404,7 +432,7 @@ static void merge_functions(lua_State *L, merge_walk *m, int of, int nf)
         if (lua_istable(L, nv) && lua_istable(L, ov)) {
             if (lua_rawequal(L, nv, ov)) {
                 keep_old = true;
-            } else if (in_set(L, m->fresh, nv)) {
+            } else if (mergeable(L, m, ov, nv)) {
                 push_pair(L, m, ov, nv);
                 keep_old = true;
             }
@@ -500,7 +528,7 @@ static void merge_tables(lua_State *L, merge_walk *m, int o, int n)
         if (lua_rawequal(L, ov, nv)) {
             /* the same value: nothing to do */
         } else if (lua_istable(L, nv)) {
-            if (lua_istable(L, ov) && in_set(L, m->fresh, nv))
+            if (lua_istable(L, ov) && mergeable(L, m, ov, nv))
                 push_pair(L, m, ov, nv);
             else {
                 set = true;
@@ -544,7 +572,7 @@ static void merge_tables(lua_State *L, merge_walk *m, int o, int n)
             lua_pushvalue(L, mn);
             lua_setmetatable(L, o);
         } else if (!lua_rawequal(L, -1, mn)) {
-            if (in_set(L, m->fresh, mn))
+            if (mergeable(L, m, lua_gettop(L), mn))
                 push_pair(L, m, -1, mn);
             else {
                 lua_pushvalue(L, mn);
@@ -693,18 +721,22 @@ static void sweep_worlds(lua_State *L, sweep_walk *s)
 
 /* ---- the reload's merge ---- */
 
-int sl_hotswap(lua_State *L, int old_idx, int new_idx, steer_reload_info *info)
+int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info)
 {
     old_idx = lua_absindex(L, old_idx);
     new_idx = lua_absindex(L, new_idx);
     int top = lua_gettop(L);
+    lua_pushstring(L, name);
+    int name_idx = lua_gettop(L);
+    push_weak(L, &key_owner);
+    int owner = lua_gettop(L);
 
     /* 1. baselines of the new version, and the set of what it made */
     track_walk t;
     memset(&t, 0, sizeof t);
     push_base(L);
     t.base = lua_gettop(L);
-    push_foreign(L, 0);
+    push_foreign(L, old_idx); /* the module itself is what the merge changes */
     t.foreign = lua_gettop(L);
     lua_newtable(L);
     t.seen = lua_gettop(L);
@@ -712,6 +744,8 @@ int sl_hotswap(lua_State *L, int old_idx, int new_idx, steer_reload_info *info)
     t.work = lua_gettop(L);
     lua_newtable(L);
     t.funcs = lua_gettop(L);
+    t.owner = owner;
+    t.name = name_idx;
     t.limit = HS_TRACK_LIMIT;
     track(L, &t, new_idx);
     info->truncated = t.truncated;
@@ -722,6 +756,9 @@ int sl_hotswap(lua_State *L, int old_idx, int new_idx, steer_reload_info *info)
     m.info = info;
     m.base = t.base;
     m.fresh = t.seen;
+    m.foreign = t.foreign;
+    m.owner = owner;
+    m.name = name_idx;
     lua_newtable(L);
     m.pairs = lua_gettop(L);
     lua_newtable(L);

@@ -374,6 +374,19 @@ describe("deep reload", function()
       assert.are.equal("f2", M.f())
     end)
 
+    it("never merges into another module's tables", function()
+      p = project {
+        lib = "return { cfg = { a = 1, b = 2 } }",
+        user2 = 'local lib = require "$lib"\nreturn { cfg = lib.cfg }',
+      }
+      local U, Lib = require(p.name("user2")), require(p.name("lib"))
+      assert.is_true(rawequal(Lib.cfg, U.cfg))
+      p.write("user2", "return { cfg = { a = 9 } }")
+      p.reload("user2")
+      assert.are.same({ a = 1, b = 2 }, Lib.cfg)
+      assert.are.same({ a = 9 }, U.cfg)
+    end)
+
     it("a first load through steer.reload records the baseline too", function()
       p = project { late = [[
         local M = { n = 0, k = 1 }

@@ -1,7 +1,7 @@
 -- deep_brain.lua — a brain keeping an instance of a hand-written class in
--- luacheck: no unused args
 -- self: Animal (a method table with __index) <- Dog <- Puppy, two levels of
 -- inheritance through metatables, plus a mixin copied in. See deep_scene.lua.
+-- luacheck: no unused args
 
 local tally = require "deep_tally"
 
