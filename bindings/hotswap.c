@@ -308,9 +308,115 @@ static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
     return 0;
 }
 
-/* Whether the Lua functions at a and b have the same code (bytecode and
- * constants, debug information stripped: a comment or a moved line is no
- * change). When in doubt (no memory), they differ. */
+/* A stripped dump without the line numbers it keeps (each function's
+ * linedefined and lastlinedefined), so that code moved up or down by an
+ * edit elsewhere compares equal. Follows ldump.c of Lua 5.4; returns false
+ * (the dump left as it was) on anything it does not expect. */
+typedef struct dump_rd {
+    const unsigned char *p, *end;
+    unsigned char *out;
+    size_t n;
+    size_t isize, nsize; /* sizeof(Instruction), sizeof(lua_Number) and lua_Integer */
+} dump_rd;
+
+static bool rd_copy(dump_rd *r, size_t k, bool keep)
+{
+    if ((size_t)(r->end - r->p) < k)
+        return false;
+    if (keep)
+        memcpy(r->out + r->n, r->p, k), r->n += k;
+    r->p += k;
+    return true;
+}
+
+static bool rd_size(dump_rd *r, size_t *x, bool keep)
+{
+    const unsigned char *start = r->p;
+    size_t v = 0;
+    for (;;) {
+        if (r->p == r->end || r->p - start > 9)
+            return false;
+        unsigned char b = *r->p++;
+        v = (v << 7) | (b & 0x7f);
+        if (b & 0x80)
+            break;
+    }
+    if (keep)
+        memcpy(r->out + r->n, start, (size_t)(r->p - start)), r->n += (size_t)(r->p - start);
+    *x = v;
+    return true;
+}
+
+static bool rd_function(dump_rd *r, int depth)
+{
+    size_t n, k;
+    if (depth > 200 || !rd_size(r, &n, true) || (n > 0 && !rd_copy(r, n - 1, true))) /* source */
+        return false;
+    if (!rd_size(r, &k, false) || !rd_size(r, &k, false)) /* the two line numbers, dropped */
+        return false;
+    if (!rd_copy(r, 3, true) || !rd_size(r, &n, true) || n > (size_t)(r->end - r->p) / r->isize
+        || !rd_copy(r, n * r->isize, true)) /* parameters, stack size; code */
+        return false;
+    if (!rd_size(r, &n, true)) /* constants */
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (r->p == r->end)
+            return false;
+        unsigned char tt = *r->p;
+        if (!rd_copy(r, 1, true))
+            return false;
+        if (tt == 0x13 || tt == 0x03) { /* float, integer */
+            if (!rd_copy(r, r->nsize, true))
+                return false;
+        } else if (tt == 0x04 || tt == 0x14) { /* short, long string */
+            if (!rd_size(r, &k, true) || (k > 0 && !rd_copy(r, k - 1, true)))
+                return false;
+        } else if (tt != 0x00 && tt != 0x01 && tt != 0x11) { /* nil, false, true */
+            return false;
+        }
+    }
+    if (!rd_size(r, &n, true) || n > (size_t)(r->end - r->p) / 3 || !rd_copy(r, n * 3, true)) /* upvalues */
+        return false;
+    if (!rd_size(r, &n, true)) /* nested functions */
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!rd_function(r, depth + 1))
+            return false;
+    for (int i = 0; i < 4; i++) /* debug information: empty when stripped */
+        if (!rd_size(r, &n, true) || n != 0)
+            return false;
+    return true;
+}
+
+static void drop_lines(dump_buf *b)
+{
+    /* header: signature 4, version, format, LUAC_DATA 6, three sizes,
+     * LUAC_INT, LUAC_NUM; then the main function's upvalue count */
+    if (b->failed || b->n < 15)
+        return;
+    const unsigned char *h = (const unsigned char *)b->p;
+    size_t isize = h[12], intsize = h[13], numsize = h[14];
+    size_t head = 15 + intsize + numsize + 1;
+    if (isize == 0 || intsize != numsize || b->n < head)
+        return;
+    unsigned char *out = (unsigned char *)malloc(b->n);
+    if (out == NULL)
+        return;
+    dump_rd r = {h + head, h + b->n, out, head, isize, numsize};
+    memcpy(out, h, head);
+    if (rd_function(&r, 0) && r.p == r.end) {
+        free(b->p);
+        b->p = (char *)out;
+        b->n = r.n;
+    } else {
+        free(out);
+    }
+}
+
+/* Whether the Lua functions at a and b have the same code (bytecode,
+ * constants and nested functions; debug information and line numbers
+ * left out, so a comment or code moved to other lines is no change). When
+ * in doubt (no memory), they differ. */
 static bool same_code(lua_State *L, int a, int b)
 {
     dump_buf da = {0}, db = {0};
@@ -320,6 +426,8 @@ static bool same_code(lua_State *L, int a, int b)
     lua_pushvalue(L, b);
     lua_dump(L, dump_writer, &db, 1);
     lua_pop(L, 1);
+    drop_lines(&da);
+    drop_lines(&db);
     bool same = !da.failed && !db.failed && da.n == db.n && (da.n == 0 || memcmp(da.p, db.p, da.n) == 0);
     free(da.p);
     free(db.p);
