@@ -427,13 +427,29 @@ function agent:apply(force, weight) end
 ---@return steer.vec2|nil
 function steer.mouse() end
 
----(extension) Reloads module `name` from its file, resolved like require:
----replaces its functions in place, resumes brains paused by errors and calls
+---What steer.reload did.
+---@class steer.reload_report
+---@field functions integer functions whose code changed
+---@field unchanged integer functions paired with an old one of the same code
+---@field added integer fields now holding a function only the new version has
+---@field removed integer fields the new source no longer makes
+---@field classes integer tables with an __index field whose functions changed
+---@field values integer data values (fields, module locals) taken from the new source
+---@field agents integer agents using the module as their brain
+---@field first boolean the module was not loaded before
+---@field changed boolean false: same code and values as before
+---@field truncated boolean a graph was too big to merge whole
+
+---(extension) Reloads module `name` from its file, resolved like require, and
+---merges it into the loaded version in place (README "Hot reload": tables
+---keep their identity, functions come from the new file with their upvalues
+---joined to the old module variables, data changes only where the source
+---changed it); resumes brains paused by errors and calls
 ---brain.reload(self, agent) for every agent using it. On a compile or load
 ---error the old code stays and the result is nil, "file:line: message".
 ---@param name string
 ---@return true|nil ok
----@return string? message
+---@return steer.reload_report|string report_or_message
 function steer.reload(name) end
 
 ---(extension) Makes math.random (and math.randomseed) draw from `world`'s
