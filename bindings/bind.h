@@ -39,7 +39,8 @@ enum {
     SL_WUV_TAGPIN,     /* the strings of tag_cache, kept alive (slot -> string) */
     SL_WUV_AGENTMT,    /* the agent metatable, pinned for sl_world.agent_mt */
     SL_WUV_REMOVED,    /* agents removed during the brain pass (pointer -> agent) */
-    SL_WUV_COUNT = SL_WUV_REMOVED
+    SL_WUV_USER,       /* world.user: the scene's own table (made on first read) */
+    SL_WUV_COUNT = SL_WUV_USER
 };
 
 #define SL_TAG_CACHE 4
@@ -310,5 +311,16 @@ void sl_brain_failed(lua_State *L, int world_idx, int agent_idx);
  * returns whether one was pushed. */
 bool sl_take_pending(lua_State *L, int world_idx);
 int sl_reload(lua_State *L);
+
+/* ---- hotswap.c ---- */
+/* Sets package.loaded's __newindex, which records each module's load-time
+ * values (its baseline) as require stores it. */
+void sl_hotswap_install(lua_State *L);
+/* Merges the new version of module `name` (the table at new_idx) into the
+ * loaded one (old_idx) in place; fills info's counts. May raise (memory only). */
+int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info);
+
+/* ---- random.c ---- */
+int sl_install_random(lua_State *L);
 
 #endif

@@ -476,34 +476,9 @@ int steer_lua_paused_count(lua_State *L, int world_idx)
 
 /* ---- hot reload ---- */
 
-/* Copies the fields of the table at src into the one at dst and removes the
- * fields src lacks: dst becomes src while keeping its identity. */
-static void replace_fields(lua_State *L, int dst, int src)
-{
-    lua_pushnil(L);
-    while (lua_next(L, dst)) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        if (lua_rawget(L, src) == LUA_TNIL) {
-            lua_pushvalue(L, -2);
-            lua_pushnil(L);
-            lua_rawset(L, dst); /* clearing a visited field is allowed during lua_next */
-        }
-        lua_pop(L, 1);
-    }
-    lua_pushnil(L);
-    while (lua_next(L, src)) {
-        lua_pushvalue(L, -2);
-        lua_insert(L, -2);
-        lua_rawset(L, dst);
-    }
-    if (lua_getmetatable(L, src))
-        lua_setmetatable(L, dst);
-}
-
 /* Resumes and calls brain.reload for every agent of every world whose
  * brain is the module table at mod. */
-static void reload_agents(lua_State *L, int mod)
+static void reload_agents(lua_State *L, int mod, steer_reload_info *info)
 {
     /* a snapshot: reload callbacks may create worlds, and adding keys to a
      * table under lua_next is undefined */
@@ -544,6 +519,7 @@ static void reload_agents(lua_State *L, int mod)
             bool uses = st_id_equal(a->id, id) && !a->removed && lua_rawequal(L, -1, mod);
             lua_pop(L, 1);
             if (uses) {
+                info->agents++;
                 if (a->paused) {
                     a->paused = false;
                     sw->paused--;
@@ -613,11 +589,13 @@ static void find_loader(lua_State *L, int package, const char *name)
     lua_settop(L, base + 2);
 }
 
-/* Protected body of a reload. 1: module name. Returns true, or false and
- * the message, for failures of the script; raises only for the unexpected. */
+/* Protected body of a reload. 1: module name, 2: the steer_reload_info to
+ * fill. Returns true, or false and the message, for failures of the script;
+ * raises only for the unexpected. */
 static int reload_body(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
+    steer_reload_info *info = (steer_reload_info *)lua_touserdata(L, 2);
     lua_settop(L, 1);
     if (lua_getglobal(L, "package") != LUA_TTABLE) /* 2 */
         return luaL_error(L, "no package library to find module '%s'", name);
@@ -650,20 +628,34 @@ static int reload_body(lua_State *L)
         return luaL_error(L, "package.loaded must be a table");
     if (lua_getfield(L, 6, name) != LUA_TTABLE) { /* 7: the old module */
         /* never loaded (or not a table): this load is the first */
+        lua_pushnil(L);
+        lua_setfield(L, 6, name); /* an absent key: package.loaded's __newindex records it */
         lua_pushvalue(L, 5);
         lua_setfield(L, 6, name);
+        info->first = info->changed = true;
         lua_pushboolean(L, 1);
         return 1;
     }
     if (!lua_rawequal(L, 5, 7))
-        replace_fields(L, 7, 5);
-    reload_agents(L, 7);
+        sl_hotswap(L, name, 7, 5, info);
+    else
+        info->changed = true; /* the module reused its table: it changed it itself */
+    reload_agents(L, 7, info);
     lua_pushboolean(L, 1);
     return 1;
 }
 
 bool steer_lua_reload(lua_State *L, const char *name)
 {
+    return steer_lua_reload_info(L, name, NULL);
+}
+
+bool steer_lua_reload_info(lua_State *L, const char *name, steer_reload_info *info)
+{
+    steer_reload_info scratch;
+    if (info == NULL)
+        info = &scratch;
+    memset(info, 0, sizeof *info);
     /* A reload callback that reloads (its own module, or one whose callback
      * reloads it back) would recurse once per agent at every level: an
      * exponential hang no budget stops, as each callback has its own. */
@@ -675,7 +667,8 @@ bool steer_lua_reload(lua_State *L, const char *name)
     st->reloading = true;
     lua_pushcfunction(L, reload_body);
     lua_pushstring(L, name);
-    int status = lua_pcall(L, 1, 2, 0);
+    lua_pushlightuserdata(L, info);
+    int status = lua_pcall(L, 2, 2, 0);
     st->reloading = false;
     if (status != LUA_OK)
         return false; /* the message is on top */
@@ -691,13 +684,30 @@ bool steer_lua_reload(lua_State *L, const char *name)
     return false;
 }
 
-/* steer.reload(name) -> true | nil, message */
+/* steer.reload(name) -> true, report | nil, message */
 int sl_reload(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
-    if (steer_lua_reload(L, name)) {
+    steer_reload_info info;
+    if (steer_lua_reload_info(L, name, &info)) {
         lua_pushboolean(L, 1);
-        return 1;
+        lua_createtable(L, 0, 10);
+        const struct { const char *k; int v; } counts[] = {
+            {"functions", info.functions}, {"unchanged", info.unchanged}, {"added", info.added},
+            {"removed", info.removed}, {"classes", info.classes}, {"values", info.values},
+            {"agents", info.agents},
+        };
+        for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+            lua_pushinteger(L, counts[i].v);
+            lua_setfield(L, -2, counts[i].k);
+        }
+        lua_pushboolean(L, info.first);
+        lua_setfield(L, -2, "first");
+        lua_pushboolean(L, info.changed);
+        lua_setfield(L, -2, "changed");
+        lua_pushboolean(L, info.truncated);
+        lua_setfield(L, -2, "truncated");
+        return 2;
     }
     lua_pushnil(L);
     lua_insert(L, -2);

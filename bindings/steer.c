@@ -189,6 +189,7 @@ int luaopen_steer(lua_State *L)
 {
     luaL_checkversion(L);
     sl_getstate(L); /* created now so hooks never allocate it mid-callback */
+    sl_hotswap_install(L); /* baselines of the modules loaded from now on */
 
     /* worlds, weakly held: steer.reload visits every world's agents */
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds) != LUA_TTABLE) {
@@ -210,6 +211,8 @@ int luaopen_steer(lua_State *L)
     lua_setfield(L, -2, "mouse");
     lua_pushcfunction(L, sl_reload);
     lua_setfield(L, -2, "reload");
+    lua_pushcfunction(L, sl_install_random);
+    lua_setfield(L, -2, "install_random");
     sl_open_vec2(L);
     sl_open_path(L);
     sl_open_agent(L); /* before the world: its methods keep the agent metatable */

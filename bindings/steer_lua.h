@@ -44,11 +44,30 @@ int steer_lua_pcall(lua_State *L, int nargs, int nresults);
 void steer_lua_set_budget(lua_State *L, long instructions);
 
 /* ---- brains ---- */
+
+/// What a reload did (see steer_lua_reload_info).
+typedef struct steer_reload_info {
+    int functions;  ///< functions whose code changed (fields, locals, class methods)
+    int unchanged;  ///< functions paired with an old one of the same code
+    int added;      ///< fields that hold a function only the new version has
+    int removed;    ///< fields the new source no longer makes (functions or data)
+    int classes;    ///< tables with an __index field whose functions changed
+    int values;     ///< data values (fields, locals) taken from the new source
+    int agents;     ///< agents whose brain is the module
+    bool first;     ///< the module was not loaded before: this was its first load
+    bool changed;   ///< false: the new version has the same code and literals
+    bool truncated; ///< a graph was too big to walk whole (part of it was not merged)
+} steer_reload_info;
+
 /// Reloads module `name` (resolved like require): loads and runs the file
-/// afresh; on success copies the new table's fields into the loaded module
-/// table (so every agent using it sees the new functions), resumes paused
-/// brains that use it and calls brain.reload(self, agent) for each of them.
-/// Returns true, or false with the error message (`file:line: message`) pushed.
+/// afresh; on success merges the new version into the loaded one in place
+/// (bindings/hotswap.c: tables keep their identity, functions come from the
+/// new source with their upvalues joined to the old variables, data changes
+/// only where the source changed it), resumes paused brains that use it and
+/// calls brain.reload(self, agent) for each of them. Returns true, or false
+/// with the error message (`file:line: message`) pushed. info may be NULL.
+bool steer_lua_reload_info(lua_State *L, const char *name, steer_reload_info *info);
+/// steer_lua_reload_info without the report.
 bool steer_lua_reload(lua_State *L, const char *name);
 
 /// Where brain runtime errors go when a world has no on_error: instead of

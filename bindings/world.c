@@ -299,14 +299,27 @@ static int world_gc(lua_State *L)
 /* ---- fields ---- */
 
 enum {
-    WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_CELL_SIZE, WF_ON_ERROR
+    WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_CELL_SIZE, WF_ON_ERROR, WF_USER
 };
 
 static const struct { const char *name; int code; } world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
     {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
-    {"on_error", WF_ON_ERROR},
+    {"on_error", WF_ON_ERROR}, {"user", WF_USER},
 };
+
+/* world.user: the scene's own table, made on first read. It lives with the
+ * world userdata (a uservalue), so it outlives scene and brain reloads and
+ * goes wherever the world goes. */
+static void push_user(lua_State *L, int world_idx)
+{
+    if (lua_getiuservalue(L, world_idx, SL_WUV_USER) == LUA_TTABLE)
+        return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, world_idx, SL_WUV_USER);
+}
 
 /* upvalue 1: name -> method or field code; 2: the world metatable (pinned
  * for the key cache's type check: `agent.world:nearest` runs through here
@@ -337,6 +350,7 @@ static int world_index(lua_State *L)
     case WF_THREADS: lua_pushinteger(L, st_world_threads(w)); break;
     case WF_CELL_SIZE: lua_pushnumber(L, st_world_cell_size(w)); break;
     case WF_ON_ERROR: lua_getiuservalue(L, 1, SL_WUV_ONERROR); break;
+    case WF_USER: push_user(L, 1); break;
     default: lua_pushnil(L); break;
     }
     return 1;
@@ -355,6 +369,15 @@ static int world_newindex(lua_State *L)
         }
         lua_settop(L, 3);
         lua_setiuservalue(L, 1, SL_WUV_ONERROR);
+        return 0;
+    }
+    if (ty == LUA_TNUMBER && lua_tointeger(L, -2) == WF_USER) {
+        if (lua_type(L, 3) != LUA_TTABLE) {
+            sl_src src = sl_assign("user");
+            sl_raise_type(L, &src, 3, "table");
+        }
+        lua_settop(L, 3);
+        lua_setiuservalue(L, 1, SL_WUV_USER);
         return 0;
     }
     if (ty == LUA_TNUMBER)

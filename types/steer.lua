@@ -125,6 +125,7 @@ function vec2lib.from_angle(rad, len) end
 ---@field threads integer   (extension) read only: threads of the standing pass
 ---@field cell_size number  (extension) read only: the neighbour grid's cell size
 ---@field on_error? fun(agent: steer.agent, message: string) called with each brain runtime error (message with traceback); nil: world:step raises the first one after finishing the step
+---@field user table        (extension) the scene's own state: a plain table kept with the world, so it survives scene and brain reloads; brains reach it as agent.world.user. Assignable (a table only)
 local world = {}
 
 ---@param def? steer.world_def
@@ -426,13 +427,36 @@ function agent:apply(force, weight) end
 ---@return steer.vec2|nil
 function steer.mouse() end
 
----(extension) Reloads module `name` from its file, resolved like require:
----replaces its functions in place, resumes brains paused by errors and calls
+---What steer.reload did.
+---@class steer.reload_report
+---@field functions integer functions whose code changed
+---@field unchanged integer functions paired with an old one of the same code
+---@field added integer fields now holding a function only the new version has
+---@field removed integer fields the new source no longer makes
+---@field classes integer tables with an __index field whose functions changed
+---@field values integer data values (fields, module locals) taken from the new source
+---@field agents integer agents using the module as their brain
+---@field first boolean the module was not loaded before
+---@field changed boolean false: same code and values as before
+---@field truncated boolean a graph was too big to merge whole
+
+---(extension) Reloads module `name` from its file, resolved like require, and
+---merges it into the loaded version in place (README "Hot reload": tables
+---keep their identity, functions come from the new file with their upvalues
+---joined to the old module variables, data changes only where the source
+---changed it); resumes brains paused by errors and calls
 ---brain.reload(self, agent) for every agent using it. On a compile or load
 ---error the old code stays and the result is nil, "file:line: message".
 ---@param name string
 ---@return true|nil ok
----@return string? message
+---@return steer.reload_report|string report_or_message
 function steer.reload(name) end
+
+---(extension) Makes math.random (and math.randomseed) draw from `world`'s
+---seeded stream exactly as the app does, so a stock-Lua host gets the app's
+---numbers and checksums; math.randomseed then does nothing (the world's seed
+---is the only seed). nil puts the stock functions back.
+---@param world steer.world|nil
+function steer.install_random(world) end
 
 return steer

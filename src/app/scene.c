@@ -749,6 +749,7 @@ typedef struct reload_args {
     const char *module;
     const char *path;
     bool ok;
+    steer_reload_info info;
 } reload_args;
 
 static int loaded_fn(lua_State *L)
@@ -764,10 +765,35 @@ static int reload_fn(lua_State *L)
 {
     app *a = call_app(L);
     reload_args *r = call_arg(L);
-    r->ok = steer_lua_reload(L, r->module);
+    r->ok = steer_lua_reload_info(L, r->module, &r->info);
     if (!r->ok)
         app_report_error(a, APP_ERR_LOAD, r->path, lua_tostring(L, -1));
     return 0;
+}
+
+/* "3 functions replaced, 1 class patched, 40 agents": what a reload did. */
+static void describe_reload(const steer_reload_info *in, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+#define PART(cond, ...)                                                        \
+    do {                                                                       \
+        if ((cond) && used < n) {                                              \
+            int w = snprintf(out + used, n - used, "%s", used ? ", " : "");  \
+            used += w > 0 ? (size_t)w : 0;                                     \
+            if (used < n) {                                                    \
+                w = snprintf(out + used, n - used, __VA_ARGS__);               \
+                used += w > 0 ? (size_t)w : 0;                                 \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+    PART(1, "%d function%s replaced", in->functions, in->functions == 1 ? "" : "s");
+    PART(in->added > 0, "%d added", in->added);
+    PART(in->removed > 0, "%d removed", in->removed);
+    PART(in->classes > 0, "%d class%s patched", in->classes, in->classes == 1 ? "" : "es");
+    PART(in->values > 0, "%d value%s changed", in->values, in->values == 1 ? "" : "s");
+    PART(1, "%d agent%s", in->agents, in->agents == 1 ? "" : "s");
+#undef PART
 }
 
 static void reload_file(app *a, const char *path, int root)
@@ -797,7 +823,7 @@ static void reload_file(app *a, const char *path, int root)
         app_switch_scene(a, a->scene_path);
         return;
     }
-    reload_args r = {module, real, false};
+    reload_args r = {module, real, false, {0}};
     protect(a, loaded_fn, &r);
     if (!r.ok) {
         printf("reload: %s changed (module '%s' is not in use)\n", real, module);
@@ -811,8 +837,15 @@ static void reload_file(app *a, const char *path, int root)
         clear_errors(a, APP_ERR_RUNTIME, NULL);
         if (is_scene)
             a->update_paused = a->draw_paused = false;
-        printf("reload: ok %s (%s)\n", module, real);
-        app_format(a->flash, sizeof a->flash, "reloaded %s", module);
+        char what[256];
+        describe_reload(&r.info, what, sizeof what);
+        if (r.info.changed)
+            printf("reload: ok %s (%s) %s\n", module, what, real);
+        else
+            printf("reload: no change %s (%s) %s\n", module, what, real);
+        if (r.info.truncated)
+            printf("reload: %s is too big to merge whole: part of it was replaced, not merged\n", module);
+        app_format(a->flash, sizeof a->flash, r.info.changed ? "reloaded %s" : "%s: no change", module);
         a->flash_bad = false;
     } else {
         printf("reload: failed %s (%s); the old code keeps running\n", module, real);
