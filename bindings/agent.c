@@ -115,6 +115,9 @@ static bool is_spawn_field(lua_State *L, int key_idx)
     for (int i = 0; spawn_fields[i] != NULL; i++)
         if (strcmp(k, spawn_fields[i]) == 0)
             return true;
+    for (int i = 0; sl_avoid_fields[i] != NULL; i++)
+        if (strcmp(k, sl_avoid_fields[i]) == 0)
+            return true;
     return false;
 }
 
@@ -196,6 +199,9 @@ int sl_world_spawn(lua_State *L)
         lua_pop(L, 1);
     }
 
+    st_avoid_def avoid;
+    bool has_avoid = sl_avoid_parse_def(L, 2, &avoid);
+
     /* 3: behaviour array (or nil), 4: its normalised copy (or nil) */
     st_behavior *list = NULL;
     int nb = 0;
@@ -240,6 +246,12 @@ int sl_world_spawn(lua_State *L)
         return luaL_error(L, "cannot spawn agent (out of memory)");
     }
     st_agent_set_wander(sw->w, id, wd, wr, wj);
+    if (has_avoid && !st_agent_set_avoidance(sw->w, id, &avoid)) {
+        st_world_remove(sw->w, id);
+        if (!lua_isnil(L, 5))
+            sw->brain_dead++;
+        return luaL_error(L, "cannot spawn agent (out of memory)");
+    }
 
     /* 6: the agent */
     sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
@@ -339,6 +351,7 @@ enum {
     AF_POS = 1, AF_VEL, AF_HEADING, AF_SIDE, AF_SPEED, AF_FORCE, AF_MAX_SPEED, AF_MAX_FORCE,
     AF_MASS, AF_RADIUS, AF_TAG, AF_COLOR, AF_COMBINE, AF_WANDER_DISTANCE, AF_WANDER_RADIUS,
     AF_WANDER_JITTER, AF_ID, AF_ALIVE, AF_WORLD, AF_SELF, AF_BEHAVIORS,
+    AF_AVOID = 32, /* AF_AVOID + k: sl_avoid_fields[k] */
     AF_READONLY = 64 /* flag: assigning raises */
 };
 
@@ -460,7 +473,12 @@ static int agent_index(lua_State *L)
     case AF_WORLD: lua_getiuservalue(L, 1, SL_AUV_WORLD); break;
     case AF_SELF: sl_pushself(L, 1); break;
     case AF_BEHAVIORS: push_behaviors_copy(L, 1); break;
-    default: lua_pushnil(L); break;
+    default:
+        if (code >= AF_AVOID && code < AF_AVOID + SL_AVOID_FIELDS)
+            sl_avoid_push_field(L, w, id, code - AF_AVOID);
+        else
+            lua_pushnil(L);
+        break;
     }
     return 1;
 }
@@ -529,6 +547,10 @@ static int agent_newindex(lua_State *L)
         lua_setiuservalue(L, 1, SL_AUV_BEHAVIORS);
         break;
     default:
+        if (code >= AF_AVOID && code < AF_AVOID + SL_AVOID_FIELDS) {
+            sl_avoid_assign(L, w, id, code - AF_AVOID, 3, &src);
+            break;
+        }
         return luaL_error(L, "field '%s' of steer.agent is read-only", k);
     }
     return 0;
@@ -664,7 +686,20 @@ static int weight_only(lua_State *L, st_behavior_type type)
 static int agent_wander(lua_State *L) { return weight_only(L, ST_WANDER); }
 static int agent_avoid_obstacles(lua_State *L) { return weight_only(L, ST_AVOID_OBSTACLES); }
 static int agent_avoid_walls(lua_State *L) { return weight_only(L, ST_AVOID_WALLS); }
-static int agent_contain(lua_State *L) { return weight_only(L, ST_CONTAIN); }
+static int agent_avoid_agents(lua_State *L) { return weight_only(L, ST_AVOID_AGENTS); }
+
+/* a:contain([rect,] [weight]): the world's rectangle, or {x, y, w, h} */
+static int agent_contain(lua_State *L)
+{
+    if (lua_type(L, 2) != LUA_TTABLE)
+        return weight_only(L, ST_CONTAIN);
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[ST_CONTAIN];
+    sl_src src = sl_arg(2);
+    sl_rect(L, 2, &src, b.rect);
+    b.weight = sl_optfinite(L, 3, 1.0);
+    return push_steer(L, a, &b);
+}
 
 typedef st_vec2 (*list_fn)(st_world *, st_agent_id, const st_agent_id *, int, double);
 
@@ -787,6 +822,7 @@ static const luaL_Reg agent_methods[] = {
     {"avoid_obstacles", agent_avoid_obstacles},
     {"avoid_walls", agent_avoid_walls},
     {"contain", agent_contain},
+    {"avoid_agents", agent_avoid_agents},
     {"follow_path", agent_follow_path},
     {"offset_pursue", agent_offset_pursue},
     {"interpose", agent_interpose},
@@ -809,6 +845,10 @@ void sl_open_agent(lua_State *L)
     for (size_t i = 0; i < sizeof agent_fields / sizeof agent_fields[0]; i++) {
         lua_pushinteger(L, agent_fields[i].code);
         lua_setfield(L, -2, agent_fields[i].name);
+    }
+    for (int k = 0; k < SL_AVOID_FIELDS; k++) {
+        lua_pushinteger(L, AF_AVOID + k);
+        lua_setfield(L, -2, sl_avoid_fields[k]);
     }
     lua_pushvalue(L, -1);
     lua_pushvalue(L, -3);

@@ -33,6 +33,7 @@ enum {
     BF_ALIGNMENT = 1u << 16,
     BF_COHESION = 1u << 17,
     BF_SEPARATION_RADIUS = 1u << 18,
+    BF_RECT = 1u << 19,
 };
 
 #define BF_QUERY (BF_RADIUS | BF_FOV | BF_TAG)
@@ -58,6 +59,7 @@ static const struct { const char *name; unsigned bit; } entry_fields[] = {
     {"alignment", BF_ALIGNMENT},
     {"cohesion", BF_COHESION},
     {"separation_radius", BF_SEPARATION_RADIUS},
+    {"rect", BF_RECT},
 };
 #define N_ENTRY_FIELDS (sizeof entry_fields / sizeof entry_fields[0])
 
@@ -82,11 +84,12 @@ static const struct {
     {"flock", ST_FLOCK, BF_FLOCK, 0, false},
     {"avoid_obstacles", ST_AVOID_OBSTACLES, 0, 0, false},
     {"avoid_walls", ST_AVOID_WALLS, 0, 0, false},
-    {"contain", ST_CONTAIN, 0, 0, false},
+    {"contain", ST_CONTAIN, BF_RECT, 0, false},
     {"follow_path", ST_FOLLOW_PATH, BF_PATH, BF_PATH, false},
     {"offset_pursue", ST_OFFSET_PURSUE, BF_LEADER | BF_OFFSET, BF_LEADER | BF_OFFSET, false},
     {"interpose", ST_INTERPOSE, BF_A | BF_B, BF_A | BF_B, false},
     {"hide", ST_HIDE, BF_THREAT, BF_THREAT, false},
+    {"avoid_agents", ST_AVOID_AGENTS, 0, 0, false},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -121,6 +124,37 @@ st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src)
             return values[i];
     sl_raise(L, src, "invalid option '%s' (\"slow\", \"normal\" or \"fast\")", s);
     return ST_DECEL_LINEAR;
+}
+
+void sl_rect(lua_State *L, int idx, const sl_src *src, double rect[4])
+{
+    static const char *const keys[4] = {"x", "y", "w", "h"};
+    if (lua_type(L, idx) != LUA_TTABLE)
+        sl_raise_type(L, src, idx, "rectangle {x, y, w, h}");
+    idx = lua_absindex(L, idx);
+    for (int i = 0; i < 4; i++) {
+        if (lua_rawgeti(L, idx, i + 1) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lua_getfield(L, idx, keys[i]);
+        }
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_raise(L, src, "rectangle {x, y, w, h} expected (%s is %s)", keys[i], luaL_typename(L, -1));
+        rect[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        if (!isfinite(rect[i]))
+            sl_raise(L, src, "rectangle coordinates must be finite");
+    }
+    if (!(rect[2] > 0.0 && rect[3] > 0.0))
+        sl_raise(L, src, "rectangle width and height must be > 0");
+}
+
+void sl_pushrect(lua_State *L, const double rect[4])
+{
+    lua_createtable(L, 4, 0);
+    for (int i = 0; i < 4; i++) {
+        lua_pushnumber(L, rect[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
 }
 
 /* One flock field (bit) whose value is on top into p. Standing lists
@@ -292,10 +326,15 @@ static void parse_entry(lua_State *L, int world_idx, sl_world *sw, sl_src *src, 
             b->path = p->p;
             break;
         }
+        case BF_RECT:
+            sl_rect(L, -1, &fs, b->rect);
+            lua_pop(L, 1);
+            sl_pushrect(L, b->rect); /* the copy reads back as {x, y, w, h} */
+            break;
         default: flock_field(L, bit, &fs, &b->flock, true, world_idx, sw); break;
         }
         /* the copy holds vec2s for points, so it reads back as values */
-        if (lua_type(L, -1) == LUA_TTABLE) {
+        if (bit != BF_RECT && lua_type(L, -1) == LUA_TTABLE) {
             st_vec2 v = sl_point(L, -1, &fs);
             lua_pop(L, 1);
             steer_lua_pushvec2(L, v);

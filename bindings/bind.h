@@ -20,6 +20,7 @@
 #define SL_WORLD "steer.world"
 #define SL_AGENT "steer.agent"
 #define SL_PATH "steer.path"
+#define SL_OBSTACLE "steer.obstacle"
 
 /* Registry keys (their addresses). The metatables sit both under their
  * names (for luaL_checkudata users) and under these light-userdata keys:
@@ -40,7 +41,8 @@ enum {
     SL_WUV_AGENTMT,    /* the agent metatable, pinned for sl_world.agent_mt */
     SL_WUV_REMOVED,    /* agents removed during the brain pass (pointer -> agent) */
     SL_WUV_USER,       /* world.user: the scene's own table (made on first read) */
-    SL_WUV_COUNT = SL_WUV_USER
+    SL_WUV_OBSTACLES,  /* obstacle id -> its userdata (made on first need) */
+    SL_WUV_COUNT = SL_WUV_OBSTACLES
 };
 
 #define SL_TAG_CACHE 4
@@ -273,6 +275,27 @@ st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *
                                 const sl_src *src, double *weight);
 /* "slow" | "normal" | "fast" or nil (the linear ramp). */
 st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src);
+/* obstacle.c: steer.obstacle and the world methods that make them. */
+int sl_world_add_obstacle(lua_State *L);
+int sl_world_remove_obstacle(lua_State *L);
+int sl_world_obstacles(lua_State *L);
+void sl_open_obstacle(lua_State *L);
+
+/* avoid.c: the agent's avoidance fields, by index k into sl_avoid_fields. */
+#define SL_AVOID_FIELDS 9
+extern const char *const sl_avoid_fields[SL_AVOID_FIELDS + 1];
+/* Field k of d from the value at idx (nil: its default). */
+void sl_avoid_set_field(lua_State *L, st_avoid_def *d, int k, int idx, const sl_src *src);
+/* Pushes field k as the next step will use it. */
+void sl_avoid_push_field(lua_State *L, st_world *w, st_agent_id id, int k);
+/* a.<field k> = value at idx. */
+void sl_avoid_assign(lua_State *L, st_world *w, st_agent_id id, int k, int idx, const sl_src *src);
+/* The avoidance fields of spawn's def table at def_idx; true when any was given. */
+bool sl_avoid_parse_def(lua_State *L, int def_idx, st_avoid_def *d);
+
+/* A rectangle {x, y, w, h} (or with those keys): finite, w and h > 0. */
+void sl_rect(lua_State *L, int idx, const sl_src *src, double rect[4]);
+void sl_pushrect(lua_State *L, const double rect[4]);
 
 /* ---- path.c ---- */
 void sl_open_path(lua_State *L);

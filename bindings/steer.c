@@ -215,6 +215,7 @@ int luaopen_steer(lua_State *L)
     lua_setfield(L, -2, "install_random");
     sl_open_vec2(L);
     sl_open_path(L);
+    sl_open_obstacle(L);
     sl_open_agent(L); /* before the world: its methods keep the agent metatable */
     sl_open_world(L);
     return 1;

@@ -205,7 +205,7 @@ static double def_number(lua_State *L, const char *field, double def, double min
     return d;
 }
 
-/* steer.world{ width, height, edges, seed, dt, cell_size, threads } */
+/* steer.world{ width, height, edges, seed, dt, cell_size, threads, contacts } */
 int sl_world_new(lua_State *L)
 {
     st_world_def def = st_default_world_def();
@@ -251,6 +251,14 @@ int sl_world_new(lua_State *L)
             if (!isint || n < 1 || n > 1024)
                 sl_raise(L, &src, "must be an integer in 1..1024");
             def.threads = (int)n;
+        }
+        lua_pop(L, 1);
+
+        src.field = "contacts";
+        if (lua_getfield(L, 1, "contacts") != LUA_TNIL) {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                sl_raise_type(L, &src, -1, "boolean");
+            def.contacts = lua_toboolean(L, -1);
         }
         lua_pop(L, 1);
     }
@@ -299,13 +307,14 @@ static int world_gc(lua_State *L)
 /* ---- fields ---- */
 
 enum {
-    WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_CELL_SIZE, WF_ON_ERROR, WF_USER
+    WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_CELL_SIZE, WF_ON_ERROR, WF_USER,
+    WF_CONTACTS
 };
 
 static const struct { const char *name; int code; } world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
     {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
-    {"on_error", WF_ON_ERROR}, {"user", WF_USER},
+    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS},
 };
 
 /* world.user: the scene's own table, made on first read. It lives with the
@@ -351,6 +360,7 @@ static int world_index(lua_State *L)
     case WF_CELL_SIZE: lua_pushnumber(L, st_world_cell_size(w)); break;
     case WF_ON_ERROR: lua_getiuservalue(L, 1, SL_WUV_ONERROR); break;
     case WF_USER: push_user(L, 1); break;
+    case WF_CONTACTS: lua_pushboolean(L, st_world_contacts(w)); break;
     default: lua_pushnil(L); break;
     }
     return 1;
@@ -378,6 +388,14 @@ static int world_newindex(lua_State *L)
         }
         lua_settop(L, 3);
         lua_setiuservalue(L, 1, SL_WUV_USER);
+        return 0;
+    }
+    if (ty == LUA_TNUMBER && lua_tointeger(L, -2) == WF_CONTACTS) {
+        if (lua_type(L, 3) != LUA_TBOOLEAN) {
+            sl_src src = sl_assign("contacts");
+            sl_raise_type(L, &src, 3, "boolean");
+        }
+        st_world_set_contacts(sl_checkworld(L, 1)->w, lua_toboolean(L, 3));
         return 0;
     }
     if (ty == LUA_TNUMBER)
@@ -709,6 +727,9 @@ static const luaL_Reg world_methods[] = {
     {"nearest", world_nearest},
     {"obstacle", world_obstacle},
     {"wall", world_wall},
+    {"add_obstacle", sl_world_add_obstacle},
+    {"remove_obstacle", sl_world_remove_obstacle},
+    {"obstacles", sl_world_obstacles},
     {"step", world_step},
     {"random", world_random},
     {"checksum", world_checksum},
