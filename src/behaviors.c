@@ -740,12 +740,13 @@ static st_vec2 avoid_walls(const st_world *w, const st_body *b, double dt)
 }
 
 /// Keeps the agent inside the rectangle rect = {x, y, w, h} (w <= 0 or
-/// h <= 0: the world's): when its position a look-ahead from now lies within
+/// h <= 0, or anything not finite: the world's): when its position a look-ahead from now lies within
 /// a margin of a side, it steers back in at full speed across that side.
 static st_vec2 contain(const st_world *w, const st_body *b, const double rect[4], double dt)
 {
     double x0 = 0.0, y0 = 0.0, x1 = w->width, y1 = w->height;
-    if (rect && rect[2] > 0.0 && rect[3] > 0.0) {
+    if (rect && rect[2] > 0.0 && rect[3] > 0.0 && st_finite(rect[0]) && st_finite(rect[1]) && st_finite(rect[2]) &&
+        st_finite(rect[3]) && st_finite(rect[0] + rect[2]) && st_finite(rect[1] + rect[3])) {
         x0 = rect[0];
         y0 = rect[1];
         x1 = rect[0] + rect[2];

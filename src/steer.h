@@ -473,7 +473,7 @@ typedef struct st_behavior {
     st_vec2 offset;           ///< offset_pursue: in the leader's frame (x along heading, y along side)
     const st_path *path;      ///< follow_path; must outlive its use
     st_flock_params flock;    ///< flock, and separate/align/cohere in standing form
-    double rect[4];           ///< contain: x, y, w, h; w <= 0 or h <= 0: the world's rectangle
+    double rect[4];           ///< contain: x, y, w, h; w <= 0, h <= 0 or not finite: the world's rectangle
 } st_behavior;
 
 /// A behaviour of this type with its defaults.

@@ -112,6 +112,7 @@ function vec2lib.from_angle(rad, len) end
 ---@field dt? number         (extension) fixed step in seconds, > 0; default 1/60
 ---@field cell_size? number  (extension) neighbour grid cell in world units, > 0; default 50. About the radius of the most common query is best: queries then read 3 rows of cells
 ---@field threads? integer   (extension) threads for the standing-behaviour pass, 1..1024; default 1; results do not depend on it
+---@field contacts? boolean   (extension) resolve overlapping bodies after every step (see world.contacts); default false
 
 ---A simulation: agents, obstacles, walls and a seeded random stream.
 ---@class steer.world
@@ -125,6 +126,7 @@ function vec2lib.from_angle(rad, len) end
 ---@field threads integer   (extension) read only: threads of the standing pass
 ---@field cell_size number  (extension) read only: the neighbour grid's cell size
 ---@field on_error? fun(agent: steer.agent, message: string) called with each brain runtime error (message with traceback); nil: world:step raises the first one after finishing the step
+---@field contacts boolean   (extension) after moving, overlapping bodies are pushed apart (a locked agent does not move) and out of obstacles, and lose the velocity that drove them in; a few passes a step, deterministic
 ---@field user table        (extension) the scene's own state: a plain table kept with the world, so it survives scene and brain reloads; brains reach it as agent.world.user. Assignable (a table only)
 local world = {}
 
@@ -148,6 +150,15 @@ function steer.world(def) end
 ---@field wander_jitter? number       >= 0 (units per second), default 240
 ---@field behaviors? steer.behavior[] standing behaviours
 ---@field brain? string|steer.brain   a module name (resolved with require) or a brain table
+---@field avoidance? steer.avoidance    default "none"
+---@field avoid_range? number           neighbour distance for ORCA and avoid_agents; default automatic
+---@field avoid_max_neighbors? integer  0..64, default 10
+---@field avoid_horizon? number         s, > 0; default automatic
+---@field avoid_horizon_obstacles? number s, > 0; default automatic
+---@field avoid_priority? number        >= 0, default 1
+---@field avoid_layer? integer          bit set, default 1
+---@field avoid_mask? integer           bit set, default 0xFFFFFFFF
+---@field locked? boolean               default false
 ---@field [string] any                every other field seeds agent.self
 
 ---Spawns an agent at the end of the spawn order; brain.spawn(self, agent)
@@ -191,11 +202,32 @@ function world:neighbors(center, radius, opts) end
 ---@return number? distance
 function world:nearest(center, radius, tag) end
 
----A circle for avoid_obstacles and hide.
+---A circle for avoid_obstacles, hide and ORCA.
 ---@param center steer.point
 ---@param radius number >= 0
 ---@return integer id
 function world:obstacle(center, radius) end
+
+---@class steer.obstacle_def
+---@field pos? steer.point         a circle's centre (with radius)
+---@field radius? number           a circle: >= 0
+---@field polygon? steer.point[]   a closed polygon: 3 or more points, any winding, not self-intersecting
+---@field polyline? steer.point[]  an open chain of segments, solid on both sides: 2 or more points
+
+---An obstacle that avoid_obstacles, avoid_walls (polygon and polyline
+---edges), hide, contacts and ORCA all see. Give exactly one shape.
+---@param def steer.obstacle_def
+---@return steer.obstacle
+function world:add_obstacle(def) end
+
+---Removes it at once (an obstacle, or the id world:obstacle returned).
+---Removing it again raises "attempt to remove a removed obstacle".
+---@param obstacle steer.obstacle|integer
+function world:remove_obstacle(obstacle) end
+
+---Every obstacle, in the order added (circles from world:obstacle too).
+---@return steer.obstacle[]
+function world:obstacles() end
 
 ---A segment for avoid_walls.
 ---@param from steer.point
@@ -219,6 +251,21 @@ function world:random(m, n) end
 
 ---@return integer hash of every agent's state
 function world:checksum() end
+
+-- ---------------------------------------------------------------- obstacles
+
+---@alias steer.obstacle_kind "circle"|"polygon"|"polyline"
+---@alias steer.avoidance "none"|"orca"
+
+---An obstacle of a world. After world:remove_obstacle only id, kind and
+---alive stay readable; anything else raises "attempt to use a removed obstacle".
+---@class steer.obstacle
+---@field id integer                 read only
+---@field kind steer.obstacle_kind   read only
+---@field pos steer.vec2             a circle's centre, a polygon's mean point; assigning moves it (ORCA sees a circle that moved as moving)
+---@field radius number              read only: a circle's radius, a polygon's bounding radius about pos
+---@field points steer.vec2[]        read only: a polygon's or polyline's points (a copy); empty for a circle
+---@field alive boolean              read only
 
 -- ---------------------------------------------------------------- paths
 
@@ -248,7 +295,7 @@ function steer.path(def) end
 ---for {"wander"}. Reading agent.behaviors gives back an equivalent list
 ---(points as vec2s).
 ---@class steer.behavior
----@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"
+---@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"
 ---@field weight? number
 ---@field target? steer.point|steer.agent  seek, flee, arrive (point or agent); pursue, evade, intercept (agent)
 ---@field panic_radius? number             flee
@@ -268,6 +315,7 @@ function steer.path(def) end
 ---@field alignment? number                flock
 ---@field cohesion? number                 flock
 ---@field separation_radius? number        flock, separate
+---@field rect? number[]                    contain: {x, y, w, h} instead of the world's rectangle
 
 ---@class steer.flock_opts
 ---@field radius? number             neighbour radius, default 50
@@ -306,6 +354,15 @@ function steer.path(def) end
 ---@field alive boolean                  read only
 ---@field world steer.world              read only
 ---@field self table                     read only: the brain's state table
+---@field avoidance steer.avoidance      "orca": the velocity steering asks for becomes ORCA's preferred velocity, and the agent moves at the closest one that collides with nothing within the horizons
+---@field avoid_range number             ORCA's and avoid_agents' neighbour distance; nil: automatic (max(10 x radius, max_speed x 1 s)), which reading shows
+---@field avoid_max_neighbors integer    0..64: ORCA looks at this many nearest; default 10
+---@field avoid_horizon number           s, > 0: how far ahead agents are avoided; nil: automatic (range / max_speed within [0.5, 10])
+---@field avoid_horizon_obstacles number s, > 0: how far ahead obstacles are avoided; nil: the agent horizon
+---@field avoid_priority number          >= 0, default 1: of two ORCA agents the lower takes the larger share of avoiding (other / (own + other)); 0 against a higher one takes all
+---@field avoid_layer integer            bit set: the layers this agent is on; default 1
+---@field avoid_mask integer             bit set: the layers it avoids (ORCA and avoid_agents); default 0xFFFFFFFF
+---@field locked boolean                 others avoid it entirely and it never changes its velocity for them
 local agent = {}
 
 -- Each behaviour method computes one force, adds weight (default 1) times it
@@ -378,10 +435,21 @@ function agent:avoid_obstacles(weight) end
 ---@return steer.vec2
 function agent:avoid_walls(weight) end
 
----Steers back inside the world's rectangle.
+---Steers back inside the world's rectangle, or inside rect = {x, y, w, h}
+---(a table first: `a:contain({0, 0, 200, 100}, 2)`; a number first is the weight).
+---@param rect? number[]|number
 ---@param weight? number
 ---@return steer.vec2
-function agent:contain(weight) end
+function agent:contain(rect, weight) end
+
+---Predictive avoidance: steers away from the neighbour (within avoid_range,
+---on the layers of avoid_mask) it would pass closest to soonest, if that
+---pass is a collision within avoid_horizon. Like the other avoidances it
+---may return up to 3 x max_force. No guarantee, but cheap and a force like
+---any other; for crowds that must never overlap use avoidance = "orca".
+---@param weight? number
+---@return steer.vec2
+function agent:avoid_agents(weight) end
 
 ---@param path steer.path
 ---@param weight? number

@@ -116,6 +116,8 @@ static st_behavior pick_behavior(fz_in *in, fz_world *z)
     if (fields & 4096) b.flock.cohesion = NUM(in);
     if (fields & 8192) b.flock.separation_radius = NUM(in);
     if (fields & 16384) b.flock.tag = pick_tag(in, 1);
+    if (fields & 32768)
+        for (int k = 0; k < 4; k++) b.rect[k] = NUM(in);
 #undef NUM
     if (b.type == ST_FOLLOW_PATH && b.path == NULL && z->npaths) b.path = z->paths[0];
     return b;
@@ -315,7 +317,33 @@ static void op_setter(fz_in *in, fz_world *z)
 {
     st_agent_id id = pick_id(in, z);
     st_world *w = z->w;
-    switch (fz_pick(in, 10)) {
+    switch (fz_pick(in, 12)) {
+    case 10:
+    case 11: {
+        /* avoidance settings, valid or not: the core says which */
+        st_avoid_def d = st_default_avoid_def();
+        d.mode = fz_pick(in, 3) ? ST_AVOIDANCE_ORCA : ST_AVOIDANCE_NONE;
+        d.range = fz_pick(in, 2) ? ST_AVOID_AUTO : fz_double(in);
+        d.max_neighbors = (int)fz_pick(in, 70) - 2;
+        d.horizon = fz_pick(in, 2) ? ST_AVOID_AUTO : fz_double(in);
+        d.horizon_obstacles = fz_pick(in, 2) ? ST_AVOID_AUTO : fz_double(in);
+        d.priority = fz_pick(in, 2) ? 1.0 : fz_double(in);
+        d.layer = fz_u8(in);
+        d.mask = fz_pick(in, 2) ? UINT32_MAX : fz_u8(in);
+        d.locked = fz_pick(in, 5) == 0;
+        bool valid = (d.range == ST_AVOID_AUTO || (isfinite(d.range) && d.range >= 0)) &&
+                     (d.horizon == ST_AVOID_AUTO || (isfinite(d.horizon) && d.horizon > 0)) &&
+                     (d.horizon_obstacles == ST_AVOID_AUTO || (isfinite(d.horizon_obstacles) && d.horizon_obstacles > 0)) &&
+                     isfinite(d.priority) && d.priority >= 0 && d.max_neighbors >= 0 &&
+                     d.max_neighbors <= ST_AVOID_MAX_NEIGHBORS_CAP;
+        bool alive = st_agent_alive(w, id);
+        bool ok = st_agent_set_avoidance(w, id, &d);
+        if (alive && ok != valid) FAIL("st_agent_set_avoidance: valid %d but returned %d", valid, ok);
+        st_avoid_def got;
+        if (ok && (!st_agent_avoidance(w, id, &got, true) || !(got.range >= 0) || !(got.horizon > 0)))
+            FAIL("effective avoidance settings out of range");
+        break;
+    }
     case 0: st_agent_set_pos(w, id, finite_vec(in)); break;
     case 1: st_agent_set_vel(w, id, finite_vec(in)); break;
     case 2: st_agent_set_max_speed(w, id, fz_nonneg(in)); break;
@@ -427,10 +455,43 @@ static void op_manual_step(fz_in *in, fz_world *z)
 
 static void op_geometry(fz_in *in, fz_world *z)
 {
-    switch (fz_pick(in, 4)) {
+    switch (fz_pick(in, 8)) {
     case 0:
         if (st_world_obstacle_count(z->w) < 16) st_world_add_obstacle(z->w, finite_vec(in), fz_nonneg(in));
         break;
+    case 4: {
+        /* a polygon or polyline, of finite points or not */
+        if (st_world_obstacle_count(z->w) >= 16) break;
+        st_vec2 pts[8];
+        int n = (int)fz_pick(in, 9);
+        bool closed = fz_pick(in, 2);
+        int valid = n >= (closed ? 3 : 2);
+        for (int i = 0; i < n; i++) {
+            pts[i] = fz_pick(in, 8) ? finite_vec(in) : any_vec(in);
+            valid = valid && finite2(pts[i]);
+        }
+        int id = st_world_add_polygon(z->w, pts, n, closed);
+        if (id != 0 && !valid) FAIL("st_world_add_polygon took invalid points");
+        break;
+    }
+    case 5: {
+        int n = st_world_obstacle_count(z->w);
+        if (n == 0) break;
+        st_obstacle_info o;
+        st_world_obstacle_get(z->w, (int)fz_pick(in, (unsigned)n), &o);
+        if (!st_world_remove_obstacle(z->w, o.id)) FAIL("could not remove obstacle %d", o.id);
+        if (st_world_remove_obstacle(z->w, o.id)) FAIL("removed obstacle %d twice", o.id);
+        break;
+    }
+    case 6: {
+        int n = st_world_obstacle_count(z->w);
+        if (n == 0) break;
+        st_obstacle_info o;
+        st_world_obstacle_get(z->w, (int)fz_pick(in, (unsigned)n), &o);
+        st_world_set_obstacle_pos(z->w, o.id, finite_vec(in));
+        break;
+    }
+    case 7: st_world_set_contacts(z->w, fz_pick(in, 2)); break;
     case 1:
         if (st_world_wall_count(z->w) < 16) st_world_add_wall(z->w, finite_vec(in), finite_vec(in));
         break;
@@ -529,6 +590,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fields & 16) def.dt = fz_double(&in);
     if (fields & 32) def.cell_size = fz_double(&in);
     if (fields & 64) def.capacity = (int)fz_pick(&in, 40) - 2;
+    if (fields & 128) def.contacts = true;
     int valid = isfinite(def.width) && def.width > 0 && isfinite(def.height) && def.height > 0 && isfinite(def.dt) &&
                 def.dt > 0 && isfinite(def.cell_size) && def.cell_size > 0 && def.capacity >= 0 &&
                 (unsigned)def.edges <= 2;

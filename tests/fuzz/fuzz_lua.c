@@ -165,7 +165,7 @@ static const char prelude[] =
 
 enum {
     K_ANY, K_NUM, K_POINT, K_TARGET, K_AGENT, K_TAG, K_DEF, K_BEHAVIORS, K_AGENTLIST, K_FLOCK,
-    K_PATH, K_DECEL, K_QOPTS, K_INT, K_WORLDDEF, K_PATHDEF, K_STRING, K_COUNT
+    K_PATH, K_DECEL, K_QOPTS, K_INT, K_WORLDDEF, K_PATHDEF, K_STRING, K_OBSTDEF, K_RECT, K_COUNT
 };
 
 static const char *const vocab[] = {
@@ -176,24 +176,26 @@ static const char *const vocab[] = {
     "width", "height", "edges", "seed", "dt", "cell_size", "threads", "loop", "on_error", "id",
     "alive", "world", "self", "speed", "side", "force", "stamina", "__index", "seek", "flock",
     "wander", "prey", "hunter", "wrap", "bounce", "none", "sum", "priority", "slow", "fast", "", "1",
+    "avoidance", "orca", "avoid_range", "avoid_priority", "avoid_layer", "avoid_mask", "locked",
+    "avoid_horizon", "avoid_max_neighbors", "contacts", "rect", "polygon", "polyline", "points", "kind",
 };
 #define N_VOCAB (sizeof vocab / sizeof vocab[0])
 
 static const char *const behavior_names[] = {
     "seek", "flee", "arrive", "pursue", "evade", "intercept", "wander", "separate", "align", "cohere",
     "flock", "avoid_obstacles", "avoid_walls", "contain", "follow_path", "offset_pursue", "interpose",
-    "hide", "bogus",
+    "hide", "avoid_agents", "bogus",
 };
 #define N_BEHAVIORS (sizeof behavior_names / sizeof behavior_names[0])
 
 static const char *const entry_fields[] = {
     "weight", "target", "panic_radius", "slowing_radius", "threat_radius", "deceleration", "leader",
     "offset", "a", "b", "threat", "path", "radius", "fov", "tag", "separation", "alignment", "cohesion",
-    "separation_radius",
+    "separation_radius", "rect",
 };
 static const int entry_kinds[] = {
     K_NUM, K_TARGET, K_NUM, K_NUM, K_NUM, K_DECEL, K_AGENT, K_POINT, K_AGENT, K_AGENT, K_AGENT, K_PATH,
-    K_NUM, K_NUM, K_TAG, K_NUM, K_NUM, K_NUM, K_NUM,
+    K_NUM, K_NUM, K_TAG, K_NUM, K_NUM, K_NUM, K_NUM, K_RECT,
 };
 #define N_ENTRY_FIELDS (sizeof entry_fields / sizeof entry_fields[0])
 
@@ -453,6 +455,37 @@ static void push_kind(fz_lua *z, int kind, int depth)
         }
         break;
     }
+    case K_OBSTDEF: {
+        static const char *const shapes[] = {"polygon", "polyline"};
+        lua_createtable(L, 0, 2);
+        unsigned k = fz_pick(z->in, 4);
+        if (k < 2) {
+            int n = (int)fz_pick(z->in, 7);
+            lua_createtable(L, n, 0);
+            for (int i = 0; i < n; i++) {
+                push_point(z, depth + 1);
+                lua_rawseti(L, -2, i + 1);
+            }
+            lua_setfield(L, -2, shapes[k]);
+        } else {
+            push_point(z, depth + 1);
+            lua_setfield(L, -2, "pos");
+            if (k == 2 || fz_pick(z->in, 2)) {
+                push_number(z);
+                lua_setfield(L, -2, "radius");
+            }
+        }
+        break;
+    }
+    case K_RECT: {
+        lua_createtable(L, 4, 0);
+        int n = 3 + (int)fz_pick(z->in, 3);
+        for (int i = 0; i < n; i++) {
+            push_number(z);
+            lua_rawseti(L, -2, i + 1);
+        }
+        break;
+    }
     case K_PATHDEF: {
         int n = (int)fz_pick(z->in, 5);
         lua_createtable(L, n, 2);
@@ -495,6 +528,10 @@ static const sig world_methods[] = {
     {"step", {0}},
     {"random", {K_INT, K_INT}},
     {"checksum", {0}},
+    {"add_obstacle", {K_OBSTDEF}},
+    {"add_obstacle", {K_OBSTDEF}},
+    {"remove_obstacle", {K_ANY}},
+    {"obstacles", {0}},
 };
 
 static const sig agent_methods[] = {
@@ -512,6 +549,8 @@ static const sig agent_methods[] = {
     {"avoid_obstacles", {K_NUM}},
     {"avoid_walls", {K_NUM}},
     {"contain", {K_NUM}},
+    {"contain", {K_RECT, K_NUM}},
+    {"avoid_agents", {K_NUM}},
     {"follow_path", {K_PATH, K_NUM}},
     {"offset_pursue", {K_AGENT, K_POINT, K_NUM}},
     {"interpose", {K_AGENT, K_AGENT, K_NUM}},
@@ -532,6 +571,9 @@ static const sig agent_fields[] = {
     {"wander_distance", {K_NUM}}, {"wander_radius", {K_NUM}}, {"wander_jitter", {K_NUM}},
     {"behaviors", {K_BEHAVIORS}}, {"behaviors", {K_ANY}}, {"heading", {K_POINT}}, {"speed", {K_NUM}},
     {"id", {K_NUM}}, {"self", {K_ANY}}, {"seek", {K_ANY}}, {"bogus", {K_ANY}},
+    {"avoidance", {K_STRING}}, {"avoid_range", {K_NUM}}, {"avoid_priority", {K_NUM}}, {"avoid_layer", {K_INT}},
+    {"avoid_mask", {K_INT}}, {"locked", {K_ANY}}, {"avoid_max_neighbors", {K_INT}}, {"avoid_horizon", {K_NUM}},
+    {"avoid_horizon_obstacles", {K_NUM}},
 };
 
 /* Pushes the function `name` looked up through a reference object, so
