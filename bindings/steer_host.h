@@ -46,6 +46,15 @@ void steer_host_set_world(lua_State *L, int idx);
 /// instruction budget ran out, or memory did.
 bool steer_host_is_fatal(lua_State *L, int idx);
 
+/// Pushes a table of string and table functions whose work in C counts
+/// against the instruction budget (steer_lua_charge): find, match, gmatch
+/// and gsub (steer's own matcher, Lua 5.4 pattern semantics), rep and concat
+/// (refuse results over max_result bytes) and sort (pays n·log2 n before
+/// sorting). rep, concat and sort wrap the state's current string.rep,
+/// table.concat and table.sort. steer_host_open installs them in place of
+/// the stock ones.
+void steer_host_push_bounded(lua_State *L, size_t max_result);
+
 /// The substring that marks an instruction-budget error (what the bindings'
 /// hook raises).
 #define STEER_HOST_BUDGET_MSG "instruction budget exceeded"
