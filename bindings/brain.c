@@ -35,10 +35,11 @@ sl_state *sl_getstate(lua_State *L)
 }
 
 /* The wall clock is read at budget points only, coarsely (a few ms of
- * resolution is plenty for a limit in seconds). A callback's time starts at
- * its first budget point rather than at its call, so that the hot loop of a
- * step (thousands of short updates) reads no clock at all: a callback that
- * never reaches a budget point ran under SL_HOOK_EVERY instructions. */
+ * resolution is plenty for a limit in seconds). A scene callback's time
+ * starts at its call; a brain update's at its first budget point, so that
+ * the hot loop of a step (thousands of short updates) reads no clock at
+ * all: an update that never reaches a budget point ran under SL_HOOK_EVERY
+ * instructions. */
 static double wall_now(void)
 {
     struct timespec ts;
@@ -65,14 +66,16 @@ static void charge(lua_State *L, sl_state *st, long n, const char *what)
             luaL_error(L, "instruction budget exceeded (in %s)", what);
         luaL_error(L, "instruction budget exceeded");
     }
-    if (st->time_limit > 0 && (st->started == 0 || (++st->ticks & 7) == 0)) {
+    if (st->time_limit > 0) {
         double now = wall_now();
         if (st->started == 0) {
             st->started = now;
         } else if (now - st->started > st->time_limit) {
             st->used = st->budget + 1;
-            luaL_error(L, "instruction budget exceeded (over %f s of wall time%s%s)",
-                       st->time_limit, what ? " in " : "", what ? what : "");
+            char secs[32];
+            snprintf(secs, sizeof secs, "%g", st->time_limit);
+            luaL_error(L, "instruction budget exceeded (over %s s of wall time%s%s)", secs,
+                       what ? " in " : "", what ? what : "");
         }
     }
 }
@@ -92,14 +95,14 @@ void steer_lua_charge(lua_State *L, long units, const char *what)
 void steer_lua_set_time_limit(lua_State *L, double seconds)
 {
     sl_state *st = sl_getstate(L);
-    st->time_limit = seconds > 0 ? seconds : 0;
+    st->time_limit = seconds > 0 ? seconds : -1; /* -1: none, chosen */
 }
 
 void steer_lua_set_budget(lua_State *L, long instructions)
 {
     sl_state *st = sl_getstate(L);
     st->budget = instructions > 0 ? instructions : 0;
-    if (st->time_limit == 0)
+    if (st->time_limit == 0) /* never chosen */
         st->time_limit = STEER_LUA_TIME_LIMIT;
     if (st->budget > 0)
         lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
@@ -142,7 +145,7 @@ static int budgeted_pcall(lua_State *L, int nargs, int nresults, bool traceback)
     long saved = st->used;
     double saved_started = st->started;
     st->used = 0;
-    st->started = 0;
+    st->started = st->budget > 0 && st->time_limit > 0 ? wall_now() : 0;
     st->depth++;
     int status = lua_pcall(L, nargs, nresults, traceback ? base : 0);
     st->depth--;

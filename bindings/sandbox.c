@@ -785,7 +785,9 @@ static int host_setup(lua_State *L)
     int bounded = lua_gettop(L);
     static const char *const libs[][2] = {{LUA_STRLIBNAME, "find"}, {LUA_STRLIBNAME, "match"},
                                           {LUA_STRLIBNAME, "gmatch"}, {LUA_STRLIBNAME, "gsub"},
-                                          {LUA_STRLIBNAME, "rep"}, {LUA_TABLIBNAME, "concat"},
+                                          {LUA_STRLIBNAME, "rep"}, {LUA_STRLIBNAME, "upper"},
+                                          {LUA_STRLIBNAME, "lower"}, {LUA_STRLIBNAME, "reverse"},
+                                          {LUA_TABLIBNAME, "concat"},
                                           {LUA_TABLIBNAME, "sort"}};
     for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
         lua_getglobal(L, libs[i][0]);

@@ -650,6 +650,15 @@ static int call_stock(lua_State *L)
     return lua_gettop(L);
 }
 
+/* string.upper, lower, reverse: a unit per 16 bytes (they touch each). */
+static int bounded_bytewise(lua_State *L)
+{
+    size_t l;
+    luaL_checklstring(L, 1, &l);
+    steer_lua_charge(L, (long)(l / 16), lua_tostring(L, lua_upvalueindex(2)));
+    return call_stock(L);
+}
+
 /* A table, or a value with a metatable (the stock function looks closer). */
 static void check_table_like(lua_State *L)
 {
@@ -746,6 +755,20 @@ static int bounded_sort(lua_State *L)
 
 /* ---------------------------------------------------------------- installing */
 
+/* Pushes package.loaded[lib][name] when it is a function. */
+static bool push_stock(lua_State *L, const char *lib, const char *name)
+{
+    int top = lua_gettop(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if (lua_getfield(L, -1, lib) != LUA_TTABLE || lua_getfield(L, -1, name) != LUA_TFUNCTION) {
+        lua_settop(L, top);
+        return false;
+    }
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+    return true;
+}
+
 void steer_host_push_bounded(lua_State *L, size_t max_result)
 {
     lua_createtable(L, 0, 7);
@@ -765,19 +788,17 @@ void steer_host_push_bounded(lua_State *L, size_t max_result)
         {LUA_TABLIBNAME, "concat", bounded_concat},
         {LUA_TABLIBNAME, "sort", bounded_sort},
     };
-    for (size_t i = 0; i < sizeof wrapped / sizeof *wrapped; i++) {
-        luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-        lua_getfield(L, -1, wrapped[i].lib);
-        lua_remove(L, -2);
-        if (lua_type(L, -1) == LUA_TTABLE)
-            lua_getfield(L, -1, wrapped[i].name);
-        else
-            lua_pushnil(L);
-        lua_remove(L, -2);
-        if (lua_type(L, -1) != LUA_TFUNCTION) {
-            lua_pop(L, 1);
+    static const char *const bytewise[] = {"upper", "lower", "reverse"};
+    for (size_t i = 0; i < sizeof bytewise / sizeof *bytewise; i++) {
+        if (!push_stock(L, LUA_STRLIBNAME, bytewise[i]))
             continue;
-        }
+        lua_pushfstring(L, "string.%s", bytewise[i]);
+        lua_pushcclosure(L, bounded_bytewise, 2);
+        lua_setfield(L, -2, bytewise[i]);
+    }
+    for (size_t i = 0; i < sizeof wrapped / sizeof *wrapped; i++) {
+        if (!push_stock(L, wrapped[i].lib, wrapped[i].name))
+            continue;
         lua_pushinteger(L, (lua_Integer)max_result);
         lua_pushcclosure(L, wrapped[i].fn, 2);
         lua_setfield(L, -2, wrapped[i].name);

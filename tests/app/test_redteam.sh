@@ -25,12 +25,11 @@ n=$(grep -c '^ATTEMPT' "$TMP/list")
 bad=0
 tab=$(printf '\t')
 grep '^ATTEMPT' "$TMP/list" >"$TMP/attempts"
-while IFS="$tab" read -r _ name place mode expect; do
-    trust=""
-    [ "$mode" = trust ] && trust="--trust"
+while IFS="$tab" read -r _ name place options expect; do
+    [ "$options" = - ] && options=""
     t0=$(date +%s%N)
-    # shellcheck disable=SC2086 # $trust is one word or none
-    timeout 120 "$APP" --headless --ticks $TICKS --memory 128 $trust "$SCENE" -- "$name" >"$TMP/out" 2>&1 </dev/null
+    # shellcheck disable=SC2086 # $options are words
+    timeout 120 "$APP" --headless --ticks $TICKS --memory 128 $options "$SCENE" -- "$name" >"$TMP/out" 2>&1 </dev/null
     rc=$?
     t1=$(date +%s%N)
     secs=$(echo "$t0 $t1" | awk '{ printf "%.2f", ($2 - $1) / 1e9 }')
@@ -47,7 +46,7 @@ while IFS="$tab" read -r _ name place mode expect; do
     [ $rc -le 1 ] || why="${why:+$why; }exit status $rc"
     grep -q 'ESCAPED' "$TMP/out" && why="${why:+$why; }a script caught a fatal error"
     case $expect in *"instruction budget exceeded"*)
-        [ $slow -eq 1 ] || awk "BEGIN { exit !($secs > 2) }" && why="${why:+$why; }took $secs s" ;;
+        [ $slow -eq 0 ] && awk "BEGIN { exit !($secs > 2) }" && why="${why:+$why; }took $secs s" ;;
     esac
     if [ "$place" != load ]; then
         grep -q "^ticks=$TICKS agents=[12] " "$TMP/out" || why="${why:+$why; }the world did not keep stepping"

@@ -130,7 +130,12 @@ local function check_lib(lib, name, stock, ...)
     print(string.format("DIFF %s(%s)\n  stock:   %s\n  bounded: %s", name, show(pack(...)), show(a), show(b)))
   end
 end
-local SR = { rep = string.rep }
+local SR = { rep = string.rep, upper = string.upper, lower = string.lower, reverse = string.reverse }
+for _, name in ipairs({ "upper", "lower", "reverse" }) do
+  for _, args in ipairs({ { "aBc1\0\200" }, { "" }, { 12.5 }, { nil }, { {} } }) do
+    check_lib(string, name, SR, args[1])
+  end
+end
 for _, args in ipairs({ { "ab", 3 }, { "ab", 3, "," }, { "", 5 }, { "x", 0 }, { "x", -1 }, { "x", 2, "" }, { nil, 2 },
                         { "x", "y" }, { "x", 1.5 }, { 12, 2, 3 } }) do
   check_lib(string, "rep", SR, table.unpack(args, 1, 3))

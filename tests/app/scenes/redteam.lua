@@ -11,7 +11,7 @@
 -- "RESULT <name> error: <message>" or "RESULT <name> returned: <value>"; one
 -- it cannot (the budget, the memory cap) stops its callback, and the app
 -- prints "runtime error: ...". expect is a plain substring of that outcome;
--- trust = true runs it with --trust.
+-- options, when given, are added to the command line (--trust...).
 
 local steer = require "steer"
 
@@ -27,7 +27,7 @@ local BUDGET = "instruction budget exceeded"
 local OUTSIDE = "is outside the script folders (the sandbox allows only those)"
 local bomb_subject = ("a"):rep(3e5)
 
--- { name, place, expected substring, function(world) ... end [, trust] }
+-- { name, place, expected substring, function(world) ... end [, options] }
 local attempts = {
     -- C-side runaway work (issue 15, hole 1)
     { "pattern_bomb_find", "load", BUDGET .. " (in string.find)",
@@ -45,7 +45,7 @@ local attempts = {
     { "pattern_bomb_update", "update", BUDGET .. " (in string.find)",
       function() return pcall(string.find, bomb_subject, ".-.-.-.-.-b") end },
     { "pattern_bomb_trusted", "load", BUDGET .. " (in string.find)",
-      function() return pcall(string.find, bomb_subject, ".-.-.-.-.-b") end, true },
+      function() return pcall(string.find, bomb_subject, ".-.-.-.-.-b") end, "--trust" },
     { "rep_to_memory_cap", "load", "string.rep: result too large",
       function() return #string.rep("x", 2 ^ 31) end },
     { "rep_with_separator", "load", "string.rep: result too large",
@@ -62,6 +62,11 @@ local attempts = {
           for i = 1, 3e6 do t[i] = -i end
           table.sort(t)
       end },
+    { "slow_c_work", "load", BUDGET .. " (over 1 s of wall time)",
+      function()
+          local s = ("x"):rep(8e6)
+          for _ = 1, 1e9 do local _ = s .. "a" end
+      end, "--time-limit 1" },
     { "pattern_fine", "load", "returned: 3",
       function() return (("key = value"):find("(%w+)%s*=%s*(%w+)")) + 2 end },
     -- reads outside the script folders (hole 2)
@@ -79,7 +84,7 @@ local attempts = {
       function() return io.open(here() .. "/redteam.lua"):read("l") end },
     { "read_missing_in_folder", "load", "returned: nil",
       function() return io.open(here() .. "/no_such_file.txt") end },
-    { "read_trusted", "load", "returned: root:", function() return io.open("/etc/passwd"):read("l") end, true },
+    { "read_trusted", "load", "returned: root:", function() return io.open("/etc/passwd"):read("l") end, "--trust" },
     -- shared metatables (hole 3)
     { "string_metatable_write", "load", "cannot change the metatable of strings",
       function() getmetatable("").__index = {} end },
@@ -170,7 +175,7 @@ function scene.load(world, args)
     local name = args[1]
     if name == "list" then
         for _, a in ipairs(attempts) do
-            print(("ATTEMPT\t%s\t%s\t%s\t%s"):format(a[1], a[2], a[5] and "trust" or "sandbox", a[3]))
+            print(("ATTEMPT\t%s\t%s\t%s\t%s"):format(a[1], a[2], a[5] or "-", a[3]))
         end
         return
     end
