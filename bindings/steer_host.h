@@ -4,10 +4,13 @@
  * A host state is a stock Lua 5.4 state with the standard libraries, `steer`
  * preloaded, a counting allocator that caps Lua memory, and (unless trusted)
  * a sandbox: no process control, no writing files, no C modules, no binary
- * chunks, require/dofile/loadfile limited to the scene's folder and the
- * built-in scripts/ folder. In every mode pcall, xpcall and coroutine.resume
- * refuse to swallow the two errors that protect the app (the instruction
- * budget and the memory cap), and math.random draws from the attached
+ * chunks, no os.getenv, collectgarbage limited to count/step/isrunning,
+ * require/dofile/loadfile and reading files limited to the scene's folder
+ * and the built-in scripts/ folder, the strings' metatable read-only. In
+ * every mode pcall, xpcall and coroutine.resume refuse to swallow the two
+ * errors that protect the app (the instruction budget and the memory cap),
+ * the string and table functions that work in C count that work against the
+ * budget (steer_host_push_bounded), and math.random draws from the attached
  * world's seeded stream so runs are reproducible.
  *
  * steer.so does not use this: stock lua5.4 is its own host.
