@@ -494,25 +494,27 @@ static int bounded_match(lua_State *L) { return find_or_match(L, false); }
 typedef struct gmatch_state {
     matcher m;
     const char *p;
-    const char *next;       /* where the next search starts */
-    const char *last_end;   /* end of the last match (NULL: none yet) */
+    size_t next;          /* offset where the next search starts (> length: done) */
+    const char *last_end; /* end of the last match (NULL: none yet) */
 } gmatch_state;
 
 static int gmatch_next(lua_State *L)
 {
     gmatch_state *g = lua_touserdata(L, lua_upvalueindex(3));
     g->m.L = L;
-    for (const char *from = g->next; from <= g->m.s_end; from++) {
+    size_t len = (size_t)(g->m.s_end - g->m.s0);
+    for (; g->next <= len; g->next++) {
+        const char *from = g->m.s0 + g->next;
         matcher_reset(&g->m);
         const char *e = match_here(&g->m, from, g->p);
         if (e != NULL && e != g->last_end) {
-            g->next = g->last_end = e;
+            g->last_end = e;
+            g->next = (size_t)(e - g->m.s0);
             pay(&g->m);
             return push_captures(&g->m, from, e);
         }
     }
     pay(&g->m);
-    g->next = g->m.s_end + 1;
     return 0;
 }
 
@@ -523,12 +525,12 @@ static int bounded_gmatch(lua_State *L)
     const char *p = luaL_checklstring(L, 2, &lp);
     size_t init = start_pos(luaL_optinteger(L, 3, 1), ls) - 1;
     if (init > ls)
-        init = ls + 1;
+        init = ls + 1; /* past the end: no match at all */
     lua_settop(L, 2); /* the closure keeps both strings alive */
     gmatch_state *g = lua_newuserdatauv(L, sizeof *g, 0);
     matcher_init(&g->m, L, "string.gmatch", s, ls, p, lp);
     g->p = p;
-    g->next = s + init;
+    g->next = init;
     g->last_end = NULL;
     lua_pushcclosure(L, gmatch_next, 3);
     return 1;
@@ -677,7 +679,12 @@ static int bounded_rep(lua_State *L)
     lua_Integer n = luaL_checkinteger(L, 2);
     luaL_optlstring(L, 3, "", &lsep);
     size_t cap = result_cap(L);
-    if (n > 0 && l + lsep > 0) {
+    if (n > 0 && l + lsep == 0) {
+        /* the stock function would copy nothing n times: up to 2^63 */
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    if (n > 0) {
         /* n·l + (n - 1)·lsep without overflow */
         if ((lua_Unsigned)n > cap / (l + lsep) + 1 || (size_t)n * (l + lsep) - lsep > cap)
             return too_large(L, "string.rep", cap);
@@ -688,8 +695,11 @@ static int bounded_rep(lua_State *L)
 
 /* table.concat: a raw pass over a plain table bounds the result (numbers
  * count as 48 bytes, more than any of them prints) and pays for it; the
- * stock function then does the work. A table with a metatable is paid by
- * its length only: whatever its __index returns is Lua code, budgeted. */
+ * stock function then does the work. A table with a metatable goes straight
+ * to the stock function: the elements its __index finds come from a Lua
+ * function (budgeted) or from tables (as many as were built, budgeted), it
+ * stops at the first missing one, and the result still meets the memory
+ * cap. */
 static int bounded_concat(lua_State *L)
 {
     size_t cap = result_cap(L);
@@ -703,6 +713,8 @@ static int bounded_concat(lua_State *L)
         bool plain = !lua_getmetatable(L, 1);
         if (!plain)
             lua_pop(L, 1);
+        if (!plain)
+            return call_stock(L);
         size_t total = 0;
         long units = 0;
         for (; i <= last; i++) {
@@ -710,8 +722,6 @@ static int bounded_concat(lua_State *L)
                 steer_lua_charge(L, units, "table.concat");
                 units = 0;
             }
-            if (!plain)
-                continue;
             int t = lua_rawgeti(L, 1, i);
             size_t len = 0;
             if (t == LUA_TSTRING)
