@@ -136,7 +136,8 @@ for _, name in ipairs({ "upper", "lower", "reverse" }) do
     check_lib(string, name, SR, args[1])
   end
 end
-for _, args in ipairs({ { "ab", 3 }, { "ab", 3, "," }, { "", 5 }, { "", 1000000 }, { "", 5, "," }, { "x", 0 }, { "x", -1 }, { "x", 2, "" }, { nil, 2 },
+for _, args in ipairs({ { "ab", 3 }, { "ab", 3, "," }, { "", 5 }, { "", 1000000 }, { "", 5, "," },
+                        { "x", 0 }, { "x", -1 }, { "x", 2, "" }, { nil, 2 },
                         { "x", "y" }, { "x", 1.5 }, { 12, 2, 3 } }) do
   check_lib(string, "rep", SR, table.unpack(args, 1, 3))
 end
