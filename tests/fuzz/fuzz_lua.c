@@ -63,7 +63,7 @@ static const char prelude[] =
     "-- must agree (same values, or the same error)\n"
     "function STRCALL(name, compare, s, p, init, repl)\n"
     "  local x, y = init, repl\n"
-    "  if name == 'gsub' then x, y = repl, init end\n"
+    "  if name == 'gsub' then x, y = repl, init elseif name == 'find' then y = repl == 'x' end\n"
     "  local b = pack(pcall(BFN[name], s, p, x, y))\n"
     "  if not compare or (not b[1] and tostring(b[2]):find('budget', 1, true)) then return end\n"
     "  local a = pack(pcall(SFN[name], s, p, x, y))\n"
