@@ -664,15 +664,20 @@ static int sandbox_collectgarbage(lua_State *L)
                          "'isrunning'; run steer with --trust to allow it)", opt);
 }
 
-/* The string metatable, shared by every string of every script: getmetatable
- * gives a read-only view of it (see steer_lua_protect_metatable). */
-static void protect_string_metatable(lua_State *L)
+/* The metatables the standard library shares with every script, of strings
+ * and of files: getmetatable gives a read-only view of them (see
+ * steer_lua_protect_metatable). The strings' shows __index, which is the
+ * global string table anyway; the files' hides its methods table. */
+static void protect_shared_metatables(lua_State *L)
 {
     lua_pushliteral(L, "");
     if (lua_getmetatable(L, -1)) {
-        steer_lua_protect_metatable(L, -1, "strings");
+        steer_lua_protect_metatable(L, -1, "strings", true);
         lua_pop(L, 1);
     }
+    lua_pop(L, 1);
+    if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE)
+        steer_lua_protect_metatable(L, -1, "files", false);
     lua_pop(L, 1);
 }
 
@@ -716,7 +721,7 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
 
     wrap_field(L, g, "load", sandbox_load);
     wrap_field(L, g, "collectgarbage", sandbox_collectgarbage);
-    protect_string_metatable(L);
+    protect_shared_metatables(L);
     lua_pushlightuserdata(L, d);
     lua_pushcclosure(L, sandbox_loadfile, 1);
     lua_setfield(L, g, "loadfile");

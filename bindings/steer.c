@@ -192,7 +192,7 @@ static int protected_tostring(lua_State *L)
     return 1;
 }
 
-void steer_lua_protect_metatable(lua_State *L, int idx, const char *what)
+void steer_lua_protect_metatable(lua_State *L, int idx, const char *what, bool show_index)
 {
     idx = lua_absindex(L, idx);
     lua_newuserdatauv(L, 0, 0); /* the view: a userdata, so rawset cannot write it */
@@ -200,9 +200,9 @@ void steer_lua_protect_metatable(lua_State *L, int idx, const char *what)
     lua_createtable(L, 0, 2);   /* what reads of the view see */
     lua_pushstring(L, what);
     lua_setfield(L, -2, "__name");
-    if (lua_getfield(L, idx, "__index") == LUA_TTABLE)
+    if (show_index && lua_getfield(L, idx, "__index") == LUA_TTABLE)
         lua_setfield(L, -2, "__index"); /* getmetatable("").__index is string */
-    else
+    else if (show_index)
         lua_pop(L, 1);
     lua_setfield(L, -2, "__index");
     lua_pushstring(L, what);

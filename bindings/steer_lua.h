@@ -37,10 +37,12 @@ const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag);
 
 /// Makes the metatable at idx read-only for scripts: getmetatable then gives
 /// a view (a userdata named what) whose writes raise "cannot change the
-/// metatable of <what> ...", which shows only __name (and __index when that
-/// is a table), and setmetatable refuses to replace it. Every steer type's
-/// metatable is protected so; the app's sandbox protects the strings' too.
-void steer_lua_protect_metatable(lua_State *L, int idx, const char *what);
+/// metatable of <what> ...", which shows only __name (and, with show_index,
+/// __index when that is a table), and setmetatable refuses to replace it.
+/// Every steer type's metatable is protected so; the app's sandbox protects
+/// the strings' (showing __index, the string table, as stock Lua does) and
+/// the files'.
+void steer_lua_protect_metatable(lua_State *L, int idx, const char *what, bool show_index);
 
 /* ---- calling scripts ---- */
 /// lua_pcall with a traceback message handler and a fresh instruction budget.
