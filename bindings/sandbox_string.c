@@ -15,9 +15,12 @@
  *
  * string.rep and table.concat refuse results over a size cap (below the
  * memory cap, so a script gets a clear error rather than an allocation
- * storm), and charge a unit per 64 bytes they produce; table.sort charges
- * n·log2(n) units before it sorts, so a sort the budget could not pay for
- * never starts. Those three call the stock functions for the work itself.
+ * storm), and charge a unit per 64 bytes they produce; string.upper, lower
+ * and reverse a unit per 16 bytes; table.sort charges n·log2(n) units
+ * before it sorts, so a sort the budget could not pay for never starts.
+ * Those call the stock functions for the work itself, after checking the
+ * arguments the way they do, so that argument errors name the function.
+ * Outside a budgeted callback (or with --budget 0) nothing is counted.
  */
 #include "steer_host.h"
 

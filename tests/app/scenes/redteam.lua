@@ -64,7 +64,7 @@ local attempts = {
       end, "--memory 512" },
     { "slow_c_work", "load", BUDGET .. " (over 1 s of wall time)",
       function()
-          local s = ("x"):rep(8e6)
+          local s = ("x"):rep(1e6)
           for _ = 1, 1e9 do local _ = s .. "a" end
       end, "--time-limit 1" },
     { "pattern_fine", "load", "returned: 3",
@@ -153,9 +153,9 @@ local attempts = {
     { "memory_bomb", "load", "not enough memory",
       function()
           local t = {}
-          pcall(function() for i = 1, math.maxinteger do t[i] = ("x"):rep(4096) .. i end end)
+          pcall(function() for i = 1, math.maxinteger do t[i] = ("x"):rep(65536) .. i end end)
           return #t
-      end },
+      end, "--memory 64" },
 }
 
 local by_name = {}
