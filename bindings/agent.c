@@ -859,5 +859,6 @@ void sl_open_agent(lua_State *L)
     lua_setfield(L, -3, "__index");
     lua_pushcclosure(L, agent_newindex, 1);
     lua_setfield(L, -2, "__newindex");
+    steer_lua_protect_metatable(L, -1, SL_AGENT, false);
     lua_pop(L, 1);
 }

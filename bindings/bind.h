@@ -315,6 +315,10 @@ typedef struct sl_state {
     long budget;          /* 0: unlimited */
     long used;            /* instructions counted in the running callback */
     int depth;            /* budgeted callbacks running */
+    double time_limit;    /* seconds of wall time a callback may take (0: not
+                           * chosen, a budget brings the default; < 0: none) */
+    double started;       /* when the running callback started (0: not yet
+                           * known); see charge() in brain.c */
     bool reloading;       /* a reload is running its brains' reload callbacks */
     steer_lua_error_fn sink;
     void *sink_ud;

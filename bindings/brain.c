@@ -7,8 +7,10 @@
  * that rewrites that table's fields in place changes the functions of every
  * agent at once while their `self` tables stay untouched.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "bind.h"
 
@@ -32,23 +34,76 @@ sl_state *sl_getstate(lua_State *L)
     return st;
 }
 
+/* The wall clock is read at budget points only, coarsely (a few ms of
+ * resolution is plenty for a limit in seconds). A scene callback's time
+ * starts at its call; a brain update's at its first budget point, so that
+ * the hot loop of a step (thousands of short updates) reads no clock at
+ * all: an update that never reaches a budget point ran under SL_HOOK_EVERY
+ * instructions. */
+static double wall_now(void)
+{
+    struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + 1.0; /* never 0 */
+}
+
+/* Counts n more units of work for the running callback; raises when the
+ * budget or the wall-time limit is exceeded. what names the C function for
+ * the message (NULL: Lua code, the hook). */
+static void charge(lua_State *L, sl_state *st, long n, const char *what)
+{
+    if (st->depth == 0 || st->budget <= 0)
+        return;
+    st->used = n > st->budget - st->used ? st->budget + 1 : st->used + n;
+    /* used stays over the budget, so a script that catches this error with
+     * pcall and loops on is stopped again at its next check */
+    if (st->used > st->budget) {
+        if (what != NULL)
+            luaL_error(L, "instruction budget exceeded (in %s)", what);
+        luaL_error(L, "instruction budget exceeded");
+    }
+    if (st->time_limit > 0) {
+        double now = wall_now();
+        if (st->started == 0) {
+            st->started = now;
+        } else if (now - st->started > st->time_limit) {
+            st->used = st->budget + 1;
+            char secs[32];
+            snprintf(secs, sizeof secs, "%g", st->time_limit);
+            luaL_error(L, "instruction budget exceeded (over %s s of wall time%s%s)", secs,
+                       what ? " in " : "", what ? what : "");
+        }
+    }
+}
+
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
+    charge(L, sl_getstate(L), SL_HOOK_EVERY, NULL);
+}
+
+void steer_lua_charge(lua_State *L, long units, const char *what)
+{
+    if (units > 0)
+        charge(L, sl_getstate(L), units, what);
+}
+
+void steer_lua_set_time_limit(lua_State *L, double seconds)
+{
     sl_state *st = sl_getstate(L);
-    if (st->depth == 0 || st->budget <= 0)
-        return;
-    st->used += SL_HOOK_EVERY;
-    /* used stays over the budget, so a script that catches this error with
-     * pcall and loops on is stopped again at its next check */
-    if (st->used > st->budget)
-        luaL_error(L, "instruction budget exceeded");
+    st->time_limit = seconds > 0 ? seconds : -1; /* -1: none, chosen */
 }
 
 void steer_lua_set_budget(lua_State *L, long instructions)
 {
     sl_state *st = sl_getstate(L);
     st->budget = instructions > 0 ? instructions : 0;
+    if (st->time_limit == 0) /* never chosen */
+        st->time_limit = STEER_LUA_TIME_LIMIT;
     if (st->budget > 0)
         lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
     else if (lua_gethook(L) == budget_hook)
@@ -88,11 +143,14 @@ static int budgeted_pcall(lua_State *L, int nargs, int nresults, bool traceback)
     if (st->budget > 0 && lua_gethook(L) != budget_hook)
         lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
     long saved = st->used;
+    double saved_started = st->started;
     st->used = 0;
+    st->started = st->budget > 0 && st->time_limit > 0 ? wall_now() : 0;
     st->depth++;
     int status = lua_pcall(L, nargs, nresults, traceback ? base : 0);
     st->depth--;
     st->used = saved;
+    st->started = saved_started;
     if (traceback)
         lua_remove(L, base);
     return status;
@@ -315,6 +373,7 @@ typedef struct brain_run {
     sl_agent *cur;      /* the agent whose update is running */
     bool calling;       /* inside that update: an error is the brain's */
     long saved;         /* st->used around the update */
+    double saved_started; /* and st->started */
 } brain_run;
 
 /* The hot loop of a step: one protected call runs the updates one after
@@ -348,13 +407,16 @@ static int run_brains(lua_State *L)
             lua_pushnumber(L, r->dt);
             r->cur = a;
             r->saved = st->used;
+            r->saved_started = st->started;
             st->used = 0;
+            st->started = 0;
             st->depth++;
             r->calling = true;
             lua_call(L, 3, 0);
             r->calling = false;
             st->depth--;
             st->used = r->saved;
+            st->started = r->saved_started;
         }
         lua_settop(L, name);
     }
@@ -409,6 +471,7 @@ int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt)
         r.calling = false;
         r.st->depth--;
         r.st->used = r.saved;
+        r.st->started = r.saved_started;
         lua_pushcfunction(L, fail_brain);
         lua_pushvalue(L, world_idx);
         lua_pushlightuserdata(L, &r);

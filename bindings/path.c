@@ -150,6 +150,7 @@ void sl_open_path(lua_State *L)
     lua_setfield(L, -2, "radius");
     lua_pushcclosure(L, path_index, 1);
     lua_setfield(L, -2, "__index");
+    steer_lua_protect_metatable(L, -1, SL_PATH, false);
     lua_pop(L, 1);
     lua_pushcfunction(L, sl_path_new);
     lua_setfield(L, -2, "path");

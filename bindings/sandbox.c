@@ -483,12 +483,58 @@ static void disable(lua_State *L, int table, const char *lib, const char *field)
     lua_setfield(L, table, field);
 }
 
-/* io.open for reading only: scripts may read data files, never write. */
+static bool under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return n > 0 && strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+static bool in_script_folders(const host_dirs *d, const char *real)
+{
+    return under(real, d->scene) || under(real, d->scripts);
+}
+
+static int outside(lua_State *L, const char *fname)
+{
+    return luaL_error(L, "'%s' is outside the script folders (the sandbox allows only those)", fname);
+}
+
+/* A file a script may read: inside the script folders once links and ..
+ * are resolved. A file that does not exist is fine when its folder is
+ * inside (opening it then fails as usual, with nil and a message). */
+static void check_readable_path(lua_State *L, const host_dirs *d, const char *fname)
+{
+    char real[PATH_MAX];
+    if (realpath(fname, real) != NULL) {
+        if (!in_script_folders(d, real))
+            outside(L, fname);
+        return;
+    }
+    const char *slash = strrchr(fname, '/');
+    const char *dir = slash == NULL ? "." : slash == fname ? "/" : NULL;
+    if (dir == NULL) {
+        lua_pushlstring(L, fname, (size_t)(slash - fname));
+        dir = lua_tostring(L, -1);
+    }
+    char realdir[PATH_MAX];
+    bool ok = realpath(dir, realdir) != NULL && (in_script_folders(d, realdir) || strcmp(realdir, d->scene) == 0
+                                                 || strcmp(realdir, d->scripts) == 0);
+    if (slash != NULL && slash != fname)
+        lua_pop(L, 1);
+    if (!ok)
+        outside(L, fname);
+}
+
+/* io.open for reading only, and only files in the script folders: scripts
+ * may read their data files, never write, never read the user's others. */
 static int sandbox_open(lua_State *L)
 {
+    const host_dirs *d = lua_touserdata(L, lua_upvalueindex(2));
+    const char *fname = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
     if (mode[0] != 'r' || strchr(mode, '+') != NULL)
         return luaL_error(L, "io.open: mode '%s' is disabled in the sandbox (read only)", mode);
+    check_readable_path(L, d, fname);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -506,10 +552,11 @@ static int sandbox_output(lua_State *L)
     return lua_gettop(L);
 }
 
-/* io.lines(filename) only: with no file name it reads the terminal. */
+/* io.lines(filename) only: with no file name it reads the terminal; and
+ * only files in the script folders, as io.open. */
 static int sandbox_lines(lua_State *L)
 {
-    luaL_checkstring(L, 1);
+    check_readable_path(L, lua_touserdata(L, lua_upvalueindex(2)), luaL_checkstring(L, 1));
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -533,20 +580,14 @@ static int sandbox_load(lua_State *L)
     return lua_gettop(L);
 }
 
-static bool under(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    return n > 0 && strncmp(path, dir, n) == 0 && path[n] == '/';
-}
-
 /* dofile/loadfile: only files inside the script folders (after resolving
  * links and ..), and only as text. */
 static const char *checked_script_path(lua_State *L, const host_dirs *d, int arg)
 {
     const char *fname = luaL_checkstring(L, arg);
     char real[PATH_MAX];
-    if (realpath(fname, real) == NULL || !(under(real, d->scene) || under(real, d->scripts)))
-        luaL_error(L, "'%s' is outside the script folders (the sandbox allows only those)", fname);
+    if (realpath(fname, real) == NULL || !in_script_folders(d, real))
+        outside(L, fname);
     return fname;
 }
 
@@ -594,6 +635,52 @@ static void wrap_field(lua_State *L, int table, const char *field, lua_CFunction
     lua_setfield(L, table, field);
 }
 
+/* The same, with the script folders as a second upvalue. */
+static void wrap_field_dirs(lua_State *L, int table, const char *field, lua_CFunction fn, host_dirs *d)
+{
+    lua_getfield(L, table, field);
+    lua_pushlightuserdata(L, d);
+    lua_pushcclosure(L, fn, 2);
+    lua_setfield(L, table, field);
+}
+
+/* collectgarbage: only what reads the collector or helps it along. Stopping
+ * it would let a script grow the heap out of the cap's sight of garbage,
+ * a full collection of a big heap costs a frame, and the tuning options
+ * change the collector for every script. */
+static int sandbox_collectgarbage(lua_State *L)
+{
+    static const char *const allowed[] = {"count", "step", "isrunning"};
+    const char *opt = luaL_optstring(L, 1, "collect");
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++) {
+        if (strcmp(opt, allowed[i]) == 0) {
+            lua_pushvalue(L, lua_upvalueindex(1));
+            lua_insert(L, 1);
+            lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+            return lua_gettop(L);
+        }
+    }
+    return luaL_error(L, "collectgarbage('%s') is disabled in the sandbox (allowed: 'count', 'step', "
+                         "'isrunning'; run steer with --trust to allow it)", opt);
+}
+
+/* The metatables the standard library shares with every script, of strings
+ * and of files: getmetatable gives a read-only view of them (see
+ * steer_lua_protect_metatable). The strings' shows __index, which is the
+ * global string table anyway; the files' hides its methods table. */
+static void protect_shared_metatables(lua_State *L)
+{
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        steer_lua_protect_metatable(L, -1, "strings", true);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE)
+        steer_lua_protect_metatable(L, -1, "files", false);
+    lua_pop(L, 1);
+}
+
 static void apply_sandbox(lua_State *L, host_dirs *d)
 {
     lua_pushglobaltable(L);
@@ -601,7 +688,8 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
 
     lua_getglobal(L, "os");
     int os = lua_gettop(L);
-    const char *os_off[] = {"execute", "exit", "remove", "rename", "tmpname", "setlocale"};
+    /* getenv: environment variables often hold tokens and keys */
+    const char *os_off[] = {"execute", "exit", "remove", "rename", "tmpname", "setlocale", "getenv"};
     for (size_t i = 0; i < sizeof os_off / sizeof *os_off; i++)
         disable(L, os, "os", os_off[i]);
 
@@ -609,12 +697,12 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
     int io = lua_gettop(L);
     disable(L, io, "io", "popen");
     disable(L, io, "io", "tmpfile");
-    wrap_field(L, io, "open", sandbox_open);
+    wrap_field_dirs(L, io, "open", sandbox_open, d);
     wrap_field(L, io, "output", sandbox_output);
     /* Reading the terminal would block the app outside the budget's reach. */
     disable(L, io, "io", "read");
     disable(L, io, "io", "input");
-    wrap_field(L, io, "lines", sandbox_lines);
+    wrap_field_dirs(L, io, "lines", sandbox_lines, d);
     lua_pushnil(L);
     lua_setfield(L, io, "stdin");
 
@@ -632,6 +720,8 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
     }
 
     wrap_field(L, g, "load", sandbox_load);
+    wrap_field(L, g, "collectgarbage", sandbox_collectgarbage);
+    protect_shared_metatables(L);
     lua_pushlightuserdata(L, d);
     lua_pushcclosure(L, sandbox_loadfile, 1);
     lua_setfield(L, g, "loadfile");
@@ -691,6 +781,26 @@ static int host_setup(lua_State *L)
     lua_pushcclosure(L, host_randomseed, 1);
     lua_setfield(L, -2, "randomseed");
     lua_pop(L, 2);
+
+    /* string and table functions whose C work counts against the budget */
+    size_t max_result = (size_t)64 << 20;
+    if (o->memory_limit > 0 && o->memory_limit / 4 < max_result)
+        max_result = o->memory_limit / 4;
+    steer_host_push_bounded(L, max_result);
+    int bounded = lua_gettop(L);
+    static const char *const libs[][2] = {{LUA_STRLIBNAME, "find"}, {LUA_STRLIBNAME, "match"},
+                                          {LUA_STRLIBNAME, "gmatch"}, {LUA_STRLIBNAME, "gsub"},
+                                          {LUA_STRLIBNAME, "rep"}, {LUA_STRLIBNAME, "upper"},
+                                          {LUA_STRLIBNAME, "lower"}, {LUA_STRLIBNAME, "reverse"},
+                                          {LUA_TABLIBNAME, "concat"},
+                                          {LUA_TABLIBNAME, "sort"}};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+        lua_getglobal(L, libs[i][0]);
+        lua_getfield(L, bounded, libs[i][1]);
+        lua_setfield(L, -2, libs[i][1]);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
 
     lua_pushcfunction(L, guarded_pcall);
     lua_setglobal(L, "pcall");

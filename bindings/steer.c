@@ -178,6 +178,45 @@ double sl_optnonneg(lua_State *L, int arg, double def)
 
 /* ---- the steer table ---- */
 
+/* ---- read-only metatables (steer_lua.h) ---- */
+
+static int protected_write(lua_State *L)
+{
+    return luaL_error(L, "cannot change the metatable of %s (it is shared by every script, and read-only)",
+                      lua_tostring(L, lua_upvalueindex(1)));
+}
+
+static int protected_tostring(lua_State *L)
+{
+    lua_pushfstring(L, "metatable of %s (read-only)", lua_tostring(L, lua_upvalueindex(1)));
+    return 1;
+}
+
+void steer_lua_protect_metatable(lua_State *L, int idx, const char *what, bool show_index)
+{
+    idx = lua_absindex(L, idx);
+    lua_newuserdatauv(L, 0, 0); /* the view: a userdata, so rawset cannot write it */
+    lua_createtable(L, 0, 4);   /* its metatable */
+    lua_createtable(L, 0, 2);   /* what reads of the view see */
+    lua_pushstring(L, what);
+    lua_setfield(L, -2, "__name");
+    if (show_index && lua_getfield(L, idx, "__index") == LUA_TTABLE)
+        lua_setfield(L, -2, "__index"); /* getmetatable("").__index is string */
+    else if (show_index)
+        lua_pop(L, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, what);
+    lua_pushcclosure(L, protected_write, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushstring(L, what);
+    lua_pushcclosure(L, protected_tostring, 1);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, idx, "__metatable");
+}
+
 /* Headless there is no pointer; the app replaces this field. */
 static int steer_mouse(lua_State *L)
 {

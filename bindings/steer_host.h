@@ -4,10 +4,13 @@
  * A host state is a stock Lua 5.4 state with the standard libraries, `steer`
  * preloaded, a counting allocator that caps Lua memory, and (unless trusted)
  * a sandbox: no process control, no writing files, no C modules, no binary
- * chunks, require/dofile/loadfile limited to the scene's folder and the
- * built-in scripts/ folder. In every mode pcall, xpcall and coroutine.resume
- * refuse to swallow the two errors that protect the app (the instruction
- * budget and the memory cap), and math.random draws from the attached
+ * chunks, no os.getenv, collectgarbage limited to count/step/isrunning,
+ * require/dofile/loadfile and reading files limited to the scene's folder
+ * and the built-in scripts/ folder, the strings' metatable read-only. In
+ * every mode pcall, xpcall and coroutine.resume refuse to swallow the two
+ * errors that protect the app (the instruction budget and the memory cap),
+ * the string and table functions that work in C count that work against the
+ * budget (steer_host_push_bounded), and math.random draws from the attached
  * world's seeded stream so runs are reproducible.
  *
  * steer.so does not use this: stock lua5.4 is its own host.
@@ -45,6 +48,15 @@ void steer_host_set_world(lua_State *L, int idx);
 /// True when the error value at idx is one a script must not catch: the
 /// instruction budget ran out, or memory did.
 bool steer_host_is_fatal(lua_State *L, int idx);
+
+/// Pushes a table of string and table functions whose work in C counts
+/// against the instruction budget (steer_lua_charge): find, match, gmatch
+/// and gsub (steer's own matcher, Lua 5.4 pattern semantics), rep and concat
+/// (refuse results over max_result bytes) and sort (pays n·log2 n before
+/// sorting). rep, concat and sort wrap the state's current string.rep,
+/// table.concat and table.sort. steer_host_open installs them in place of
+/// the stock ones.
+void steer_host_push_bounded(lua_State *L, size_t max_result);
 
 /// The substring that marks an instruction-budget error (what the bindings'
 /// hook raises).

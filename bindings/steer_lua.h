@@ -35,13 +35,35 @@ bool steer_lua_toagent(lua_State *L, int idx, st_world **w, st_agent_id *id);
 /// The tag name of an interned tag id ("" for none).
 const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag);
 
+/// Makes the metatable at idx read-only for scripts: getmetatable then gives
+/// a view (a userdata named what) whose writes raise "cannot change the
+/// metatable of <what> ...", which shows only __name (and, with show_index,
+/// __index when that is a table), and setmetatable refuses to replace it.
+/// Every steer type's metatable is protected so; the app's sandbox protects
+/// the strings' (showing __index, the string table, as stock Lua does) and
+/// the files'.
+void steer_lua_protect_metatable(lua_State *L, int idx, const char *what, bool show_index);
+
 /* ---- calling scripts ---- */
 /// lua_pcall with a traceback message handler and a fresh instruction budget.
 /// On error the message (with traceback) is left on the stack.
 int steer_lua_pcall(lua_State *L, int nargs, int nresults);
 /// Instructions each callback may run before it raises
 /// "instruction budget exceeded" (0: unlimited, the default).
+/// Setting a budget also sets the wall-time limit to STEER_LUA_TIME_LIMIT
+/// seconds unless one was set.
 void steer_lua_set_budget(lua_State *L, long instructions);
+/// Seconds of wall time a budgeted callback may take, checked at budget
+/// points (every few thousand instructions, and in the bounded string and
+/// table functions): past it the callback raises "instruction budget
+/// exceeded (over N s of wall time)". 0: no limit. Needs a budget.
+void steer_lua_set_time_limit(lua_State *L, double seconds);
+#define STEER_LUA_TIME_LIMIT 5.0
+/// Counts units of work done in C (a pattern-matching step, 64 bytes
+/// copied) against the running callback's budget, as if they were
+/// instructions; raises "instruction budget exceeded (in <what>)" past it.
+/// Does nothing outside a budgeted callback.
+void steer_lua_charge(lua_State *L, long units, const char *what);
 
 /* ---- brains ---- */
 

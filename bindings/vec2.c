@@ -389,6 +389,7 @@ void sl_open_vec2(lua_State *L)
     lua_pushvalue(L, -2);
     lua_pushcclosure(L, vec2_index, 2);
     lua_setfield(L, -2, "__index");
+    steer_lua_protect_metatable(L, -1, SL_VEC2, false);
     lua_pop(L, 1);
 
     /* steer.vec2: a table (for from_angle) that is callable (for vec2(x, y)) */
@@ -398,6 +399,7 @@ void sl_open_vec2(lua_State *L)
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, vec2_call);
     lua_setfield(L, -2, "__call");
+    steer_lua_protect_metatable(L, -1, "steer.vec2 (the table)", false);
     lua_setmetatable(L, -2);
     lua_setfield(L, -2, "vec2");
 }

@@ -765,6 +765,7 @@ void sl_open_world(lua_State *L)
     lua_setfield(L, -3, "__index");
     lua_pushcclosure(L, world_newindex, 1);
     lua_setfield(L, -2, "__newindex");
+    steer_lua_protect_metatable(L, -1, SL_WORLD, false);
     lua_pop(L, 1);
     lua_pushcfunction(L, sl_world_new);
     lua_setfield(L, -2, "world");

@@ -62,3 +62,17 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND STEER_FUZZ)
     set_tests_properties(fuzz.${t} PROPERTIES LABELS "fuzz" TIMEOUT ${_fuzz_timeout})
   endforeach()
 endif()
+
+# ---- the app's bounded string functions against stock Lua's ----
+# string_diff runs tests/stock/string_diff.lua in a plain state holding both
+# (see bindings/sandbox_string.c); every result and error must agree.
+add_executable(string_diff ${CMAKE_SOURCE_DIR}/tests/stock/string_diff.c)
+target_link_libraries(string_diff PRIVATE steer_bindings steer_lua)
+if(STEER_VALGRIND)
+  set(_diff_cases 20000)
+else()
+  set(_diff_cases 200000)
+endif()
+add_test(NAME lua.string_diff
+         COMMAND ${STEER_VG} $<TARGET_FILE:string_diff> ${CMAKE_SOURCE_DIR}/tests/stock/string_diff.lua ${_diff_cases})
+set_tests_properties(lua.string_diff PROPERTIES LABELS "lua;${_sanitize_label}" TIMEOUT 900)

@@ -52,6 +52,7 @@ typedef struct app_options {
     long draw_frames;       ///< headless: frames to render and time after the run (0: none)
     int threads;            ///< standing-pass threads, >= 1
     long budget;            ///< instructions per callback, 0: unlimited
+    long time_limit;        ///< seconds of wall time per callback, 0: unlimited
     size_t memory_mb;       ///< Lua memory cap in MiB, 0: unlimited
     int argc;               ///< what follows the scene: handed to scene.load as args
     char **argv;

@@ -52,6 +52,8 @@ static void usage(FILE *out)
             "  --trust             run scripts without the sandbox\n"
             "  --budget N          Lua instructions per callback before it is stopped\n"
             "                      (default 50000000; 0: unlimited)\n"
+            "  --time-limit S      seconds of wall time per callback before it is stopped\n"
+            "                      (default 5; 0: unlimited; needs a budget)\n"
             "  --memory MB         Lua memory cap in MiB (default 1024; 0: unlimited)\n"
             "  --version           print the version\n"
             "  -h, --help          this text\n"
@@ -101,6 +103,7 @@ static int parse(int argc, char **argv, app_options *o)
     o->ticks = -1;
     o->threads = 1;
     o->budget = 50000000;
+    o->time_limit = 5;
     o->memory_mb = 1024;
     static char *rest[256];
     int nrest = 0;
@@ -160,6 +163,10 @@ static int parse(int argc, char **argv, app_options *o)
             if ((val = option_value(argc, argv, &i, "--budget")) == NULL || !parse_long(val, 0, 2000000000L, &v))
                 goto bad_value;
             o->budget = v;
+        } else if (is_option(arg, "--time-limit")) {
+            if ((val = option_value(argc, argv, &i, "--time-limit")) == NULL || !parse_long(val, 0, 86400, &v))
+                goto bad_value;
+            o->time_limit = v;
         } else if (is_option(arg, "--memory")) {
             if ((val = option_value(argc, argv, &i, "--memory")) == NULL || !parse_long(val, 0, 1 << 20, &v))
                 goto bad_value;

@@ -260,6 +260,7 @@ static bool open_lua(app *a)
     a->gfx_ref = LUA_NOREF;
     a->world = NULL;
     steer_lua_set_budget(a->L, a->opt.budget);
+    steer_lua_set_time_limit(a->L, (double)a->opt.time_limit);
     steer_lua_set_error_sink(a->L, error_sink, a);
     return protect(a, setup_fn, NULL);
 }

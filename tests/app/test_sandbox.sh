@@ -22,7 +22,9 @@ echo "ok: --trust lifts the sandbox"
 
 # Runaway loops hidden in pcall / xpcall / a coroutine, and a memory bomb in
 # pcall: each raises in its own brain, the app goes on and finishes the run.
-"$APP" --headless --ticks 30 --budget 2000000 --memory 64 "$S/runaway_scene.lua" >"$TMP/out" 2>&1
+# A minute of wall time per callback: under valgrind the memory bomb takes
+# longer than the default 5 s to reach the cap.
+"$APP" --headless --ticks 30 --budget 2000000 --time-limit 60 --memory 64 "$S/runaway_scene.lua" >"$TMP/out" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "exit status $rc: script errors should make a headless run exit 1"
 grep -q '^ticks=30 agents=5 ' "$TMP/out" || fail "the run did not finish its 30 ticks"

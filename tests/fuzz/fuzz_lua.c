@@ -10,13 +10,18 @@
  * fail in every way, garbage collection with agents still referenced, the
  * app's C entry points — with hostile arguments: nan, inf, huge numbers,
  * wrong types, removed agents, tables in place of vectors, strings, nested
- * tables, tables whose metamethods throw.
+ * tables, tables whose metamethods throw. And the app's bounded string
+ * functions (steer_host_push_bounded) with hostile patterns: malformed ones,
+ * random bytes, random pattern items, backtracking bombs over long subjects,
+ * run budgeted; whenever one finishes within the budget its result must be
+ * stock Lua's.
  *
  * Every call runs through lua_pcall: an error is a fine answer. What must
  * never happen: a crash, a sanitizer report, a leak at lua_close, a live
  * agent whose field reads raise or read back non-finite, or an API call
  * that returns a non-finite number or vec2.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "steer_host.h"
 #include "steer_lua.h"
 #include "fuzz_input.h"
 
@@ -44,6 +50,34 @@
 static const char prelude[] =
     "local steer = ...\n"
     "STEER = steer\n"
+    "local STOCK = {find = string.find, match = string.match, gmatch = string.gmatch, gsub = string.gsub}\n"
+    "local function pack(...) return {n = select('#', ...), ...} end\n"
+    "local function gm(f) return function(s, p, init)\n"
+    "  local it, out = f(s, p, init), {}\n"
+    "  for i = 1, 50 do local r = pack(it()); if r[1] == nil then break end\n"
+    "    for k = 1, r.n do out[#out + 1] = tostring(r[k]) end out[#out + 1] = '|' end\n"
+    "  return table.concat(out, ',') end end\n"
+    "local BFN = {find = BOUNDED.find, match = BOUNDED.match, gmatch = gm(BOUNDED.gmatch), gsub = BOUNDED.gsub}\n"
+    "local SFN = {find = STOCK.find, match = STOCK.match, gmatch = gm(STOCK.gmatch), gsub = STOCK.gsub}\n"
+    "-- the bounded function; when it finished within the budget, the stock one\n"
+    "-- must agree (same values, or the same error)\n"
+    "function STRCALL(name, compare, s, p, init, repl)\n"
+    "  local x, y = init, repl\n"
+    "  if name == 'gsub' then x, y = repl, init elseif name == 'find' then y = repl == 'x' end\n"
+    "  local b = pack(pcall(BFN[name], s, p, x, y))\n"
+    "  if not compare or (not b[1] and tostring(b[2]):find('budget', 1, true)) then return end\n"
+    "  local a = pack(pcall(SFN[name], s, p, x, y))\n"
+    "  -- argument errors name the function as found ('string.gsub' or '?')\n"
+    "  if not a[1] then a[2] = tostring(a[2]):gsub(\"to '[^']*'\", 'to ?') end\n"
+    "  if not b[1] then b[2] = tostring(b[2]):gsub(\"to '[^']*'\", 'to ?') end\n"
+    "  local same = a.n == b.n\n"
+    "  for i = 1, a.n do if a[i] ~= b[i] or math.type(a[i]) ~= math.type(b[i]) then same = false end end\n"
+    "  if not same then\n"
+    "    local function show(r) local t = {} for i = 1, r.n do t[i] = tostring(r[i]) end return table.concat(t, ', ') end\n"
+    "    error(string.format('FUZZDIFF %s(%q, %q): stock %s, bounded %s', name, s, p, show(a), show(b)), 0)\n"
+    "  end\n"
+    "end\n"
+    "REPLS = {'%0', '%1', '<%2>', '%%', '%', 'x', function(a, ...) return a end, {a = 'A', b = false}}\n"
     "local nan, inf = 0/0, math.huge\n"
     "local W = steer.world{}\n"
     "WORLD_MT = debug.getmetatable(W)\n"
@@ -160,6 +194,9 @@ static const char prelude[] =
     "    end\n"
     "  end\n"
     "end\n";
+
+/* whether the budget is on (op 17 turns it off and on) */
+static bool sl_budget_on;
 
 /* ---- argument kinds ---- */
 
@@ -645,6 +682,94 @@ static int call(fz_lua *z, int nargs, const char *what, int checked)
     return status;
 }
 
+/* Pattern items string_op builds patterns from: classes, sets, anchors,
+ * captures, back-references, balances, frontiers, quantifiers, and the
+ * pieces of malformed patterns. */
+static const char *const pat_items[] = {
+    "a", "b", ".", "%a", "%d", "%s", "%w", "%p", "%c", "%l", "%u", "%x", "%g", "%z", "%A", "%S",
+    "%.", "%%", "[ab]", "[^a]", "[a-c]", "[%d_]", "[]a]", "[^]a]", "[%a-]", "[a-]", "%b()", "%bab",
+    "%f[%w]", "%f[%W]", "%1", "%2", "%0", "(", ")", "()", "$", "^", "[", "]", "%", "%f", "%b", "*",
+    "+", "-", "?", "\0", "\200",
+};
+#define N_PAT_ITEMS (sizeof pat_items / sizeof pat_items[0])
+
+static const char *const bombs[] = {
+    ".-.-.-.-.-b", "a*a*a*a*a*b", "(.-)%1(.-)%2b", "(a*)*b", "(.-)(.-)(.-)(.-)b", "%f[a]a-a-a-a-b",
+    "(((((a*)*)*)*)*)b", "[a-z]*[a-z]*[a-z]*[a-z]*1", "%ba" ,
+};
+#define N_BOMBS (sizeof bombs / sizeof bombs[0])
+
+/* string.find/match/gmatch/gsub, bounded, through steer_lua_pcall (so with
+ * the budget when it is on): a long subject only with the budget on. */
+static void string_op(fz_lua *z)
+{
+    lua_State *L = z->L;
+    fz_in *in = z->in;
+    static const char *const names[] = {"find", "match", "gmatch", "gsub"};
+    bool budget_on = sl_budget_on;
+    bool long_subject = budget_on && fz_pick(in, 4) == 0;
+    lua_getglobal(L, "STRCALL");
+    lua_pushstring(L, names[fz_pick(in, 4)]);
+    lua_pushboolean(L, !long_subject);
+    luaL_Buffer b;
+    if (long_subject) {
+        char c = (char)("ab(x"[fz_pick(in, 4)]);
+        size_t n = 1000 + (size_t)fz_u16(in) % 30000;
+        luaL_buffinit(L, &b);
+        for (size_t i = 0; i < n; i++)
+            luaL_addchar(&b, c);
+        luaL_pushresult(&b);
+    } else {
+        char s[24];
+        size_t n = fz_pick(in, sizeof s + 1);
+        for (size_t i = 0; i < n; i++)
+            s[i] = (char)("ab()x1 %.\0"[fz_pick(in, 10)]);
+        lua_pushlstring(L, s, n);
+    }
+    switch (fz_pick(in, 4)) {
+    case 0: { /* raw bytes */
+        char p[16];
+        size_t n = fz_pick(in, sizeof p + 1);
+        for (size_t i = 0; i < n; i++)
+            p[i] = (char)fz_u8(in);
+        lua_pushlstring(L, p, n);
+        break;
+    }
+    case 1: /* a known bomb */
+        if (long_subject) {
+            lua_pushstring(L, bombs[fz_pick(in, N_BOMBS)]);
+            break;
+        }
+        /* fall through: a short subject gets random items */
+    default: { /* pattern items */
+        luaL_buffinit(L, &b);
+        unsigned n = fz_pick(in, 9);
+        for (unsigned i = 0; i < n; i++) {
+            const char *it = pat_items[fz_pick(in, N_PAT_ITEMS)];
+            size_t len = strlen(it);
+            luaL_addlstring(&b, it, len ? len : 1); /* "\0" is one NUL */
+        }
+        luaL_pushresult(&b);
+        break;
+    }
+    }
+    if (fz_pick(in, 4) == 0)
+        lua_pushinteger(L, (lua_Integer)(int8_t)fz_u8(in));
+    else
+        lua_pushnil(L);
+    lua_getglobal(L, "REPLS");
+    lua_rawgeti(L, -1, 1 + fz_pick(in, 8));
+    lua_remove(L, -2);
+    int status = steer_lua_pcall(L, 6, 0);
+    if (status != LUA_OK) {
+        const char *m = lua_tostring(L, -1);
+        if (m != NULL && strstr(m, "FUZZDIFF") != NULL)
+            FAIL("%s", m);
+        if (status != LUA_ERRRUN && status != LUA_ERRMEM)
+            FAIL("string op: status %d", status);
+    }
+}
+
 static void op(fz_lua *z)
 {
     lua_State *L = z->L;
@@ -834,9 +959,11 @@ static void op(fz_lua *z)
         break;
     }
     case 17: { /* budget on or off */
-        steer_lua_set_budget(L, fz_pick(in, 2) ? 200000 : 0);
+        sl_budget_on = fz_pick(in, 2);
+        steer_lua_set_budget(L, sl_budget_on ? 200000 : 0);
         break;
     }
+    case 19: string_op(z); break;
     default: { /* a spawn with a plausible def into a pool world */
         push_method(L, "REF_WORLD", "spawn");
         push_pool_typed(z, "WORLD_MT");
@@ -870,8 +997,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lua_State *L = luaL_newstate();
     if (L == NULL) return 0;
     luaL_openlibs(L);
+    steer_host_push_bounded(L, (size_t)1 << 20);
+    lua_setglobal(L, "BOUNDED");
     luaL_requiref(L, "steer", luaopen_steer, 0);
     steer_lua_set_budget(L, 2000000);
+    sl_budget_on = true;
     if (luaL_loadbuffer(L, prelude, sizeof prelude - 1, "=prelude") != LUA_OK)
         FAIL("prelude: %s", lua_tostring(L, -1));
     lua_pushvalue(L, -2);
