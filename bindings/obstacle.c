@@ -247,5 +247,6 @@ void sl_open_obstacle(lua_State *L)
     lua_setfield(L, -2, "__newindex");
     lua_pushcfunction(L, obstacle_tostring);
     lua_setfield(L, -2, "__tostring");
+    steer_lua_protect_metatable(L, -1, SL_OBSTACLE, false);
     lua_pop(L, 1);
 }

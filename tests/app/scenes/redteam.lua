@@ -109,6 +109,8 @@ local attempts = {
       function(world) getmetatable(world:spawn{}).__newindex = nil end },
     { "path_metatable_write", "load", "cannot change the metatable of steer.path",
       function() getmetatable(steer.path{ { 0, 0 }, { 1, 1 } }).__index = nil end },
+    { "obstacle_metatable_write", "load", "cannot change the metatable of steer.obstacle",
+      function(world) getmetatable(world:add_obstacle{ pos = { 0, 0 }, radius = 1 }).__index = nil end },
     -- environment and collector (hole 4)
     { "os_getenv", "load", "'os.getenv' is disabled in the sandbox", function() return os.getenv("HOME") end },
     { "collectgarbage_stop", "load", "collectgarbage('stop') is disabled in the sandbox",
