@@ -26,8 +26,8 @@ scene.config = { width = 960, height = 640, edges = "none", seed = 11,
 
 local CIRCLE_AGENTS = 160     -- RVO2's circle at the app's scale
 local CIRCLE_RADIUS = 290
-local FLOW_AGENTS = 50        -- per flow, four flows
-local FLOW_WIDTH = 150        -- each flow's band across the centre
+local FLOW_AGENTS = 60        -- per flow, four flows
+local FLOW_WIDTH = 140        -- each flow's band across the centre
 local RADIUS = 4
 local MAX_SPEED = 60
 local MAX_FORCE = 240
