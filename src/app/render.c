@@ -419,8 +419,8 @@ static void draw_orca(app *a, render_ctx *c, st_agent_id id)
         double half = sqrt(R * R - f2);
         st_vec2 a0 = st_v2_add(pos, st_v2_sub(foot, st_v2_scale(d, half)));
         st_vec2 a1 = st_v2_add(pos, st_v2_add(foot, st_v2_scale(d, half)));
-        /* Forbidden side: to the right of direction, i.e. along -perp(d)
-         * when perp turns left; a band 1/4 R deep. */
+        /* Permitted velocities v have det(d, v - point) >= 0: the side
+         * perp(d) points to. The other side is shaded, a band R/4 deep. */
         st_vec2 left = st_v2_perp(d);
         st_vec2 right = st_v2_scale(left, -0.25 * R);
         SDL_FPoint s0 = to_screen(c, a0), s1 = to_screen(c, a1);
