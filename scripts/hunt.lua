@@ -1,7 +1,8 @@
 -- hunt.lua — the hunter/prey demo, the default scene of `steer`.
 --
 -- Orange hunters chase grey prey while their stamina lasts (the bar over each
--- hunter), then rest; prey turn red and evade, flock loosely, come to the
+-- hunter), then rest; prey turn red and evade, flock loosely (ORCA keeps
+-- them from overlapping each other), come to the
 -- mouse pointer (green) when no hunter is near, and respawn when caught.
 -- The brains are hunter.lua and prey.lua: edit them while this runs.
 --
@@ -28,6 +29,9 @@ local function spawn_prey(world, pos)
         pos = pos, vel = steer.vec2.from_angle(world:random() * 2 * math.pi, 40),
         max_speed = 105, max_force = 380, radius = 5,
         tag = "prey", brain = "prey", obstacles = OBSTACLES,
+        -- ORCA among prey only (layer 1, mask 1): the flock never overlaps,
+        -- and dodging hunters stays the brain's evade.
+        avoidance = "orca", avoid_layer = 1, avoid_mask = 1,
     }
 end
 
@@ -36,6 +40,7 @@ local function spawn_hunter(world, pos)
         pos = pos, vel = steer.vec2.from_angle(world:random() * 2 * math.pi, 40),
         max_speed = 128, max_force = 260, radius = 10,
         tag = "hunter", brain = "hunter",
+        avoid_layer = 2,   -- not on the prey's mask: ORCA prey do not yield to hunters
     }
 end
 

@@ -50,6 +50,8 @@ typedef struct app_options {
     uint64_t seed;
     const char *screenshot; ///< PNG written after a headless run
     long draw_frames;       ///< headless: frames to render and time after the run (0: none)
+    bool has_select;        ///< headless: select the agent nearest select_at before the last step
+    double select_x, select_y;
     int threads;            ///< standing-pass threads, >= 1
     long budget;            ///< instructions per callback, 0: unlimited
     long time_limit;        ///< seconds of wall time per callback, 0: unlimited
@@ -86,6 +88,7 @@ enum {
     OV_STATE = 1 << 6,
     OV_PATHS = 1 << 7,
     OV_HUD = 1 << 8,
+    OV_ORCA = 1 << 9, ///< the selected agent's ORCA half-planes and velocities
 };
 
 /* ------------------------------------------------------------------ the app */

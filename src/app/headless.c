@@ -110,8 +110,18 @@ int app_run_headless(app *a)
             sleep_for(dt * 0.5);
         }
     } else {
-        for (; done < ticks && !stop_requested; done++)
+        for (; done < ticks && !stop_requested; done++) {
+            /* --select: chosen before the last step, so that step traces it
+             * (forces, ORCA) for the screenshot's overlays. */
+            if (o->has_select && done == ticks - 1 && a->world != NULL) {
+                st_query q = st_default_query(st_v2(o->select_x, o->select_y), 1e9);
+                a->selected = st_world_nearest(a->world, &q, NULL);
+                st_world_set_trace(a->world, a->selected);
+                a->traced = a->selected;
+                a->trace_world = a->world;
+            }
             app_step(a);
+        }
     }
 
     int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;

@@ -33,6 +33,8 @@ static const char *const HELP[] = {
     "F6         feelers and detection box",
     "F7         neighbour links   F8   state names",
     "F9         paths             F10  HUD on / off",
+    "F11        ORCA half-planes, preferred and chosen velocity",
+    "           of the selected agent (on by default)",
     "F1         this help         Esc  quit",
     "",
     "Overlays apply to every agent; the selected one shows all of its own.",

@@ -72,7 +72,7 @@ static void toggle(app *a, unsigned flag, const char *name)
     a->flash_until = app_clock() + 1.2;
 }
 
-/* F2..F10 toggle the overlays; the flash names the one toggled. */
+/* F2..F11 toggle the overlays; the flash names the one toggled. */
 static const struct {
     SDL_Keycode key;
     unsigned flag;
@@ -87,6 +87,7 @@ static const struct {
     {SDLK_F8, OV_STATE, "state names"},
     {SDLK_F9, OV_PATHS, "paths"},
     {SDLK_F10, OV_HUD, "HUD"},
+    {SDLK_F11, OV_ORCA, "ORCA half-planes (selected agent)"},
 };
 
 /* The app's own keys; returns false for keys it does not use. */

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@ static void usage(FILE *out)
             "  --seed S            world seed (default: the scene's config.seed, else 1)\n"
             "  --screenshot F.png  after a headless run, save a frame as PNG (software\n"
             "                      renderer, no display needed)\n"
+            "  --select X,Y        headless: select the agent nearest the world point X,Y\n"
+            "                      before the last step (its overlays show in --screenshot)\n"
             "  --draw-frames N     after a headless run, render N frames with the software\n"
             "                      renderer and print the milliseconds per frame\n"
             "  --realtime          headless, paced at the fixed step, watching and reloading\n"
@@ -151,6 +154,19 @@ static int parse(int argc, char **argv, app_options *o)
             if ((val = option_value(argc, argv, &i, "--screenshot")) == NULL || val[0] == '\0')
                 goto bad_value;
             o->screenshot = val;
+        } else if (is_option(arg, "--select")) {
+            char *mid = NULL;
+            if ((val = option_value(argc, argv, &i, "--select")) == NULL)
+                goto bad_value;
+            o->select_x = strtod(val, &mid);
+            if (mid == val || *mid != ',')
+                goto bad_value;
+            const char *ys = mid + 1;
+            char *yend = NULL;
+            o->select_y = strtod(ys, &yend);
+            if (yend == ys || *yend != '\0' || !isfinite(o->select_x) || !isfinite(o->select_y))
+                goto bad_value;
+            o->has_select = true;
         } else if (is_option(arg, "--draw-frames")) {
             if ((val = option_value(argc, argv, &i, "--draw-frames")) == NULL || !parse_long(val, 1, 100000, &v))
                 goto bad_value;

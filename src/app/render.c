@@ -140,6 +140,69 @@ static void draw_path(render_ctx *c, const st_path *p)
     }
 }
 
+/* A polygon obstacle filled (a fan from its mean point, which lies inside
+ * convex shapes; concave ones are filled by ear clipping) and outlined; a
+ * polyline is a thick segment chain with round joints, solid both sides. */
+static void draw_polygon(render_ctx *c, const st_obstacle_info *o)
+{
+    batch *b = &c->layer[LAYER_WORLD];
+    enum { MAX_PTS = 256 };
+    SDL_FPoint s[MAX_PTS];
+    int n = o->point_count < MAX_PTS ? o->point_count : MAX_PTS;
+    for (int i = 0; i < n; i++)
+        s[i] = to_screen(c, st_v2_add(o->pos, o->points[i]));
+    if (o->kind == ST_OBSTACLE_POLYLINE) {
+        for (int i = 0; i + 1 < n; i++)
+            batch_line(b, s[i], s[i + 1], 4.0f, COL_OBSTACLE_EDGE);
+        for (int i = 0; i < n; i++)
+            batch_circle(b, s[i], 2.0f, COL_OBSTACLE_EDGE, true, 0.0f);
+        return;
+    }
+    /* Ear clipping over screen points (any winding). */
+    int idx[MAX_PTS], m = n;
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    double area = 0.0;
+    for (int i = 0; i < n; i++) {
+        SDL_FPoint p = s[i], q = s[(i + 1) % n];
+        area += (double)p.x * q.y - (double)q.x * p.y;
+    }
+    double sign = area >= 0.0 ? 1.0 : -1.0;
+    int guard = 0;
+    while (m > 3 && guard++ < 4 * MAX_PTS) {
+        bool clipped = false;
+        for (int k = 0; k < m && !clipped; k++) {
+            SDL_FPoint p0 = s[idx[(k + m - 1) % m]], p1 = s[idx[k]], p2 = s[idx[(k + 1) % m]];
+            double cr = ((double)p1.x - p0.x) * ((double)p2.y - p0.y) - ((double)p1.y - p0.y) * ((double)p2.x - p0.x);
+            if (cr * sign <= 0.0)
+                continue; /* reflex corner */
+            bool inside = false;
+            for (int j = 0; j < m && !inside; j++) {
+                if (j == k || j == (k + m - 1) % m || j == (k + 1) % m)
+                    continue;
+                SDL_FPoint q = s[idx[j]];
+                double d0 = ((double)p1.x - p0.x) * ((double)q.y - p0.y) - ((double)p1.y - p0.y) * ((double)q.x - p0.x);
+                double d1 = ((double)p2.x - p1.x) * ((double)q.y - p1.y) - ((double)p2.y - p1.y) * ((double)q.x - p1.x);
+                double d2 = ((double)p0.x - p2.x) * ((double)q.y - p2.y) - ((double)p0.y - p2.y) * ((double)q.x - p2.x);
+                inside = d0 * sign >= 0.0 && d1 * sign >= 0.0 && d2 * sign >= 0.0;
+            }
+            if (inside)
+                continue;
+            batch_tri(b, p0, p1, p2, COL_OBSTACLE);
+            for (int j = k; j + 1 < m; j++)
+                idx[j] = idx[j + 1];
+            m--;
+            clipped = true;
+        }
+        if (!clipped)
+            break; /* degenerate: the fan below fills what is left */
+    }
+    for (int k = 1; k + 1 < m; k++)
+        batch_tri(b, s[idx[0]], s[idx[k]], s[idx[k + 1]], COL_OBSTACLE);
+    for (int i = 0; i < n; i++)
+        batch_line(b, s[i], s[(i + 1) % n], 1.5f, COL_OBSTACLE_EDGE);
+}
+
 static void draw_world(app *a, render_ctx *c)
 {
     st_world *w = a->world;
@@ -153,12 +216,15 @@ static void draw_world(app *a, render_ctx *c)
     batch_line(b, fp(tl.x, br.y), tl, 1.0f, COL_BORDER);
 
     for (int i = 0; i < st_world_obstacle_count(w); i++) {
-        st_vec2 center;
-        double r;
-        st_world_obstacle(w, i, &center, &r);
-        SDL_FPoint s = to_screen(c, center);
-        batch_circle(b, s, (float)(r * c->scale), COL_OBSTACLE, true, 0.0f);
-        batch_circle(b, s, (float)(r * c->scale), COL_OBSTACLE_EDGE, false, 1.5f);
+        st_obstacle_info o;
+        st_world_obstacle_get(w, i, &o);
+        if (o.kind == ST_OBSTACLE_CIRCLE || o.point_count < 2 || o.points == NULL) {
+            SDL_FPoint s = to_screen(c, o.pos);
+            batch_circle(b, s, (float)(o.radius * c->scale), COL_OBSTACLE, true, 0.0f);
+            batch_circle(b, s, (float)(o.radius * c->scale), COL_OBSTACLE_EDGE, false, 1.5f);
+        } else {
+            draw_polygon(c, &o);
+        }
     }
     for (int i = 0; i < st_world_wall_count(w); i++) {
         st_vec2 p, q;
@@ -310,6 +376,64 @@ static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
     }
 }
 
+/* ------------------------------------------------------------------ ORCA */
+
+/* The traced agent's last ORCA pass, drawn around it in velocity space: a
+ * velocity v is drawn at pos + v * k, with max_speed at ORCA_PX pixels. Each
+ * half-plane is its line (obstacle lines orange, agent lines blue, the ones
+ * kept when infeasible thicker) with its forbidden side lightly shaded; the
+ * max-speed circle, the preferred velocity (yellow) and the chosen one (green). */
+#define ORCA_PX 70.0
+static const SDL_Color COL_ORCA_SPEED = {255, 255, 255, 70};
+static const SDL_Color COL_ORCA_AGENT = {110, 170, 255, 200};
+static const SDL_Color COL_ORCA_OBST = {255, 160, 70, 210};
+static const SDL_Color COL_ORCA_SHADE = {255, 80, 80, 22};
+static const SDL_Color COL_ORCA_PREF = {255, 225, 60, 255};
+static const SDL_Color COL_ORCA_CHOSEN = {80, 240, 120, 255};
+
+static void draw_orca(app *a, render_ctx *c, st_agent_id id)
+{
+    const st_world *w = a->world;
+    if (!st_id_equal(id, a->traced) || a->trace_world != w)
+        return;
+    const st_orca_trace *t = st_world_orca_trace(w);
+    if (t == NULL || !t->valid)
+        return;
+    batch *b = &c->layer[LAYER_SELECTED];
+    st_vec2 pos = st_agent_pos(w, id);
+    double max_speed = st_agent_max_speed(w, id);
+    double k = ORCA_PX / c->scale / (max_speed > 1e-9 ? max_speed : 1.0);
+    double R = 1.25 * ORCA_PX / c->scale; /* clip lines to this world radius */
+    SDL_FPoint sp = to_screen(c, pos);
+    batch_circle(b, sp, (float)ORCA_PX, COL_ORCA_SPEED, false, 1.0f);
+    for (int i = 0; i < t->line_count; i++) {
+        st_vec2 d = t->lines[i].direction;
+        st_vec2 p = st_v2_add(pos, st_v2_scale(t->lines[i].point, k)); /* the line in world space */
+        /* Clip the line to the disc of radius R around pos. */
+        st_vec2 rel = st_v2_sub(p, pos);
+        double along = st_v2_dot(rel, d);
+        st_vec2 foot = st_v2_sub(rel, st_v2_scale(d, along)); /* closest point to pos */
+        double f2 = st_v2_dot(foot, foot);
+        if (f2 >= R * R)
+            continue; /* the whole view is on one side */
+        double half = sqrt(R * R - f2);
+        st_vec2 a0 = st_v2_add(pos, st_v2_sub(foot, st_v2_scale(d, half)));
+        st_vec2 a1 = st_v2_add(pos, st_v2_add(foot, st_v2_scale(d, half)));
+        /* Permitted velocities v have det(d, v - point) >= 0: the side
+         * perp(d) points to. The other side is shaded, a band R/4 deep. */
+        st_vec2 left = st_v2_perp(d);
+        st_vec2 right = st_v2_scale(left, -0.25 * R);
+        SDL_FPoint s0 = to_screen(c, a0), s1 = to_screen(c, a1);
+        SDL_FPoint s2 = to_screen(c, st_v2_add(a1, right)), s3 = to_screen(c, st_v2_add(a0, right));
+        batch_tri(b, s0, s1, s2, COL_ORCA_SHADE);
+        batch_tri(b, s0, s2, s3, COL_ORCA_SHADE);
+        bool obst = i < t->obstacle_lines, hard = i < t->hard_lines;
+        batch_line(b, s0, s1, hard ? 2.0f : 1.0f, obst ? COL_ORCA_OBST : COL_ORCA_AGENT);
+    }
+    batch_arrow(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(t->preferred, k))), 2.0f, COL_ORCA_PREF);
+    batch_arrow(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(t->chosen, k))), 2.0f, COL_ORCA_CHOSEN);
+}
+
 /* ------------------------------------------------------------------ frame */
 
 /* Clears a software renderer's own surface. SDL_RenderClear fills it with
@@ -373,6 +497,8 @@ void render_frame(app *a, render_ctx *c, bool hud)
         if (!st_id_is_null(a->selected)) {
             draw_overlays(a, c, a->selected,
                           OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
+            if (a->overlays & OV_ORCA)
+                draw_orca(a, c, a->selected);
             double rad = st_agent_radius(w, a->selected) * c->scale + 6.0;
             batch_circle(&c->layer[LAYER_SELECTED], to_screen(c, st_agent_pos(w, a->selected)), (float)rad, COL_SELECT,
                          false, 1.5f);

@@ -422,7 +422,7 @@ bool app_start(app *a, const app_options *opt)
     a->opt = *opt;
     a->time_scale = 1.0;
     a->speed_factor = a->force_factor = 1.0;
-    a->overlays = OV_PATHS | OV_HUD;
+    a->overlays = OV_PATHS | OV_HUD | OV_ORCA;
     a->selected = st_null_agent();
     if (realpath(STEER_SCRIPTS_DIR, a->scripts_dir) == NULL)
         snprintf(a->scripts_dir, sizeof a->scripts_dir, "%s", STEER_SCRIPTS_DIR);
