@@ -4,7 +4,7 @@
 set -e
 PKGS="cmake make pkg-config gcc liblua5.4-dev lua5.4 lua-busted lua-check \
 libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core valgrind \
-clang libclang-rt-14-dev"
+clang libclang-rt-14-dev time"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
