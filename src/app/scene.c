@@ -324,7 +324,7 @@ static int new_world_fn(lua_State *L)
     lua_pushinteger(L, (lua_Integer)a->seed);
     lua_setfield(L, -2, "seed");
     /* steer.world's extensions pass through as given: it checks them */
-    const char *extensions[] = {"dt", "cell_size"};
+    const char *extensions[] = {"dt", "cell_size", "contacts"};
     for (size_t k = 0; k < sizeof extensions / sizeof extensions[0]; k++) {
         lua_getfield(L, cfg, extensions[k]);
         lua_setfield(L, -2, extensions[k]);

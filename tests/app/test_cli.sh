@@ -22,21 +22,22 @@ grep -q "unknown option '--no-such-option'" "$TMP/out" || fail "no message for t
 [ $? -ne 0 ] || fail "a missing scene file exited 0"
 echo "ok: usage errors exit 2"
 
-# scene.config passes dt and cell_size on to steer.world, which checks them.
+# scene.config passes dt, cell_size and contacts on to steer.world, which checks them.
 cat >"$TMP/config.lua" <<'EOF2'
-local scene = { config = { width = 500, height = 400, dt = 1 / 30, cell_size = 80 } }
+local scene = { config = { width = 500, height = 400, dt = 1 / 30, cell_size = 80, contacts = true } }
 function scene.load(world)
-    print(string.format("config: dt=%.6f cell_size=%g width=%g", world.dt, world.cell_size, world.width))
+    print(string.format("config: dt=%.6f cell_size=%g width=%g contacts=%s", world.dt, world.cell_size, world.width,
+                        tostring(world.contacts)))
 end
 return scene
 EOF2
 "$APP" --headless --ticks 3 "$TMP/config.lua" >"$TMP/out" 2>&1 || fail "a scene with dt and cell_size failed: $(cat "$TMP/out")"
-grep -q "config: dt=0.033333 cell_size=80 width=500" "$TMP/out" || fail "scene.config dt/cell_size not applied: $(cat "$TMP/out")"
+grep -q "config: dt=0.033333 cell_size=80 width=500 contacts=true" "$TMP/out" || fail "scene.config dt/cell_size/contacts not applied: $(cat "$TMP/out")"
 sed -i 's/cell_size = 80/cell_size = -1/' "$TMP/config.lua"
 "$APP" --headless --ticks 3 "$TMP/config.lua" >"$TMP/out" 2>&1
 [ $? -ne 0 ] || fail "a bad cell_size in scene.config was accepted"
 grep -q "scene.config.*cell_size" "$TMP/out" || fail "no scene.config error naming cell_size: $(cat "$TMP/out")"
-echo "ok: scene.config takes dt and cell_size, and a bad one is a scene.config error"
+echo "ok: scene.config takes dt, cell_size and contacts, and a bad one is a scene.config error"
 
 # No display at all: no X, no Wayland, and no driver forced (ctest sets the
 # dummy one, which is a display of sorts).
