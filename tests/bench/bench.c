@@ -264,15 +264,18 @@ static void drive(st_world *w, st_agent_id id, st_vec2 goal)
 /// offsets fold. Runs outside the timed steps.
 typedef struct sweeper {
     int n;
+    bool primed;
     int *order;
-    st_vec2 *pos;
+    st_vec2 *pos, *sorted;
 } sweeper;
 
 static void sweeper_init(sweeper *s, int n)
 {
     s->n = n;
+    s->primed = false;
     s->order = malloc((size_t)n * sizeof *s->order);
     s->pos = malloc((size_t)n * sizeof *s->pos);
+    s->sorted = malloc((size_t)n * sizeof *s->sorted);
     for (int i = 0; i < n; i++) s->order[i] = i;
 }
 
@@ -280,15 +283,23 @@ static void sweeper_free(sweeper *s)
 {
     free(s->order);
     free(s->pos);
+    free(s->sorted);
 }
 
-static long count_collisions(sweeper *s, const st_world *w, const st_agent_id *ids, bool wrap, double width)
+static long count_collisions(sweeper *s, const st_world *w, const st_agent_id *ids, bool wrap, double width,
+                             double height)
 {
     const int n = s->n;
     int *order = s->order;
     st_vec2 *pos = s->pos;
     const double reach = 2.0 * RVO_RADIUS, lim2 = (0.99 * reach) * (0.99 * reach);
     for (int i = 0; i < n; i++) pos[i] = st_agent_pos(w, ids[i]);
+    if (!s->primed) { // the first time from scratch: spawn order can be far from x order
+        for (int i = 0; i < n; i++) s->sorted[i] = st_v2(pos[i].x, (double)i);
+        qsort(s->sorted, (size_t)n, sizeof *s->sorted, cmp_double); // by x (the first member)
+        for (int i = 0; i < n; i++) order[i] = (int)s->sorted[i].y;
+        s->primed = true;
+    }
     for (int i = 1; i < n; i++) {
         int k = order[i], j = i - 1;
         while (j >= 0 && pos[order[j]].x > pos[k].x) {
@@ -297,20 +308,23 @@ static long count_collisions(sweeper *s, const st_world *w, const st_agent_id *i
         }
         order[j + 1] = k;
     }
+    st_vec2 *sp = s->sorted; // the positions in x order: the sweep reads them in a row
+    for (int a = 0; a < n; a++) sp[a] = pos[order[a]];
     long hits = 0;
     for (int a = 0; a < n; a++) {
-        int i = order[a];
         for (int pass = 0; pass < (wrap ? 2 : 1); pass++) {
             // pass 1: the agents at the start of the axis, seen past its end
             int b0 = pass == 0 ? a + 1 : 0;
             double shift = pass == 0 ? 0.0 : width;
             for (int b = b0; b < n; b++) {
-                int j = order[b];
                 if (pass == 1 && b >= a) break;
-                double dx = pos[j].x + shift - pos[i].x;
+                double dx = sp[b].x + shift - sp[a].x;
                 if (dx >= reach) break;
                 if (pass == 1 && dx < 0.0) continue;
-                st_vec2 off = wrap ? st_world_offset(w, pos[i], pos[j]) : st_v2_sub(pos[j], pos[i]);
+                double dy = sp[b].y - sp[a].y;
+                if (wrap && fabs(dy) > 0.5 * height) dy -= copysign(height, dy);
+                if (fabs(dy) >= reach) continue;
+                st_vec2 off = wrap ? st_world_offset(w, sp[a], sp[b]) : st_v2_sub(sp[b], sp[a]);
                 if (pass == 1 && fabs(off.x - dx) > 1e-6 * width) continue; // seen the other way in pass 0
                 if (st_v2_len2(off) < lim2) hits++;
             }
@@ -362,7 +376,7 @@ static orca_result run_orca_circle(int n, int threads, int cap)
         st_world_step_end(w);
         timed += now() - t0;
         o.steps = s + 1;
-        o.collisions += count_collisions(&sw, w, ids, false, wd.width);
+        o.collisions += count_collisions(&sw, w, ids, false, wd.width, wd.height);
         int arrived = 0;
         for (int i = 0; i < n; i++)
             if (st_v2_dist(sw.pos[i], goals[i]) <= RVO_RADIUS) arrived++;
@@ -432,7 +446,7 @@ static orca_result run_orca_crowd(int n, double nb, int threads, int warm, int b
             st_world_step(w, RVO_DT);
             el += now() - t0;
             o.steps++;
-            o.collisions += count_collisions(&sw, w, ids, true, side);
+            o.collisions += count_collisions(&sw, w, ids, true, side, side);
             for (int i = 0; i < n; i++)
                 if (st_world_distance(w, sw.pos[i], goals[i]) <= 2.0 * RVO_RADIUS) {
                     o.arrived++;
