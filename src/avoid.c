@@ -46,7 +46,22 @@ typedef struct ogroup {
     st_vec2 lo, hi;
 } ogroup;
 
+/// What an agent's neighbours read of it, copied once per pass into one
+/// cache line per agent (dense index): the gathering and the half-planes
+/// otherwise touch both lines of its body, its record and its settings.
+typedef struct orca_peer {
+    st_vec2 vel;
+    double radius, max_speed, priority;
+    uint64_t serial;
+    uint32_t layer, mask; // st__avoid_layer; the mask of its settings (ORCA agents only)
+    uint8_t avoid;        // st_body.avoid
+    uint8_t pad_[7];
+} orca_peer;
+
+_Static_assert(sizeof(orca_peer) == 64, "orca_peer is one cache line");
+
 struct st_avoid_state {
+    orca_peer *peer;   // [pref_cap], 64-byte aligned
     st_vec2 *pref;     // preferred velocities; the chosen ones after the pass
     st_vec2 *out;      // the first round's choices
     uint8_t *flag;     // AV_STUCK, AV_REVISIT
@@ -81,6 +96,7 @@ void st__avoid_free(st_world *w)
     free(w->avoid_defs);
     if (w->avoid) {
         free(w->avoid->pref);
+        free(w->avoid->peer);
         free(w->avoid->out);
         free(w->avoid->flag);
         free(w->avoid->verts);
@@ -259,7 +275,12 @@ st_vec2 *st__avoid_buffer(st_world *w, int count)
         if (o) s->out = o;
         uint8_t *f = realloc(s->flag, (size_t)n);
         if (f) s->flag = f;
-        if (!p || !o || !f) return NULL;
+        orca_peer *q = aligned_alloc(64, (size_t)n * sizeof *q); // rewritten every pass: nothing to keep
+        if (q) {
+            free(s->peer);
+            s->peer = q;
+        }
+        if (!p || !o || !f || !q) return NULL;
         s->pref_cap = n;
     }
     return s->pref;
@@ -593,6 +614,7 @@ typedef struct near_edge {
 
 typedef struct gather {
     const st_world *w;
+    const orca_peer *peer;
     int self;
     uint32_t mask;
     int cap, n;
@@ -628,12 +650,12 @@ static void gather_run(void *ctx, const st_grid_item *items, int k0, int k1, dou
         double d2 = off.x * off.x + off.y * off.y;
         if (d2 > r2 || (int)it->index == g->self) continue;
         if (w->removed_in_step && !w->agents[it->index].alive) continue;
-        if (!(g->mask & st__avoid_layer(w, it->index))) continue;
-        const st_body *o = &w->bodies[it->index];
+        const orca_peer *o = &g->peer[it->index];
+        if (!(g->mask & o->layer)) continue;
         double touch = g->radius + o->radius + (g->reach_speed + o->max_speed) * g->dt;
         bool close = d2 < touch * touch;
         if (!close && (g->cap == 0 || (g->n == g->cap && d2 > g->best[g->cap - 1].d2))) continue;
-        near_agent a = {d2, w->agents[it->index].serial, it->index, off};
+        near_agent a = {d2, o->serial, it->index, off};
         if (close) keep_sorted(g->close, &g->n_close, ORCA_MAX_CLOSE, a);
         if (g->cap > 0) keep_sorted(g->best, &g->n, g->cap, a);
     }
@@ -678,14 +700,12 @@ static int gather_edges(const st_world *w, const struct st_avoid_state *s, st_ve
 }
 
 /// Does agent j yield to agent i? Then they share by priority; else i takes all.
-static double share_of(const st_world *w, int i, uint32_t j, const st_avoid_def *di)
+static double share_of(const orca_peer *pj_, const st_avoid_def *di)
 {
-    uint8_t fj = w->bodies[j].avoid;
+    uint8_t fj = pj_->avoid;
     if (!(fj & ST__AV_ORCA) || (fj & ST__AV_LOCKED)) return 1.0;
-    const st_avoid_def *dj = &w->avoid_defs[w->agents[j].slot];
-    if (!(dj->mask & di->layer)) return 1.0;
-    (void)i;
-    double pi = di->priority, pj = dj->priority;
+    if (!(pj_->mask & di->layer)) return 1.0;
+    double pi = di->priority, pj = pj_->priority;
     if (pi + pj <= 0.0) return 0.5;
     return pj / (pi + pj);
 }
@@ -740,7 +760,8 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
 
     // Agents: the max_neighbors nearest within range on the layers it avoids.
     near_agent best[ST_AVOID_MAX_NEIGHBORS_CAP];
-    gather g = {w, i, d.mask, d.max_neighbors, 0, best, b->radius, b->max_speed, dt, 0, {{0, 0, 0, {0, 0}}}};
+    const orca_peer *peer = s->peer;
+    gather g = {w, peer, i, d.mask, d.max_neighbors, 0, best, b->radius, b->max_speed, dt, 0, {{0, 0, 0, {0, 0}}}};
     if (d.max_neighbors > 0 && d.range > 0.0)
         st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
     uint64_t serial = w->agents[i].serial;
@@ -751,8 +772,8 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     // fallback gives up some foresight, never a collision this step.
     for (int k = 0; k < g.n_close; k++) {
         const near_agent *a = &g.close[k];
-        const st_body *o = &w->bodies[a->index];
-        double share = share_of(w, i, a->index, &d);
+        const orca_peer *o = &peer[a->index];
+        double share = share_of(o, &d);
         double tie = serial < a->serial ? 1.0 : -1.0;
         st_vec2 ov = o->vel;
         if (flag && (flag[a->index] & AV_STUCK)) {
@@ -764,8 +785,8 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     }
     const int n_hard = n;
     for (int k = 0; k < g.n; k++) {
-        const st_body *o = &w->bodies[best[k].index];
-        double share = shares[n - n_obst] = share_of(w, i, best[k].index, &d);
+        const orca_peer *o = &peer[best[k].index];
+        double share = shares[n - n_obst] = share_of(o, &d);
         double tie = serial < best[k].serial ? 1.0 : -1.0;
         lines[n++] = disc_line(best[k].rel, b->vel, o->vel, (b->radius + o->radius) * ORCA_SKIN, share, inv_h,
                                inv_dt, tie);
@@ -832,7 +853,8 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
     st_avoid_def d = effective(&w->avoid_defs[w->agents[i].slot], b);
     // The close list alone (no nearest-k list), over the same range as the
     // agent's own round.
-    gather g = {w, i, UINT32_MAX, 0, 0, NULL, b->radius, b->max_speed, w->step_dt, 0, {{0, 0, 0, {0, 0}}}};
+    gather g = {w, w->avoid->peer, i, UINT32_MAX, 0, 0, NULL, b->radius, b->max_speed, w->step_dt, 0,
+                {{0, 0, 0, {0, 0}}}};
     st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
     for (int k = 0; k < g.n_close; k++) {
         uint32_t j = g.close[k].index;
@@ -849,6 +871,30 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
     const double dt = w->step_dt;
     st_vec2 *out = s->out;
     uint8_t *flag = s->flag;
+    orca_peer *peer = s->peer;
+    // What neighbours read of each agent, in one line each.
+#ifdef STEER_HAVE_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int i = 0; i < n; i++) {
+        const st_body *b = &w->bodies[i];
+        orca_peer *p = &peer[i];
+        p->vel = b->vel;
+        p->radius = b->radius;
+        p->max_speed = b->max_speed;
+        p->serial = w->agents[i].serial;
+        p->avoid = b->avoid;
+        if (b->avoid & ST__AV_DEF) {
+            const st_avoid_def *d = &w->avoid_defs[w->agents[i].slot];
+            p->layer = d->layer;
+            p->mask = d->mask;
+            p->priority = d->priority;
+        } else {
+            p->layer = 1u;
+            p->mask = UINT32_MAX;
+            p->priority = 1.0;
+        }
+    }
     // Round one: every ORCA agent from the state at the start of the step.
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 256)
