@@ -400,7 +400,7 @@ static void lp3(const line *lines, int n, int n_obst, int begin, double r, st_ve
 /// `vel_other`, seen by an agent at velocity `vel` that takes `share` of the
 /// avoiding, with horizon `inv_h` = 1 / horizon and step `inv_dt`.
 /// `tie` picks a side when the two are exactly on top of each other.
-static line disc_line(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share, double inv_h,
+ST__INLINE line disc_line(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share, double inv_h,
                       double inv_dt, double tie)
 {
     st_vec2 rv = st_v2_sub(vel, vel_other);
@@ -626,8 +626,27 @@ typedef struct gather {
     near_agent close[ORCA_MAX_CLOSE];
 } gather;
 
-static void keep_sorted(near_agent *list, int *n, int cap, near_agent a)
+/// Everything but the close list, which fills from n_close = 0 (zeroing
+/// its 16 entries cost as much as a neighbour's half-plane).
+static inline void gather_init(gather *g, const st_world *w, int self, uint32_t mask, int cap, near_agent *best,
+                               const st_body *b, double dt)
 {
+    g->w = w;
+    g->peer = w->avoid->peer;
+    g->self = self;
+    g->mask = mask;
+    g->cap = cap;
+    g->n = 0;
+    g->best = best;
+    g->radius = b->radius;
+    g->reach_speed = b->max_speed;
+    g->dt = dt;
+    g->n_close = 0;
+}
+
+ST__INLINE void keep_sorted(near_agent *list, int *n, int cap, const near_agent *ap)
+{
+    const near_agent a = *ap;
     int pos = *n < cap ? *n : cap - 1;
     if (*n == cap && !near_less(a.d2, a.serial, &list[pos])) return;
     while (pos > 0 && near_less(a.d2, a.serial, &list[pos - 1])) {
@@ -656,8 +675,8 @@ static void gather_run(void *ctx, const st_grid_item *items, int k0, int k1, dou
         bool close = d2 < touch * touch;
         if (!close && (g->cap == 0 || (g->n == g->cap && d2 > g->best[g->cap - 1].d2))) continue;
         near_agent a = {d2, o->serial, it->index, off};
-        if (close) keep_sorted(g->close, &g->n_close, ORCA_MAX_CLOSE, a);
-        if (g->cap > 0) keep_sorted(g->best, &g->n, g->cap, a);
+        if (close) keep_sorted(g->close, &g->n_close, ORCA_MAX_CLOSE, &a);
+        if (g->cap > 0) keep_sorted(g->best, &g->n, g->cap, &a);
     }
 }
 
@@ -761,7 +780,8 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     // Agents: the max_neighbors nearest within range on the layers it avoids.
     near_agent best[ST_AVOID_MAX_NEIGHBORS_CAP];
     const orca_peer *peer = s->peer;
-    gather g = {w, peer, i, d.mask, d.max_neighbors, 0, best, b->radius, b->max_speed, dt, 0, {{0, 0, 0, {0, 0}}}};
+    gather g;
+    gather_init(&g, w, i, d.mask, d.max_neighbors, best, b, dt);
     if (d.max_neighbors > 0 && d.range > 0.0)
         st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
     uint64_t serial = w->agents[i].serial;
@@ -853,8 +873,8 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
     st_avoid_def d = effective(&w->avoid_defs[w->agents[i].slot], b);
     // The close list alone (no nearest-k list), over the same range as the
     // agent's own round.
-    gather g = {w, w->avoid->peer, i, UINT32_MAX, 0, 0, NULL, b->radius, b->max_speed, w->step_dt, 0,
-                {{0, 0, 0, {0, 0}}}};
+    gather g;
+    gather_init(&g, w, i, UINT32_MAX, 0, NULL, b, w->step_dt);
     st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
     for (int k = 0; k < g.n_close; k++) {
         uint32_t j = g.close[k].index;
