@@ -292,6 +292,7 @@ st_vec2 *st__avoid_begin(st_world *w, int count)
     if (!buf) return NULL;
     build_outlines(w, w->avoid);
     w->avoid->trace.valid = false;
+    w->avoid->stuck = 0; // counted in the pass's first round
     return buf;
 }
 
@@ -883,6 +884,33 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
     }
 }
 
+void st__avoid_peer(st_world *w, int i)
+{
+    const st_body *b = &w->bodies[i];
+    orca_peer *p = &w->avoid->peer[i];
+    p->vel = b->vel;
+    p->radius = b->radius;
+    p->max_speed = b->max_speed;
+    p->serial = w->agents[i].serial;
+    p->avoid = b->avoid;
+    if (b->avoid & ST__AV_DEF) {
+        const st_avoid_def *d = &w->avoid_defs[w->agents[i].slot];
+        p->layer = d->layer;
+        p->mask = d->mask;
+        p->priority = d->priority;
+    } else {
+        p->layer = 1u;
+        p->mask = UINT32_MAX;
+        p->priority = 1.0;
+    }
+}
+
+st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i)
+{
+    const struct st_avoid_state *s = w->avoid;
+    return (s->flag[i] & AV_REVISIT) ? pref[i] : s->out[i];
+}
+
 void st__avoid_pass(st_world *w, st_vec2 *pref)
 {
     struct st_avoid_state *s = w->avoid;
@@ -891,30 +919,6 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
     const double dt = w->step_dt;
     st_vec2 *out = s->out;
     uint8_t *flag = s->flag;
-    orca_peer *peer = s->peer;
-    // What neighbours read of each agent, in one line each.
-#ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (int i = 0; i < n; i++) {
-        const st_body *b = &w->bodies[i];
-        orca_peer *p = &peer[i];
-        p->vel = b->vel;
-        p->radius = b->radius;
-        p->max_speed = b->max_speed;
-        p->serial = w->agents[i].serial;
-        p->avoid = b->avoid;
-        if (b->avoid & ST__AV_DEF) {
-            const st_avoid_def *d = &w->avoid_defs[w->agents[i].slot];
-            p->layer = d->layer;
-            p->mask = d->mask;
-            p->priority = d->priority;
-        } else {
-            p->layer = 1u;
-            p->mask = UINT32_MAX;
-            p->priority = 1.0;
-        }
-    }
     // Round one: every ORCA agent from the state at the start of the step.
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 256)
@@ -927,22 +931,23 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
         if (!all_alive && !w->agents[i].alive) continue;
         bool stuck = false;
         out[i] = orca_agent(w, i, pref[i], dt, NULL, NULL, &stuck);
-        if (stuck) flag[i] = AV_STUCK;
+        if (stuck) {
+            flag[i] = AV_STUCK;
+#ifdef STEER_HAVE_OPENMP
+#pragma omp atomic
+#endif
+            s->stuck++;
+        }
     }
     // An agent stuck in a squeeze cannot do its share of avoiding: its
     // neighbours take all of it, against the velocity it chose (round two).
+    // (The barrier after round one makes s->stuck the same for every thread.)
+    if (s->stuck > 0) {
 #ifdef STEER_HAVE_OPENMP
 #pragma omp single
 #endif
-    {
-        s->stuck = 0;
         for (int i = 0; i < n; i++)
-            if (flag[i] & AV_STUCK) {
-                s->stuck++;
-                mark_revisits(w, i, flag);
-            }
-    }
-    if (s->stuck > 0) {
+            if (flag[i] & AV_STUCK) mark_revisits(w, i, flag);
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif
@@ -952,9 +957,6 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
             pref[i] = orca_agent(w, i, pref[i], dt, flag, out, &stuck);
         }
     }
-#ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (int i = 0; i < n; i++)
-        if (!(flag[i] & AV_REVISIT)) pref[i] = out[i];
+    // Now pref[i] for the agents revisited, out[i] for the others
+    // (st__avoid_velocity): the move reads them, after the last barrier.
 }

@@ -124,14 +124,16 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, double dt)
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             if (all_alive || w->agents[i].alive) pref[i] = integrate_velocity(w, i, dt);
+            st__avoid_peer(w, i);
+        }
         st__avoid_pass(w, pref);
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
         for (int i = 0; i < n; i++)
-            if (all_alive || w->agents[i].alive) integrate_move(w, i, pref[i], dt);
+            if (all_alive || w->agents[i].alive) integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
     }
 }
 
