@@ -659,7 +659,7 @@ ST__INLINE void keep_sorted(near_agent *list, int *n, int cap, const near_agent 
 }
 
 
-static void gather_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
+ST__INLINE void gather_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
                        double r2, bool fold)
 {
     gather *g = ctx;
