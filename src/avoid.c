@@ -579,16 +579,17 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
 /* one agent                                                                */
 /* ------------------------------------------------------------------------ */
 
+/// 32 bytes: the sorted inserts move these; a tie on d2 reads the serials
+/// from the peers.
 typedef struct near_agent {
     double d2;
-    uint64_t serial;
     uint32_t index;
     st_vec2 rel;
 } near_agent;
 
-static inline bool near_less(double d2, uint64_t serial, const near_agent *b)
+static inline bool near_less(const orca_peer *peer, const near_agent *a, const near_agent *b)
 {
-    return d2 < b->d2 || (d2 == b->d2 && serial < b->serial);
+    return a->d2 < b->d2 || (a->d2 == b->d2 && peer[a->index].serial < peer[b->index].serial);
 }
 
 typedef struct near_edge {
@@ -645,12 +646,12 @@ static inline void gather_init(gather *g, const st_world *w, int self, uint32_t 
     g->n_close = 0;
 }
 
-ST__INLINE void keep_sorted(near_agent *list, int *n, int cap, const near_agent *ap)
+ST__INLINE void keep_sorted(const orca_peer *peer, near_agent *list, int *n, int cap, const near_agent *ap)
 {
     const near_agent a = *ap;
     int pos = *n < cap ? *n : cap - 1;
-    if (*n == cap && !near_less(a.d2, a.serial, &list[pos])) return;
-    while (pos > 0 && near_less(a.d2, a.serial, &list[pos - 1])) {
+    if (*n == cap && !near_less(peer, &a, &list[pos])) return;
+    while (pos > 0 && near_less(peer, &a, &list[pos - 1])) {
         list[pos] = list[pos - 1];
         pos--;
     }
@@ -693,9 +694,9 @@ ST__INLINE void gather_run(void *ctx, const st_grid_item *items, int k0, int k1,
             double touch = g->radius + o->radius + (g->reach_speed + o->max_speed) * g->dt;
             bool close = d2 < touch * touch;
             if (!close && (g->cap == 0 || (g->n == g->cap && d2 > g->best[g->cap - 1].d2))) continue;
-            near_agent a = {d2, o->serial, it->index, poff[q]};
-            if (close) keep_sorted(g->close, &g->n_close, ORCA_MAX_CLOSE, &a);
-            if (g->cap > 0) keep_sorted(g->best, &g->n, g->cap, &a);
+            near_agent a = {d2, it->index, poff[q]};
+            if (close) keep_sorted(g->peer, g->close, &g->n_close, ORCA_MAX_CLOSE, &a);
+            if (g->cap > 0) keep_sorted(g->peer, g->best, &g->n, g->cap, &a);
         }
     }
 }
@@ -814,7 +815,7 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
         const near_agent *a = &g.close[k];
         const orca_peer *o = &peer[a->index];
         double share = share_of(o, &d);
-        double tie = serial < a->serial ? 1.0 : -1.0;
+        double tie = serial < o->serial ? 1.0 : -1.0;
         st_vec2 ov = o->vel;
         if (flag && (flag[a->index] & AV_STUCK)) {
             ov = out[a->index];
@@ -827,7 +828,7 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     for (int k = 0; k < g.n; k++) {
         const orca_peer *o = &peer[best[k].index];
         double share = shares[n - n_obst] = share_of(o, &d);
-        double tie = serial < best[k].serial ? 1.0 : -1.0;
+        double tie = serial < o->serial ? 1.0 : -1.0;
         lines[n++] = disc_line(best[k].rel, b->vel, o->vel, (b->radius + o->radius) * ORCA_SKIN, share, inv_h,
                                inv_dt, tie);
     }
