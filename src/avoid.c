@@ -46,7 +46,22 @@ typedef struct ogroup {
     st_vec2 lo, hi;
 } ogroup;
 
+/// What an agent's neighbours read of it, copied once per pass into one
+/// cache line per agent (dense index): the gathering and the half-planes
+/// otherwise touch both lines of its body, its record and its settings.
+typedef struct orca_peer {
+    st_vec2 vel;
+    double radius, max_speed, priority;
+    uint64_t serial;
+    uint32_t layer, mask; // st__avoid_layer; the mask of its settings (ORCA agents only)
+    uint8_t avoid;        // st_body.avoid
+    uint8_t pad_[7];
+} orca_peer;
+
+_Static_assert(sizeof(orca_peer) == 64, "orca_peer is one cache line");
+
 struct st_avoid_state {
+    orca_peer *peer;   // [pref_cap], 64-byte aligned
     st_vec2 *pref;     // preferred velocities; the chosen ones after the pass
     st_vec2 *out;      // the first round's choices
     uint8_t *flag;     // AV_STUCK, AV_REVISIT
@@ -81,6 +96,7 @@ void st__avoid_free(st_world *w)
     free(w->avoid_defs);
     if (w->avoid) {
         free(w->avoid->pref);
+        free(w->avoid->peer);
         free(w->avoid->out);
         free(w->avoid->flag);
         free(w->avoid->verts);
@@ -259,7 +275,12 @@ st_vec2 *st__avoid_buffer(st_world *w, int count)
         if (o) s->out = o;
         uint8_t *f = realloc(s->flag, (size_t)n);
         if (f) s->flag = f;
-        if (!p || !o || !f) return NULL;
+        orca_peer *q = aligned_alloc(64, (size_t)n * sizeof *q); // rewritten every pass: nothing to keep
+        if (q) {
+            free(s->peer);
+            s->peer = q;
+        }
+        if (!p || !o || !f || !q) return NULL;
         s->pref_cap = n;
     }
     return s->pref;
@@ -271,6 +292,7 @@ st_vec2 *st__avoid_begin(st_world *w, int count)
     if (!buf) return NULL;
     build_outlines(w, w->avoid);
     w->avoid->trace.valid = false;
+    w->avoid->stuck = 0; // counted in the pass's first round
     return buf;
 }
 
@@ -379,7 +401,7 @@ static void lp3(const line *lines, int n, int n_obst, int begin, double r, st_ve
 /// `vel_other`, seen by an agent at velocity `vel` that takes `share` of the
 /// avoiding, with horizon `inv_h` = 1 / horizon and step `inv_dt`.
 /// `tie` picks a side when the two are exactly on top of each other.
-static line disc_line(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share, double inv_h,
+ST__INLINE line disc_line(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share, double inv_h,
                       double inv_dt, double tie)
 {
     st_vec2 rv = st_v2_sub(vel, vel_other);
@@ -557,16 +579,17 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
 /* one agent                                                                */
 /* ------------------------------------------------------------------------ */
 
+/// 32 bytes: the sorted inserts move these; a tie on d2 reads the serials
+/// from the peers.
 typedef struct near_agent {
     double d2;
-    uint64_t serial;
     uint32_t index;
     st_vec2 rel;
 } near_agent;
 
-static inline bool near_less(double d2, uint64_t serial, const near_agent *b)
+static inline bool near_less(const orca_peer *peer, const near_agent *a, const near_agent *b)
 {
-    return d2 < b->d2 || (d2 == b->d2 && serial < b->serial);
+    return a->d2 < b->d2 || (a->d2 == b->d2 && peer[a->index].serial < peer[b->index].serial);
 }
 
 typedef struct near_edge {
@@ -593,6 +616,7 @@ typedef struct near_edge {
 
 typedef struct gather {
     const st_world *w;
+    const orca_peer *peer;
     int self;
     uint32_t mask;
     int cap, n;
@@ -604,11 +628,30 @@ typedef struct gather {
     near_agent close[ORCA_MAX_CLOSE];
 } gather;
 
-static void keep_sorted(near_agent *list, int *n, int cap, near_agent a)
+/// Everything but the close list, which fills from n_close = 0 (zeroing
+/// its 16 entries cost as much as a neighbour's half-plane).
+static inline void gather_init(gather *g, const st_world *w, int self, uint32_t mask, int cap, near_agent *best,
+                               const st_body *b, double dt)
 {
+    g->w = w;
+    g->peer = w->avoid->peer;
+    g->self = self;
+    g->mask = mask;
+    g->cap = cap;
+    g->n = 0;
+    g->best = best;
+    g->radius = b->radius;
+    g->reach_speed = b->max_speed;
+    g->dt = dt;
+    g->n_close = 0;
+}
+
+ST__INLINE void keep_sorted(const orca_peer *peer, near_agent *list, int *n, int cap, const near_agent *ap)
+{
+    const near_agent a = *ap;
     int pos = *n < cap ? *n : cap - 1;
-    if (*n == cap && !near_less(a.d2, a.serial, &list[pos])) return;
-    while (pos > 0 && near_less(a.d2, a.serial, &list[pos - 1])) {
+    if (*n == cap && !near_less(peer, &a, &list[pos])) return;
+    while (pos > 0 && near_less(peer, &a, &list[pos - 1])) {
         list[pos] = list[pos - 1];
         pos--;
     }
@@ -617,25 +660,44 @@ static void keep_sorted(near_agent *list, int *n, int cap, near_agent a)
 }
 
 
-static void gather_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
+/// Candidates a run's distance test passes, a block at a time (below).
+#define ORCA_SCAN_BLOCK 64
+
+ST__INLINE void gather_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
                        double r2, bool fold)
 {
     gather *g = ctx;
     const st_world *w = g->w;
-    for (int k = k0; k < k1; k++) {
-        const st_grid_item *it = &items[k];
-        st_vec2 off = st__run_offset(w, it, sx, sy, c, fold);
-        double d2 = off.x * off.x + off.y * off.y;
-        if (d2 > r2 || (int)it->index == g->self) continue;
-        if (w->removed_in_step && !w->agents[it->index].alive) continue;
-        if (!(g->mask & st__avoid_layer(w, it->index))) continue;
-        const st_body *o = &w->bodies[it->index];
-        double touch = g->radius + o->radius + (g->reach_speed + o->max_speed) * g->dt;
-        bool close = d2 < touch * touch;
-        if (!close && (g->cap == 0 || (g->n == g->cap && d2 > g->best[g->cap - 1].d2))) continue;
-        near_agent a = {d2, w->agents[it->index].serial, it->index, off};
-        if (close) keep_sorted(g->close, &g->n_close, ORCA_MAX_CLOSE, a);
-        if (g->cap > 0) keep_sorted(g->best, &g->n, g->cap, a);
+    // The distance test first, without a branch: about two thirds of a
+    // run's items fail it, in no order a predictor can learn. The survivors
+    // (the same ones the test would pass, NaN included) go on in run order.
+    int pass[ORCA_SCAN_BLOCK];
+    double pd2[ORCA_SCAN_BLOCK];
+    st_vec2 poff[ORCA_SCAN_BLOCK];
+    for (int b0 = k0; b0 < k1; b0 += ORCA_SCAN_BLOCK) {
+        int b1 = k1 - b0 > ORCA_SCAN_BLOCK ? b0 + ORCA_SCAN_BLOCK : k1, m = 0;
+        for (int k = b0; k < b1; k++) {
+            st_vec2 off = st__run_offset(w, &items[k], sx, sy, c, fold);
+            double d2 = off.x * off.x + off.y * off.y;
+            pass[m] = k;
+            pd2[m] = d2;
+            poff[m] = off;
+            m += !(d2 > r2);
+        }
+        for (int q = 0; q < m; q++) {
+            const st_grid_item *it = &items[pass[q]];
+            double d2 = pd2[q];
+            if ((int)it->index == g->self) continue;
+            if (w->removed_in_step && !w->agents[it->index].alive) continue;
+            const orca_peer *o = &g->peer[it->index];
+            if (!(g->mask & o->layer)) continue;
+            double touch = g->radius + o->radius + (g->reach_speed + o->max_speed) * g->dt;
+            bool close = d2 < touch * touch;
+            if (!close && (g->cap == 0 || (g->n == g->cap && d2 > g->best[g->cap - 1].d2))) continue;
+            near_agent a = {d2, it->index, poff[q]};
+            if (close) keep_sorted(g->peer, g->close, &g->n_close, ORCA_MAX_CLOSE, &a);
+            if (g->cap > 0) keep_sorted(g->peer, g->best, &g->n, g->cap, &a);
+        }
     }
 }
 
@@ -678,14 +740,12 @@ static int gather_edges(const st_world *w, const struct st_avoid_state *s, st_ve
 }
 
 /// Does agent j yield to agent i? Then they share by priority; else i takes all.
-static double share_of(const st_world *w, int i, uint32_t j, const st_avoid_def *di)
+static double share_of(const orca_peer *pj_, const st_avoid_def *di)
 {
-    uint8_t fj = w->bodies[j].avoid;
+    uint8_t fj = pj_->avoid;
     if (!(fj & ST__AV_ORCA) || (fj & ST__AV_LOCKED)) return 1.0;
-    const st_avoid_def *dj = &w->avoid_defs[w->agents[j].slot];
-    if (!(dj->mask & di->layer)) return 1.0;
-    (void)i;
-    double pi = di->priority, pj = dj->priority;
+    if (!(pj_->mask & di->layer)) return 1.0;
+    double pi = di->priority, pj = pj_->priority;
     if (pi + pj <= 0.0) return 0.5;
     return pj / (pi + pj);
 }
@@ -740,7 +800,9 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
 
     // Agents: the max_neighbors nearest within range on the layers it avoids.
     near_agent best[ST_AVOID_MAX_NEIGHBORS_CAP];
-    gather g = {w, i, d.mask, d.max_neighbors, 0, best, b->radius, b->max_speed, dt, 0, {{0, 0, 0, {0, 0}}}};
+    const orca_peer *peer = s->peer;
+    gather g;
+    gather_init(&g, w, i, d.mask, d.max_neighbors, best, b, dt);
     if (d.max_neighbors > 0 && d.range > 0.0)
         st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
     uint64_t serial = w->agents[i].serial;
@@ -751,9 +813,9 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     // fallback gives up some foresight, never a collision this step.
     for (int k = 0; k < g.n_close; k++) {
         const near_agent *a = &g.close[k];
-        const st_body *o = &w->bodies[a->index];
-        double share = share_of(w, i, a->index, &d);
-        double tie = serial < a->serial ? 1.0 : -1.0;
+        const orca_peer *o = &peer[a->index];
+        double share = share_of(o, &d);
+        double tie = serial < o->serial ? 1.0 : -1.0;
         st_vec2 ov = o->vel;
         if (flag && (flag[a->index] & AV_STUCK)) {
             ov = out[a->index];
@@ -764,9 +826,9 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     }
     const int n_hard = n;
     for (int k = 0; k < g.n; k++) {
-        const st_body *o = &w->bodies[best[k].index];
-        double share = shares[n - n_obst] = share_of(w, i, best[k].index, &d);
-        double tie = serial < best[k].serial ? 1.0 : -1.0;
+        const orca_peer *o = &peer[best[k].index];
+        double share = shares[n - n_obst] = share_of(o, &d);
+        double tie = serial < o->serial ? 1.0 : -1.0;
         lines[n++] = disc_line(best[k].rel, b->vel, o->vel, (b->radius + o->radius) * ORCA_SKIN, share, inv_h,
                                inv_dt, tie);
     }
@@ -832,13 +894,41 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
     st_avoid_def d = effective(&w->avoid_defs[w->agents[i].slot], b);
     // The close list alone (no nearest-k list), over the same range as the
     // agent's own round.
-    gather g = {w, i, UINT32_MAX, 0, 0, NULL, b->radius, b->max_speed, w->step_dt, 0, {{0, 0, 0, {0, 0}}}};
+    gather g;
+    gather_init(&g, w, i, UINT32_MAX, 0, NULL, b, w->step_dt);
     st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
     for (int k = 0; k < g.n_close; k++) {
         uint32_t j = g.close[k].index;
         if ((w->bodies[j].avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA && !(flag[j] & AV_STUCK))
             flag[j] |= AV_REVISIT;
     }
+}
+
+void st__avoid_peer(st_world *w, int i)
+{
+    const st_body *b = &w->bodies[i];
+    orca_peer *p = &w->avoid->peer[i];
+    p->vel = b->vel;
+    p->radius = b->radius;
+    p->max_speed = b->max_speed;
+    p->serial = w->agents[i].serial;
+    p->avoid = b->avoid;
+    if (b->avoid & ST__AV_DEF) {
+        const st_avoid_def *d = &w->avoid_defs[w->agents[i].slot];
+        p->layer = d->layer;
+        p->mask = d->mask;
+        p->priority = d->priority;
+    } else {
+        p->layer = 1u;
+        p->mask = UINT32_MAX;
+        p->priority = 1.0;
+    }
+}
+
+st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i)
+{
+    const struct st_avoid_state *s = w->avoid;
+    return (s->flag[i] & AV_REVISIT) ? pref[i] : s->out[i];
 }
 
 void st__avoid_pass(st_world *w, st_vec2 *pref)
@@ -861,22 +951,23 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
         if (!all_alive && !w->agents[i].alive) continue;
         bool stuck = false;
         out[i] = orca_agent(w, i, pref[i], dt, NULL, NULL, &stuck);
-        if (stuck) flag[i] = AV_STUCK;
+        if (stuck) {
+            flag[i] = AV_STUCK;
+#ifdef STEER_HAVE_OPENMP
+#pragma omp atomic
+#endif
+            s->stuck++;
+        }
     }
     // An agent stuck in a squeeze cannot do its share of avoiding: its
     // neighbours take all of it, against the velocity it chose (round two).
+    // (The barrier after round one makes s->stuck the same for every thread.)
+    if (s->stuck > 0) {
 #ifdef STEER_HAVE_OPENMP
 #pragma omp single
 #endif
-    {
-        s->stuck = 0;
         for (int i = 0; i < n; i++)
-            if (flag[i] & AV_STUCK) {
-                s->stuck++;
-                mark_revisits(w, i, flag);
-            }
-    }
-    if (s->stuck > 0) {
+            if (flag[i] & AV_STUCK) mark_revisits(w, i, flag);
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 64)
 #endif
@@ -886,9 +977,6 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
             pref[i] = orca_agent(w, i, pref[i], dt, flag, out, &stuck);
         }
     }
-#ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (int i = 0; i < n; i++)
-        if (!(flag[i] & AV_REVISIT)) pref[i] = out[i];
+    // Now pref[i] for the agents revisited, out[i] for the others
+    // (st__avoid_velocity): the move reads them, after the last barrier.
 }

@@ -113,7 +113,7 @@ ST__INLINE void integrate(st_world *w, int i, double dt) { integrate_move(w, i, 
 /// Steps 3-4 when some agent avoids: the standing pass, every agent's
 /// preferred velocity, then ORCA replaces some of them (reading only the
 /// state at the start of the step), then everyone moves.
-static void step_avoiding(st_world *w, st_vec2 *pref, int n, double dt)
+static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 {
     const bool all_alive = w->dead == 0;
 #ifdef STEER_HAVE_OPENMP
@@ -124,14 +124,35 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, double dt)
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             if (all_alive || w->agents[i].alive) pref[i] = integrate_velocity(w, i, dt);
+            st__avoid_peer(w, i);
+        }
         st__avoid_pass(w, pref);
+        if (ns > 1) {
+            // The move counts the next grid's cells on the way, as in step_plain.
+#ifdef STEER_HAVE_OPENMP
+            int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
+#else
+            int t0 = 0, nth = 1;
+#endif
+            const int cells = w->grid.nx * w->grid.ny;
+            for (int s = t0; s < ns; s += nth) {
+                int i0, i1;
+                int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
+                for (int c = 0; c < cells; c++) h[c] = 0;
+                for (int i = i0; i < i1; i++) {
+                    integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
+                    st__grid_count(w, h, i);
+                }
+            }
+        } else {
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
-        for (int i = 0; i < n; i++)
-            if (all_alive || w->agents[i].alive) integrate_move(w, i, pref[i], dt);
+            for (int i = 0; i < n; i++)
+                if (all_alive || w->agents[i].alive) integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
+        }
     }
 }
 
@@ -187,8 +208,8 @@ void st_world_step_end(st_world *w)
     // next grid's histograms on the way saves the build a second stream
     // over them. It fixes the integrator's shares to the build's slices.
     st_vec2 *pref = w->avoid_active ? st__avoid_begin(w, n) : NULL;
-    const int ns = all_alive && !pref && !w->contacts ? st__grid_slices(w, n) : 1;
-    if (pref) step_avoiding(w, pref, n, dt);
+    const int ns = all_alive && !w->contacts ? st__grid_slices(w, n) : 1;
+    if (pref) step_avoiding(w, pref, n, ns, dt);
     else step_plain(w, n, ns, all_alive, dt);
     // After the team's last barrier; a removal or a move before the next
     // build clears it (st__moved).
