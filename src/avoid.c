@@ -181,23 +181,11 @@ const st_orca_trace *st_world_orca_trace(const st_world *w)
 /* obstacle outlines                                                        */
 /* ------------------------------------------------------------------------ */
 
-static bool reserve(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap) return true;
-    int n = *cap ? *cap : 32;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q) return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 /// Appends one outline of n points (closed: a polygon, else one segment).
 static bool add_outline(struct st_avoid_state *s, const st_vec2 *pts, int n)
 {
-    if (!reserve((void **)&s->verts, &s->vert_cap, s->vert_count + n, sizeof(overt)) ||
-        !reserve((void **)&s->groups, &s->group_cap, s->group_count + 1, sizeof(ogroup)))
+    if (!st__grow((void **)&s->verts, &s->vert_cap, s->vert_count + n, sizeof(overt)) ||
+        !st__grow((void **)&s->groups, &s->group_cap, s->group_count + 1, sizeof(ogroup)))
         return false;
     int first = s->vert_count;
     s->vert_count += n;

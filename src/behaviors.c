@@ -678,15 +678,6 @@ static double segment_hit(st_vec2 p, st_vec2 d, st_vec2 a, st_vec2 b)
     return t;
 }
 
-static st_vec2 closest_on_segment(st_vec2 p, st_vec2 a, st_vec2 b)
-{
-    st_vec2 e = st_v2_sub(b, a);
-    double l2 = st_v2_len2(e);
-    double t = l2 > 0.0 ? st_v2_dot(st_v2_sub(p, a), e) / l2 : 0.0;
-    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
-    return st_v2_add(a, st_v2_scale(e, t));
-}
-
 /// avoid_walls' look at one segment: the touch push, and the nearest hit of
 /// each feeler.
 typedef struct wall_sense {
@@ -703,7 +694,7 @@ static void wall_sense_segment(void *ctx, st_vec2 from, st_vec2 to)
     const st_body *b = ws->b;
     st_vec2 normal = st_v2_perp(st_v2_normalize(st_v2_sub(to, from)));
     // Touching a wall: straight out, at full force.
-    st_vec2 c = closest_on_segment(b->pos, from, to);
+    st_vec2 c = st__closest_on_segment(b->pos, from, to);
     st_vec2 out = st_v2_sub(b->pos, c);
     double d = st_v2_len(out);
     if (d < b->radius + 1.0) {

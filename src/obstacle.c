@@ -14,18 +14,6 @@
 
 #include "world_internal.h"
 
-static bool grow_array(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap) return true;
-    int n = *cap ? *cap : 8;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q) return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 void st__obstacles_free(st_world *w)
 {
     for (int i = 0; i < w->obstacle_count; i++) free(w->obstacles[i].points);
@@ -35,7 +23,7 @@ void st__obstacles_free(st_world *w)
 
 static st_obstacle *push_obstacle(st_world *w)
 {
-    if (!grow_array((void **)&w->obstacles, &w->obstacle_cap, w->obstacle_count + 1, sizeof(st_obstacle)))
+    if (!st__grow((void **)&w->obstacles, &w->obstacle_cap, w->obstacle_count + 1, sizeof(st_obstacle)))
         return NULL;
     st_obstacle *o = &w->obstacles[w->obstacle_count];
     memset(o, 0, sizeof *o);
@@ -156,7 +144,7 @@ int st_world_add_wall(st_world *w, st_vec2 from, st_vec2 to)
 {
     assert(st_v2_finite(from) && st_v2_finite(to));
     if (!st_v2_finite(from) || !st_v2_finite(to)) return 0;
-    if (!grow_array((void **)&w->walls, &w->wall_cap, w->wall_count + 1, sizeof(st_wall))) return 0;
+    if (!st__grow((void **)&w->walls, &w->wall_cap, w->wall_count + 1, sizeof(st_wall))) return 0;
     st_wall *wl = &w->walls[w->wall_count];
     wl->from = from;
     wl->to = to;
@@ -210,15 +198,6 @@ static void segment_rel(const st_world *w, const st_obstacle *o, st_vec2 pos, in
     *b = st_v2_add(c, o->points[(k + 1) % o->point_count]);
 }
 
-static st_vec2 closest_on(st_vec2 p, st_vec2 a, st_vec2 b)
-{
-    st_vec2 e = st_v2_sub(b, a);
-    double l2 = st_v2_len2(e);
-    double t = l2 > 0.0 ? st_v2_dot(st_v2_sub(p, a), e) / l2 : 0.0;
-    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
-    return st_v2_add(a, st_v2_scale(e, t));
-}
-
 st_vec2 st__polygon_closest(const st_world *w, const st_obstacle *o, st_vec2 p, bool *inside)
 {
     double best = INFINITY;
@@ -228,7 +207,7 @@ st_vec2 st__polygon_closest(const st_world *w, const st_obstacle *o, st_vec2 p, 
     for (int k = 0, n = segment_count(o); k < n; k++) {
         st_vec2 a, b;
         segment_rel(w, o, p, k, &a, &b);
-        st_vec2 c = closest_on(zero, a, b);
+        st_vec2 c = st__closest_on_segment(zero, a, b);
         double d2 = st_v2_len2(c);
         if (d2 < best) {
             best = d2;

@@ -242,7 +242,7 @@ int st__dense(const st_world *w, st_agent_id id)
     return (int)s->dense;
 }
 
-static bool grow(void **p, int *cap, int need, size_t elem)
+bool st__grow(void **p, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return true;
     int n = *cap ? *cap : 16;
@@ -411,8 +411,8 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     if (w->count + 1 > cap) {
         int c1 = cap, c2 = cap, c3 = cap;
         bool ok = grow_bodies(w, &c1, w->count + 1) &&
-                  grow((void **)&w->agents, &c2, w->count + 1, sizeof(st_agent)) &&
-                  grow((void **)&w->tags, &c3, w->count + 1, sizeof(int32_t));
+                  st__grow((void **)&w->agents, &c2, w->count + 1, sizeof(st_agent)) &&
+                  st__grow((void **)&w->tags, &c3, w->count + 1, sizeof(int32_t));
         // All grow by the same rule from the same size, but take the smallest
         // in case only some reallocs succeeded.
         int c = c1 < c2 ? c1 : c2;
@@ -426,7 +426,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     } else {
         if (w->slot_count == w->slot_cap) {
             int c = (int)w->slot_cap;
-            if (!grow((void **)&w->slots, &c, (int)w->slot_count + 1, sizeof(st_slot))) return st_null_agent();
+            if (!st__grow((void **)&w->slots, &c, (int)w->slot_count + 1, sizeof(st_slot))) return st_null_agent();
             w->slot_cap = (uint32_t)c;
         }
         slot = w->slot_count++;

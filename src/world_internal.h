@@ -237,6 +237,9 @@ static inline void st__moved(st_world *w)
 
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
+/// Grows *p (of *cap elements of elem bytes) to hold at least need, doubling
+/// from 16; false when memory runs out (*p and *cap unchanged).
+bool st__grow(void **p, int *cap, int need, size_t elem);
 /// Asks for huge pages under a large array (a hint; nothing where unsupported).
 void st__advise_huge(void *p, size_t bytes);
 void st__compact(st_world *w);
@@ -335,6 +338,16 @@ static inline st_vec2 st__offset(const st_world *w, st_vec2 from, st_vec2 to)
         if (d.x > hw || d.x < -hw || d.y > hh || d.y < -hh) return st_world_offset(w, from, to);
     }
     return d;
+}
+
+/// The point of segment a-b closest to p.
+static inline st_vec2 st__closest_on_segment(st_vec2 p, st_vec2 a, st_vec2 b)
+{
+    st_vec2 e = st_v2_sub(b, a);
+    double l2 = st_v2_len2(e);
+    double t = l2 > 0.0 ? st_v2_dot(st_v2_sub(p, a), e) / l2 : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    return st_v2_add(a, st_v2_scale(e, t));
 }
 
 /// Is `offset` (length^2 dist2) inside the cone of half-angle acos(cos_half)
