@@ -140,7 +140,8 @@ static void check_force(fz_world *z, st_agent_id id, int was_alive, const st_beh
              b->offset.y, b->target.is_agent ? "agent" : "point", b->target.point.x, b->target.point.y);
     }
     double bound = st_agent_max_force(z->w, id);
-    if (b->type == ST_AVOID_OBSTACLES || b->type == ST_AVOID_WALLS) bound *= ST_AVOID_URGENCY;
+    if (b->type == ST_AVOID_OBSTACLES || b->type == ST_AVOID_WALLS || b->type == ST_AVOID_AGENTS)
+        bound *= ST_AVOID_URGENCY; /* the avoidances may shout, see steer.h */
     if (!within(f, bound))
         FAIL("behaviour %s returned |f| = %g > %g", st_behavior_name(b->type), hypot(f.x, f.y), bound);
 }
