@@ -10,9 +10,9 @@
  * math.random then makes exactly the draws the app makes, in the same
  * order, from the same stream: same seed, same calls, same checksum.
  *
- * The draws below mirror host_random's world branch rule for rule; the app
- * test test_random_parity.sh runs one scene in the app and in lua5.4 and
- * compares the checksums, so the two cannot drift apart unnoticed.
+ * The app's host_random (sandbox.c) and steer.install_random share
+ * steer_lua_math_random below; the app test test_random_parity.sh runs one
+ * scene in the app and in lua5.4 and compares the checksums.
  */
 #include "bind.h"
 
@@ -20,30 +20,37 @@
  * first install so that steer.install_random(nil) can put them back. */
 static const char key_stock;
 
-/* 64 random bits: two 32-bit draws, high half first. */
-static uint64_t draw_bits(st_world *w)
+/* splitmix64, for draws made before any world exists. */
+static uint64_t fallback_next(uint64_t *s)
 {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* 64 random bits: from w, two 32-bit draws, high half first; else from *s. */
+static uint64_t draw_bits(st_world *w, uint64_t *s)
+{
+    if (w == NULL)
+        return fallback_next(s);
     uint64_t hi = (uint64_t)st_world_random_int(w, 0, 0xFFFFFFFFll);
     uint64_t lo = (uint64_t)st_world_random_int(w, 0, 0xFFFFFFFFll);
     return (hi << 32) | lo;
 }
 
-/* math.random([m [, n]]) on the world at upvalue 1. */
-static int world_math_random(lua_State *L)
+int steer_lua_math_random(lua_State *L, st_world *w, uint64_t *fallback)
 {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    st_world *w = sl_checkworld(L, -1)->w;
-    lua_pop(L, 1);
     lua_Integer lo, hi;
     switch (lua_gettop(L)) {
     case 0:
-        lua_pushnumber(L, st_world_random(w));
+        lua_pushnumber(L, w ? st_world_random(w) : (double)(fallback_next(fallback) >> 11) * 0x1.0p-53);
         return 1;
     case 1:
         lo = 1;
         hi = luaL_checkinteger(L, 1);
         if (hi == 0) {
-            lua_pushinteger(L, (lua_Integer)draw_bits(w));
+            lua_pushinteger(L, (lua_Integer)draw_bits(w, fallback));
             return 1;
         }
         break;
@@ -57,20 +64,29 @@ static int world_math_random(lua_State *L)
     luaL_argcheck(L, lo <= hi, lua_gettop(L), "interval is empty");
     uint64_t span = (uint64_t)hi - (uint64_t)lo;
     uint64_t v;
-    if (span <= 0xFFFFFFFFull) {
+    if (w != NULL && span <= 0xFFFFFFFFull) {
         v = (uint64_t)st_world_random_int(w, 0, (int64_t)span);
     } else if (span == UINT64_MAX) {
-        v = draw_bits(w);
+        v = draw_bits(w, fallback);
     } else {
         /* every integer equally likely: reject the top partial block */
         uint64_t limit = UINT64_MAX - (UINT64_MAX % (span + 1) + 1) % (span + 1);
         do {
-            v = draw_bits(w);
+            v = draw_bits(w, fallback);
         } while (v > limit);
         v %= span + 1;
     }
     lua_pushinteger(L, (lua_Integer)((uint64_t)lo + v));
     return 1;
+}
+
+/* math.random([m [, n]]) on the world at upvalue 1. */
+static int world_math_random(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    st_world *w = sl_checkworld(L, -1)->w;
+    lua_pop(L, 1);
+    return steer_lua_math_random(L, w, NULL);
 }
 
 /* The world's seed is the only seed, as in the app: reseeding from a script

@@ -325,28 +325,6 @@ typedef struct host_rng {
     uint64_t s;
 } host_rng;
 
-/* splitmix64: only used before a world exists (module top-level code). */
-static uint64_t host_rng_next(host_rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* A uniform integer in [lo, hi] with hi - lo + 1 <= 2^32 handled by the
- * world's own bounded draw; wider ranges are assembled from two 32-bit draws
- * and rejection, so every integer stays equally likely. */
-static uint64_t draw_bits(lua_State *L, st_world *w, host_rng *r)
-{
-    if (w == NULL)
-        return host_rng_next(r);
-    (void)L;
-    uint64_t hi = (uint64_t)st_world_random_int(w, 0, 0xFFFFFFFFll);
-    uint64_t lo = (uint64_t)st_world_random_int(w, 0, 0xFFFFFFFFll);
-    return (hi << 32) | lo;
-}
-
 static st_world *current_world(lua_State *L)
 {
     st_world *w = NULL;
@@ -356,46 +334,12 @@ static st_world *current_world(lua_State *L)
     return w;
 }
 
+/* math.random: the running scene's world stream, or before any world
+ * exists (module top-level code) the host's own splitmix64 stream. */
 static int host_random(lua_State *L)
 {
     host_rng *r = lua_touserdata(L, lua_upvalueindex(1));
-    st_world *w = current_world(L);
-    lua_Integer lo, hi;
-    switch (lua_gettop(L)) {
-    case 0:
-        lua_pushnumber(L, w ? st_world_random(w) : (double)(host_rng_next(r) >> 11) * 0x1.0p-53);
-        return 1;
-    case 1:
-        lo = 1;
-        hi = luaL_checkinteger(L, 1);
-        if (hi == 0) {
-            lua_pushinteger(L, (lua_Integer)draw_bits(L, w, r));
-            return 1;
-        }
-        break;
-    case 2:
-        lo = luaL_checkinteger(L, 1);
-        hi = luaL_checkinteger(L, 2);
-        break;
-    default:
-        return luaL_error(L, "wrong number of arguments");
-    }
-    luaL_argcheck(L, lo <= hi, lua_gettop(L), "interval is empty");
-    uint64_t span = (uint64_t)hi - (uint64_t)lo;
-    uint64_t v;
-    if (w != NULL && span <= 0xFFFFFFFFull) {
-        v = (uint64_t)st_world_random_int(w, 0, (int64_t)span);
-    } else if (span == UINT64_MAX) {
-        v = draw_bits(L, w, r);
-    } else {
-        uint64_t limit = UINT64_MAX - (UINT64_MAX % (span + 1) + 1) % (span + 1);
-        do {
-            v = draw_bits(L, w, r);
-        } while (v > limit);
-        v %= span + 1;
-    }
-    lua_pushinteger(L, (lua_Integer)((uint64_t)lo + v));
-    return 1;
+    return steer_lua_math_random(L, current_world(L), &r->s);
 }
 
 /* The world's seed is the only seed: reseeding from a script would make a

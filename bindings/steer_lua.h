@@ -43,6 +43,10 @@ const char *steer_lua_tagname(lua_State *L, int world_idx, int32_t tag);
 /// the strings' (showing __index, the string table, as stock Lua does) and
 /// the files'.
 void steer_lua_protect_metatable(lua_State *L, int idx, const char *what, bool show_index);
+/* math.random([m [, n]]) with the arguments on the stack, by Lua's rules,
+ * drawing from w's stream, or from the splitmix64 state *fallback when w is
+ * NULL (draws before any world exists). */
+int steer_lua_math_random(lua_State *L, st_world *w, uint64_t *fallback);
 
 /* ---- calling scripts ---- */
 /// lua_pcall with a traceback message handler and a fresh instruction budget.
