@@ -343,6 +343,8 @@ int sl_reload(lua_State *L);
 /* Sets package.loaded's __newindex, which records each module's load-time
  * values (its baseline) as require stores it. */
 void sl_hotswap_install(lua_State *L);
+/* Pushes the weak-keyed registry table under key (created on first use). */
+void sl_push_weak(lua_State *L, const void *key);
 /* Merges the new version of module `name` (the table at new_idx) into the
  * loaded one (old_idx) in place; fills info's counts. May raise (memory only). */
 int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info);

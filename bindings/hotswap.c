@@ -96,8 +96,7 @@ static bool matchable_upvalue(const char *name)
     return name != NULL && name[0] != '\0' && name[0] != '(' && strcmp(name, "_ENV") != 0;
 }
 
-/* Pushes the weak-keyed registry table under key (created on first use). */
-static void push_weak(lua_State *L, const void *key)
+void sl_push_weak(lua_State *L, const void *key)
 {
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, key) == LUA_TTABLE)
         return;
@@ -111,7 +110,7 @@ static void push_weak(lua_State *L, const void *key)
     lua_rawsetp(L, LUA_REGISTRYINDEX, key);
 }
 
-static void push_base(lua_State *L) { push_weak(L, &key_base); }
+static void push_base(lua_State *L) { sl_push_weak(L, &key_base); }
 
 /* Pushes a set of the tables a walk never enters: package.loaded, every
  * module in it (each has its own baseline, or is a library), the globals
@@ -257,7 +256,7 @@ static int loaded_newindex(lua_State *L)
     t.seen = lua_gettop(L);
     lua_newtable(L);
     t.work = lua_gettop(L);
-    push_weak(L, &key_owner);
+    sl_push_weak(L, &key_owner);
     t.owner = lua_gettop(L);
     t.name = 2;
     t.limit = HS_TRACK_LIMIT;
@@ -836,7 +835,7 @@ int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_r
     int top = lua_gettop(L);
     lua_pushstring(L, name);
     int name_idx = lua_gettop(L);
-    push_weak(L, &key_owner);
+    sl_push_weak(L, &key_owner);
     int owner = lua_gettop(L);
 
     /* 1. baselines of the new version, and the set of what it made */

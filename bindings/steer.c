@@ -231,17 +231,8 @@ int luaopen_steer(lua_State *L)
     sl_hotswap_install(L); /* baselines of the modules loaded from now on */
 
     /* worlds, weakly held: steer.reload visits every world's agents */
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_createtable(L, 0, 1);
-        lua_pushliteral(L, "k");
-        lua_setfield(L, -2, "__mode");
-        lua_setmetatable(L, -2);
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
-    } else {
-        lua_pop(L, 1);
-    }
+    sl_push_weak(L, &sl_key_worlds);
+    lua_pop(L, 1);
 
     lua_createtable(L, 0, 8);
     lua_pushliteral(L, ST_VERSION);

@@ -8,36 +8,8 @@
 # messages say what changed, and a save that changes nothing says so.
 #
 # usage: sh test_deep_reload.sh <steer binary> <source dir>
-set -u
-APP=$1
-SRC=$2
-TMP=$(mktemp -d)
-PID=
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-OUT=$TMP/out
-fail() {
-    echo "FAIL: $*"
-    echo "---- program output ----"
-    cat "$OUT"
-    exit 1
-}
-count() {
-    c=$(grep -cE "$1" "$OUT" 2>/dev/null)
-    echo "${c:-0}"
-}
-wait_count() {
-    i=0
-    while [ "$(count "$1")" -lt "$2" ]; do
-        i=$((i + 1))
-        [ $i -gt 1200 ] && fail "timed out waiting for $2 x /$1/"
-        kill -0 "$PID" 2>/dev/null || fail "the app exited while waiting for /$1/"
-        sleep 0.1
-    done
-}
+# shellcheck source=tests/app/live_app.sh
+. "$(dirname "$0")/live_app.sh"
 # field NAME LINE: the value of NAME= in LINE
 field() { echo "$2" | sed "s/.* $1=\([^ ]*\).*/\1/"; }
 # The summary lines printed after the line matching PATTERN (by line number).

@@ -6,39 +6,8 @@
 #
 # usage: sh test_hot_reload.sh <steer binary> <source dir>
 # Waits on output with generous timeouts; never asserts how fast anything is.
-set -u
-APP=$1
-SRC=$2
-TMP=$(mktemp -d)
-PID=
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT INT TERM
-OUT=$TMP/out
-fail() {
-    echo "FAIL: $*"
-    echo "---- program output ----"
-    cat "$OUT"
-    exit 1
-}
-
-# count PATTERN: lines of the output matching (ERE); 0 before there is any.
-count() {
-    c=$(grep -cE "$1" "$OUT" 2>/dev/null)
-    echo "${c:-0}"
-}
-# wait_count PATTERN N: until at least N lines of the output match.
-wait_count() {
-    i=0
-    while [ "$(count "$1")" -lt "$2" ]; do
-        i=$((i + 1))
-        [ $i -gt 1200 ] && fail "timed out waiting for $2 x /$1/"
-        kill -0 "$PID" 2>/dev/null || fail "the app exited while waiting for /$1/"
-        sleep 0.1
-    done
-}
+# shellcheck source=tests/app/live_app.sh
+. "$(dirname "$0")/live_app.sh"
 # The n= of the last / first line matching PATTERN.
 last_n() { grep -E "$1" "$OUT" | tail -n 1 | sed 's/.*n=\([0-9]*\).*/\1/'; }
 first_n() { grep -E "$1" "$OUT" | head -n 1 | sed 's/.*n=\([0-9]*\).*/\1/'; }
