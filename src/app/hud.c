@@ -35,6 +35,8 @@ static const char *const HELP[] = {
     "F9         paths             F10  HUD on / off",
     "F11        ORCA half-planes, preferred and chosen velocity",
     "           of the selected agent (on by default)",
+    "G          plots of the selected agent (speed, force, self), last 10 s",
+    "           the bar at the bottom: ticks, reloads, errors, world:mark",
     "F1         this help         Esc  quit",
     "",
     "Overlays apply to every agent; the selected one shows all of its own.",
@@ -179,6 +181,10 @@ void hud_draw(app *a, render_ctx *c)
             text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, 30);
         }
     }
+
+    /* ---- time travel: the timeline bar and the plot panel ---- */
+    timeline_draw(a, c);
+    plot_draw(a, c);
 
     /* ---- errors: always shown, whatever the HUD toggle ---- */
     if (a->error_count > 0) {

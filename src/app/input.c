@@ -28,7 +28,7 @@ static void set_flash(app *a, const char *fmt, double v)
 static void scale_agents(app *a, bool speed, double factor)
 {
     st_world *w = a->world;
-    if (w != NULL) {
+    if (w != NULL && tt_scale(a, speed, factor)) {
         for (int k = 0; k < st_world_stored_count(w); k++) {
             st_agent_id id = st_world_stored(w, k);
             if (st_id_is_null(id))
@@ -60,6 +60,7 @@ static void cycle_scene(app *a, int dir)
         if (strcmp(paths[i], a->scene_path) == 0)
             cur = i;
     int next = cur < 0 ? 0 : ((cur + dir) % n + n) % n;
+    tt_scene_switched(a);
     app_switch_scene(a, paths[next]);
     a->selected = st_null_agent();
 }
@@ -149,6 +150,12 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
         return true;
     case SDLK_F1:
         a->help = !a->help;
+        return true;
+    case SDLK_g:
+        a->show_plots = !a->show_plots;
+        snprintf(a->flash, sizeof a->flash, "plots of the selected agent %s", a->show_plots ? "on" : "off");
+        a->flash_bad = false;
+        a->flash_until = app_clock() + 1.2;
         return true;
     default:
         return false;

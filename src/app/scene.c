@@ -71,6 +71,7 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
     snprintf(e->key, sizeof e->key, "%s", key);
     e->count = 1;
     a->error_count++;
+    tt_mark(a, MARK_ERROR, msg);
 }
 
 static void clear_errors(app *a, app_error_kind kind, const char *key)
@@ -241,6 +242,7 @@ static int setup_fn(lua_State *L)
     lua_pushlightuserdata(L, a);
     lua_pushcclosure(L, steer_mouse, 1);
     lua_setfield(L, -2, "mouse");
+    tt_install_searcher(a, L);
     return 0;
 }
 
@@ -370,7 +372,7 @@ static int require_scene_fn(lua_State *L)
     app *a = call_app(L);
     /* Compile first, so a syntax error reads `file:line: message` rather
      * than require's "error loading module ..." wrapping. */
-    if (luaL_loadfilex(L, a->scene_path, a->opt.trust ? "bt" : "t") != LUA_OK) {
+    if (tt_loadfile(a, L, a->scene_path) != LUA_OK) {
         app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
         return 0;
     }
@@ -475,6 +477,8 @@ bool app_switch_scene(app *a, const char *path)
 
 void app_restart(app *a)
 {
+    if (!tt_restart(a))
+        return;
     if (a->scene_ref == LUA_NOREF) {
         app_switch_scene(a, a->scene_path);
         return;
@@ -508,6 +512,7 @@ static int step_fn(lua_State *L)
 
 void app_step(app *a)
 {
+    tt_before_step(a);
     if (a->world == NULL)
         return;
     double t0 = app_clock();
@@ -516,6 +521,7 @@ void app_step(app *a)
     a->step_ms_total += ms;
     a->steps_run++;
     a->ms_per_step = a->steps_run == 1 ? ms : a->ms_per_step * 0.95 + ms * 0.05;
+    tt_after_step(a);
 }
 
 /* ------------------------------------------------------------------ callbacks */
@@ -542,6 +548,8 @@ static int mouse_fn(lua_State *L)
 void app_mousepressed(app *a, st_vec2 p, int button)
 {
     mouse_args m = {p, button};
+    if (!tt_click(a, p, button))
+        return;
     protect(a, mouse_fn, &m);
 }
 
@@ -558,6 +566,8 @@ static int key_fn(lua_State *L)
 
 void app_keypressed(app *a, const char *key)
 {
+    if (!tt_key(a, key))
+        return;
     protect(a, key_fn, (void *)key);
 }
 
@@ -797,7 +807,7 @@ static void describe_reload(const steer_reload_info *in, char *out, size_t n)
 #undef PART
 }
 
-static void reload_file(app *a, const char *path, int root)
+void app_reload_file(app *a, const char *path, int root)
 {
     char real[PATH_MAX], module[PATH_MAX];
     if (realpath(path, real) == NULL)
@@ -822,6 +832,7 @@ static void reload_file(app *a, const char *path, int root)
         printf("reload: %s changed, loading the scene afresh\n", real);
         fflush(stdout);
         app_switch_scene(a, a->scene_path);
+        tt_reloaded(a, real, module, a->scene_ok);
         return;
     }
     reload_args r = {module, real, false, {0}};
@@ -853,13 +864,15 @@ static void reload_file(app *a, const char *path, int root)
         app_format(a->flash, sizeof a->flash, "reload of %s failed", module);
         a->flash_bad = true;
     }
+    tt_reloaded(a, real, module, r.ok);
     a->flash_until = app_clock() + 2.0;
     fflush(stdout);
 }
 
 void app_poll_files(app *a, double now)
 {
-    if (a->watcher == NULL || now < a->next_poll)
+    /* a replay applies the recorded reloads, not the disk's */
+    if (a->watcher == NULL || now < a->next_poll || tt_replaying(a))
         return;
     double t0 = app_clock();
     int n = watch_poll(a->watcher, now);
@@ -869,7 +882,7 @@ void app_poll_files(app *a, double now)
     a->next_poll = now + (took * 4.0 > WATCH_PERIOD ? took * 4.0 : WATCH_PERIOD);
     for (int i = 0; i < n && !a->quit; i++) {
         bool was_loaded = a->scene_ref != LUA_NOREF && a->world != NULL;
-        reload_file(a, watch_path(a->watcher, i), watch_root(a->watcher, i));
+        app_reload_file(a, watch_path(a->watcher, i), watch_root(a->watcher, i));
         /* A fresh start already read every file: the rest are loaded. */
         if (!was_loaded)
             break;
