@@ -67,7 +67,9 @@ typedef struct app_options {
     const char *trace_fields; ///< --trace-fields a,b,c (NULL: scene.trace, else self's numbers)
     bool plots;             ///< headless: show the plot panel (selection made 10 s before the end)
     int nreload_at;         ///< --reload-at TICK:FILE[=SOURCE], for tests
-    struct reload_at { long tick; const char *file, *source; } reload_at[16];
+    struct reload_at { long tick; const char *file, *source; bool done; } reload_at[16];
+    long rewind_at, rewind_by; ///< --rewind-test T:N (headless): after tick T go back N ticks and forward again
+    const char *rewind_edit;  ///< --rewind-test T:N:FILE=SRC: instead, reload FILE with SRC's text there (a branch)
     int argc;               ///< what follows the scene: handed to scene.load as args
     char **argv;
 } app_options;
@@ -191,6 +193,9 @@ typedef struct app {
     app_mark marks[APP_MAX_MARKS]; ///< a ring: the newest APP_MAX_MARKS
     int mark_count;         ///< marks made (the ring holds the last APP_MAX_MARKS)
     int status;             ///< exit status wanted by a module (replay divergence), 0: none
+    long branch_tick;       ///< the last tick a rewind branched from (0: none)
+    bool seek_pending;      ///< a timeline click or drag asked for seek_to (done once a frame)
+    long seek_to;
 
     bool quit;
 } app;
@@ -235,6 +240,8 @@ int app_paused_brains(app *a);
 
 /// Reloads a changed file as the watcher would (root: 0 scene folder, 1 scripts/).
 void app_reload_file(app *a, const char *path, int root);
+/// A fresh Lua state and world for the same scene and options, quietly (rewinds).
+void app_reopen(app *a);
 
 /* ------------------------------------------------------------------ record.c */
 
@@ -268,8 +275,28 @@ int tt_replay_marks(const app *a, app_mark *out, int cap);
 long tt_replay_end(const app *a);
 /// Prints the replay verdict; returns the exit status it calls for.
 int tt_replay_finish(app *a);
-/// Files are not polled while a replay feeds its own reloads.
+/// Files are not polled while a --replay feeds its own reloads.
 bool tt_replaying(const app *a);
+/// --record is on (the journal is always kept, for rewinds).
+bool tt_recording(const app *a);
+/// The newest tick known (ahead of steps_run after a rewind).
+long tt_head(const app *a);
+/// Goes to tick target (0 .. tt_head): back by re-simulating from the start
+/// with the journal's inputs and sources, forward by stepping through the
+/// journal. Leaves the app paused. False when it cannot (a --replay runs).
+bool tt_rewind_to(app *a, long target);
+/// In the past: drops the future after the current tick and goes live from
+/// here (a reload, key or click in the past does this first).
+void tt_branch(app *a);
+/// Before a reload: in the past, the edit makes a branch.
+void tt_before_reload(app *a);
+/// --rewind-test: back `by` ticks, then forward one tick at a time, checking
+/// each tick's checksum against the first pass; prints the result, 0 if equal.
+int tt_rewind_test(app *a, long by);
+/// Once a frame in the window: a pending timeline seek.
+void tt_frame(app *a);
+/// The timeline bar's tick under the window point (x, y), or -1.
+long timeline_hit(app *a, const render_ctx *c, int x, int y);
 
 /* ------------------------------------------------------------------ plot.c, timeline.c */
 

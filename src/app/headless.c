@@ -89,6 +89,7 @@ int app_run_headless(app *a)
     signal(SIGTERM, on_signal);
 
     long done = 0;
+    bool rewound = false;
     if (o->realtime) {
         printf("realtime: %s (Ctrl-C to stop)\n", a->scene_path);
         double start = app_clock();
@@ -127,6 +128,12 @@ int app_run_headless(app *a)
                 a->trace_world = a->world;
             }
             app_step(a);
+            if (o->rewind_at > 0 && a->steps_run == o->rewind_at && !rewound) {
+                rewound = true;
+                if (tt_rewind_test(a, o->rewind_by) != 0)
+                    a->status = 1;
+                done = a->steps_run - 1; /* a branch goes on from the past: --ticks counts ticks, not steps */
+            }
             if (a->quit || (a->rep != NULL && !tt_replaying(a))) {
                 done++;
                 break;

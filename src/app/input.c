@@ -151,6 +151,20 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_F1:
         a->help = !a->help;
         return true;
+    case SDLK_LEFT: /* while paused: a tick (Shift: a second) back or forward */
+    case SDLK_RIGHT:
+        if (a->paused) {
+            long by = shift && a->dt > 0.0 ? (long)(1.0 / a->dt + 0.5) : 1;
+            if (sym == SDLK_LEFT) {
+                tt_rewind_to(a, a->steps_run - by);
+            } else {
+                long want = a->steps_run + by;
+                tt_rewind_to(a, want); /* through the known future, up to the head */
+                while (a->steps_run < want && a->world != NULL && !a->quit)
+                    app_step(a); /* past the head: new steps */
+            }
+        }
+        return true;
     case SDLK_g:
         a->show_plots = !a->show_plots;
         snprintf(a->flash, sizeof a->flash, "plots of the selected agent %s", a->show_plots ? "on" : "off");
@@ -173,6 +187,13 @@ static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
 {
     if (a->world == NULL)
         return;
+    long tick = m->button == SDL_BUTTON_LEFT ? timeline_hit(a, c, m->x, m->y) : -1;
+    if (tick >= 0) {
+        /* the timeline: jump there (paused) */
+        a->seek_to = tick;
+        a->seek_pending = true;
+        return;
+    }
     st_vec2 p = to_world(c, m->x, m->y);
     int button = m->button == SDL_BUTTON_LEFT ? 1 : m->button == SDL_BUTTON_RIGHT ? 2
                                                  : m->button == SDL_BUTTON_MIDDLE ? 3 : m->button;
@@ -196,8 +217,10 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
         /* Scene switches and restarts replace the world: the scene hears of
          * the key only when it is still the same scene. */
         bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE;
+        /* time travel keys are the app's: a scene hearing them in the past would branch */
+        bool travel = a->paused && (sym == SDLK_LEFT || sym == SDLK_RIGHT);
         app_key(a, &e->key, out);
-        if (!replaces) {
+        if (!replaces && !travel) {
             char name[64];
             key_name(sym, name, sizeof name);
             if (name[0])
@@ -211,6 +234,13 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
     case SDL_MOUSEMOTION:
         a->mouse = to_world(c, e->motion.x, e->motion.y);
         a->mouse_valid = true;
+        if (e->motion.state & SDL_BUTTON_LMASK) {
+            long tick = timeline_hit(a, c, e->motion.x, e->motion.y);
+            if (tick >= 0) {
+                a->seek_to = tick; /* dragging on the timeline */
+                a->seek_pending = true;
+            }
+        }
         break;
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_LEAVE)

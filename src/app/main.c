@@ -75,6 +75,10 @@ static void usage(FILE *out)
             "                      selected 10 s before the end so the plots are full)\n"
             "  --reload-at T:F[=S] headless, for tests: after tick T reload file F, with the\n"
             "                      text of file S if given (F on disk is left alone)\n"
+            "  --rewind-test T:N   headless, for tests: after tick T rewind N ticks, step\n"
+            "                      forward one tick at a time and compare every checksum\n"
+            "                      with the first pass; T:N:F=S instead reloads file F with\n"
+            "                      the text of S in the past (a branch) and runs on from there\n"
             "  --version           print the version\n"
             "  -h, --help          this text\n"
             "\n"
@@ -169,6 +173,24 @@ static int parse(int argc, char **argv, app_options *o)
                 o->trace = val;
             else
                 o->trace_fields = val;
+        } else if (is_option(arg, "--rewind-test")) {
+            char *colon = NULL;
+            if ((val = option_value(argc, argv, &i, "--rewind-test")) == NULL)
+                goto bad_value;
+            errno = 0;
+            o->rewind_at = strtol(val, &colon, 10);
+            if (colon == val || *colon != ':' || o->rewind_at <= 0 || errno != 0)
+                goto bad_value;
+            char *edit = strchr(colon + 1, ':');
+            if (edit != NULL) {
+                *edit++ = '\0';
+                if (strchr(edit, '=') == NULL)
+                    goto bad_value;
+                o->rewind_edit = edit;
+            }
+            if (!parse_long(colon + 1, 1, o->rewind_at, &v))
+                goto bad_value;
+            o->rewind_by = v;
         } else if (is_option(arg, "--reload-at")) {
             char *colon = NULL;
             if ((val = option_value(argc, argv, &i, "--reload-at")) == NULL || o->nreload_at == 16)
@@ -258,6 +280,10 @@ static int parse(int argc, char **argv, app_options *o)
     }
     if (o->draw_frames > 0 && !o->headless) {
         fprintf(stderr, "steer: --draw-frames needs --headless (the window shows FPS)\n");
+        return 2;
+    }
+    if (o->rewind_at > 0 && !o->headless) {
+        fprintf(stderr, "steer: --rewind-test needs --headless (use Left / Right in the window)\n");
         return 2;
     }
     if (o->nreload_at > 0 && !o->headless) {

@@ -174,12 +174,23 @@ typedef struct rec_event {
     size_t len;
 } rec_event;
 
+/* The journal: the session as a recording, kept in memory whether or not
+ * --record asked for a file (rewinds replay it). --record writes it out
+ * when the app ends, after any branch has cut the abandoned future. */
+#define SUMS_RING 65536 /* per-tick checksums of the first pass: re-simulations are checked against them */
+
 struct recorder {
-    FILE *f;
-    char path[PATH_MAX];
+    FILE *mem;          ///< open_memstream over membuf
+    char *membuf;
+    size_t memlen;
+    size_t header_len;  ///< bytes of the header (through "begin\n")
+    char path[PATH_MAX]; ///< --record FILE; "" for none
     bool mouse_valid;
     st_vec2 mouse;
     bool failed;
+    uint64_t sums[SUMS_RING];
+    long sums_head;     ///< ticks 1..sums_head have their checksum in sums[tick % SUMS_RING]
+    long resim_checked, resim_bad; ///< re-simulated ticks checked against the first pass, and how many differed
 };
 
 struct replayer {
@@ -192,6 +203,7 @@ struct replayer {
     bool current;       ///< --with-current-scripts
     bool feeding;       ///< the replay itself is calling the scene
     bool finished;
+    bool rewind;        ///< a rewind's re-run of the journal (not --replay)
     /* verdict */
     int compared;
     bool diverged;
@@ -217,16 +229,22 @@ static const char *const MARK_NAMES[] = {"scene", "reload", "error"};
 
 static void rec_printf(app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* While a rewind re-runs the journal, it is the journal's past: not logged again. */
+static bool journal_on(const app *a)
+{
+    return a->rec != NULL && !a->rec->failed && !(a->rep != NULL && a->rep->rewind);
+}
+
 static void rec_printf(app *a, const char *fmt, ...)
 {
-    recorder *r = a->rec;
-    if (r == NULL || r->failed)
+    if (!journal_on(a))
         return;
+    recorder *r = a->rec;
     va_list ap;
     va_start(ap, fmt);
-    if (vfprintf(r->f, fmt, ap) < 0) {
+    if (vfprintf(r->mem, fmt, ap) < 0) {
         r->failed = true;
-        fprintf(stderr, "steer: record %s: write failed: %s\n", r->path, strerror(errno));
+        fprintf(stderr, "steer: the session journal is lost (out of memory): no more rewinds or recording\n");
     }
     va_end(ap);
 }
@@ -242,13 +260,27 @@ static void one_line(const char *s, char *out, size_t n)
 
 static void rec_file(app *a, int root, const char *rel, const char *src, size_t len)
 {
-    if (a->rec == NULL)
+    if (!journal_on(a))
         return;
     rec_printf(a, "file %ld %d %zu %s\n", a->steps_run, root, len, rel);
-    if (!a->rec->failed && (fwrite(src, 1, len, a->rec->f) != len || fputc('\n', a->rec->f) == EOF)) {
+    if (!a->rec->failed && (fwrite(src, 1, len, a->rec->mem) != len || fputc('\n', a->rec->mem) == EOF))
         a->rec->failed = true;
-        fprintf(stderr, "steer: record %s: write failed: %s\n", a->rec->path, strerror(errno));
-    }
+}
+
+/* The journal so far as a complete recording ending at tick end: a copy. */
+static char *journal_copy(recorder *r, long end, size_t *len)
+{
+    if (r->failed || fflush(r->mem) != 0)
+        return NULL;
+    char tail[64];
+    int tl = snprintf(tail, sizeof tail, "end %ld\n", end);
+    char *buf = malloc(r->memlen + (size_t)tl + 1);
+    if (buf == NULL)
+        return NULL;
+    memcpy(buf, r->membuf, r->memlen);
+    memcpy(buf + r->memlen, tail, (size_t)tl + 1);
+    *len = r->memlen + (size_t)tl;
+    return buf;
 }
 
 static void rec_close(app *a, const char *why)
@@ -256,12 +288,25 @@ static void rec_close(app *a, const char *why)
     recorder *r = a->rec;
     if (r == NULL)
         return;
-    rec_printf(a, "end %ld\n", a->steps_run);
-    bool ok = !r->failed && fclose(r->f) == 0;
-    if (!ok && !r->failed)
-        fprintf(stderr, "steer: record %s: %s\n", r->path, strerror(errno));
-    printf("record: %s (%ld ticks)%s%s\n", r->path, a->steps_run, why ? " " : "", why ? why : "");
-    fflush(stdout);
+    /* the journal's head: a rewound app that never branched still owns the future it rewound from */
+    long head = a->rep && a->rep->rewind ? a->rep->end : a->steps_run;
+    if (r->path[0]) {
+        size_t len = 0;
+        char *buf = journal_copy(r, head, &len);
+        FILE *f = buf ? fopen(r->path, "wb") : NULL;
+        bool ok = f != NULL && fwrite(buf, 1, len, f) == len;
+        if (f != NULL && fclose(f) != 0)
+            ok = false;
+        if (ok)
+            printf("record: %s (%ld ticks)%s%s\n", r->path, head, why ? " " : "", why ? why : "");
+        else
+            fprintf(stderr, "steer: cannot write the recording %s: %s\n", r->path,
+                    buf ? strerror(errno) : "the journal was lost");
+        fflush(stdout);
+        free(buf);
+    }
+    fclose(r->mem);
+    free(r->membuf);
     free(r);
     a->rec = NULL;
 }
@@ -438,7 +483,8 @@ static bool parse_double(const char **s, double *out)
     return true;
 }
 
-static replayer *load_replay(const char *path, char *err, size_t errn)
+/* Parses a recording: the file at path, or buf (size bytes, taken over) when given. */
+static replayer *load_replay(const char *path, char *buf, size_t size, char *err, size_t errn)
 {
     replayer *p = calloc(1, sizeof *p);
     if (p == NULL) {
@@ -449,8 +495,7 @@ static replayer *load_replay(const char *path, char *err, size_t errn)
     p->budget = 50000000;
     p->time_limit = 5;
     p->memory_mb = 1024;
-    size_t size;
-    p->buf = read_file(path, &size);
+    p->buf = buf != NULL ? buf : read_file(path, &size);
     if (p->buf == NULL) {
         snprintf(err, errn, "cannot read it: %s", strerror(errno));
         goto fail;
@@ -654,7 +699,7 @@ bool tt_prepare(app *a, app_options *o)
         return false;
     if (o->replay) {
         char err[PATH_MAX + 256];
-        replayer *p = load_replay(o->replay, err, sizeof err);
+        replayer *p = load_replay(o->replay, NULL, 0, err, sizeof err);
         if (p == NULL) {
             fprintf(stderr, "steer: replay %s: %s\n", o->replay, err);
             return false;
@@ -685,15 +730,24 @@ bool tt_prepare(app *a, app_options *o)
             overlay_set(a->overlay, e->root, e->text, e->data, e->len);
         }
     }
-    if (o->record) {
+    {
         recorder *r = calloc(1, sizeof *r);
         char scene[PATH_MAX];
         if (r == NULL)
             return false;
-        snprintf(r->path, sizeof r->path, "%s", o->record);
-        r->f = fopen(o->record, "wb");
-        if (r->f == NULL) {
-            fprintf(stderr, "steer: cannot write the recording %s: %s\n", o->record, strerror(errno));
+        if (o->record) {
+            /* fail now, not after the session */
+            FILE *f = fopen(o->record, "wb");
+            if (f == NULL) {
+                fprintf(stderr, "steer: cannot write the recording %s: %s\n", o->record, strerror(errno));
+                free(r);
+                return false;
+            }
+            fclose(f);
+            snprintf(r->path, sizeof r->path, "%s", o->record);
+        }
+        r->mem = open_memstream(&r->membuf, &r->memlen);
+        if (r->mem == NULL) {
             free(r);
             return false;
         }
@@ -715,6 +769,8 @@ bool tt_prepare(app *a, app_options *o)
             rec_printf(a, "arg %s\n", arg);
         }
         rec_printf(a, "begin\n");
+        fflush(r->mem);
+        r->header_len = r->memlen;
     }
     return true;
 }
@@ -840,9 +896,11 @@ static void replay_event(app *a, replayer *p, rec_event *e)
 static void apply_reload_at(app *a)
 {
     for (int i = 0; i < a->opt.nreload_at; i++) {
-        const struct reload_at *r = &a->opt.reload_at[i];
-        if (r->tick != a->steps_run)
+        struct reload_at *r = &a->opt.reload_at[i];
+        /* once: a rewind's re-run has it in the journal */
+        if (r->tick != a->steps_run || r->done)
             continue;
+        r->done = true;
         char real[PATH_MAX];
         int root;
         const char *rel;
@@ -910,8 +968,26 @@ static void diverged(replayer *p, long tick, uint64_t expected, uint64_t got)
 void tt_after_step(app *a)
 {
     uint64_t sum = a->world ? st_world_checksum(a->world) : 0;
-    if (a->rec && a->steps_run % SUM_EVERY == 0)
+    /* the trace has the past's rows already; a branch's go on from its tick */
+    if (a->tracer && !(a->rep && a->rep->rewind))
+        trace_rows(a, a->tracer);
+    if (a->steps_run % SUM_EVERY == 0)
         rec_printf(a, "sum %ld %016llx\n", a->steps_run, (unsigned long long)sum);
+    recorder *r = a->rec;
+    if (r != NULL && !(a->rep && a->rep->rewind)) {
+        r->sums[a->steps_run % SUMS_RING] = sum;
+        r->sums_head = a->steps_run;
+    } else if (r != NULL && a->steps_run <= r->sums_head && a->steps_run > r->sums_head - SUMS_RING) {
+        /* a rewind re-simulates: it must give the first pass's worlds */
+        r->resim_checked++;
+        if (r->sums[a->steps_run % SUMS_RING] != sum && r->resim_bad++ == 0) {
+            fprintf(stderr, "steer: rewind: the re-simulation differs from the first pass at tick %ld\n",
+                    a->steps_run);
+            app_format(a->flash, sizeof a->flash, "rewind: tick %ld differs from the first pass", a->steps_run);
+            a->flash_bad = true;
+            a->flash_until = app_clock() + 3.0;
+        }
+    }
     replayer *p = a->rep;
     if (p && !p->finished) {
         if (p->ref) {
@@ -929,7 +1005,13 @@ void tt_after_step(app *a)
             if (e->sum != sum)
                 diverged(p, e->tick, e->sum, sum);
         }
-        if (a->steps_run >= p->end || p->diverged) {
+        if (p->rewind) {
+            if (a->steps_run >= p->end) {
+                /* back at the head: live again, the journal goes on */
+                free_replayer(p);
+                a->rep = NULL;
+            }
+        } else if (a->steps_run >= p->end || p->diverged) {
             p->finished = true;
             if (!a->opt.headless) {
                 /* the window stays on the last replayed tick */
@@ -938,16 +1020,20 @@ void tt_after_step(app *a)
             }
         }
     }
-    if (a->tracer)
-        trace_rows(a, a->tracer);
     if (a->plot)
         plot_sample(a);
 }
 
 /* ------------------------------------------------------------------ input hooks */
 
+/* A --replay keeps the user's input from its scene; in a rewind's past the
+ * input makes a branch (tt_branch) and is then the scene's like any other. */
 static bool user_input_blocked(app *a)
 {
+    if (a->rep && a->rep->rewind && !a->rep->feeding) {
+        tt_branch(a);
+        return false;
+    }
     return a->rep && !a->rep->finished && !a->rep->feeding;
 }
 
@@ -995,6 +1081,21 @@ void tt_scene_switched(app *a)
     }
 }
 
+void tt_before_reload(app *a)
+{
+    if (a->rep != NULL && a->rep->rewind && !a->rep->feeding)
+        tt_branch(a);
+}
+
+void tt_frame(app *a)
+{
+    if (!a->seek_pending)
+        return;
+    a->seek_pending = false;
+    a->paused = true;
+    tt_rewind_to(a, a->seek_to);
+}
+
 void tt_reloaded(app *a, const char *path, const char *module, bool ok)
 {
     int root;
@@ -1008,7 +1109,177 @@ void tt_reloaded(app *a, const char *path, const char *module, bool ok)
 
 bool tt_replaying(const app *a)
 {
-    return a->rep != NULL && !a->rep->finished;
+    return a->rep != NULL && !a->rep->finished && !a->rep->rewind;
+}
+
+bool tt_recording(const app *a)
+{
+    return a->rec != NULL && a->rec->path[0] != '\0';
+}
+
+long tt_head(const app *a)
+{
+    return a->rep != NULL && a->rep->rewind ? a->rep->end : a->steps_run;
+}
+
+long tt_branch_tick(const app *a)
+{
+    return a->branch_tick;
+}
+
+/* ------------------------------------------------------------------ rewind */
+
+static void write_event(FILE *f, const rec_event *e)
+{
+    switch (e->kind) {
+    case EV_FILE:
+        fprintf(f, "file %ld %d %zu %s\n", e->tick, e->root, e->len, e->text);
+        fwrite(e->data, 1, e->len, f);
+        fputc('\n', f);
+        break;
+    case EV_RELOAD:
+        fprintf(f, "reload %ld %d %s\n", e->tick, e->root, e->text);
+        break;
+    case EV_KEY:
+        fprintf(f, "key %ld %s\n", e->tick, e->text);
+        break;
+    case EV_CLICK:
+        fprintf(f, "click %ld %a %a %d\n", e->tick, e->x, e->y, e->button);
+        break;
+    case EV_MOUSE:
+        if (e->valid)
+            fprintf(f, "mouse %ld %a %a\n", e->tick, e->x, e->y);
+        else
+            fprintf(f, "mouse %ld none\n", e->tick);
+        break;
+    case EV_RESTART:
+        fprintf(f, "restart %ld\n", e->tick);
+        break;
+    case EV_SCALE:
+        fprintf(f, "scale %ld %s %a\n", e->tick, e->button ? "speed" : "force", e->x);
+        break;
+    case EV_MARK:
+        fprintf(f, "mark %ld %s %s\n", e->tick, MARK_NAMES[e->button], e->text);
+        break;
+    case EV_SUM:
+        fprintf(f, "sum %ld %016llx\n", e->tick, (unsigned long long)e->sum);
+        break;
+    }
+}
+
+void tt_branch(app *a)
+{
+    replayer *p = a->rep;
+    recorder *r = a->rec;
+    if (p == NULL || !p->rewind || r == NULL)
+        return;
+    long t = a->steps_run;
+    /* the journal up to here: what happened before this tick's inputs */
+    fflush(r->mem);
+    char *old = r->membuf;
+    size_t header = r->header_len;
+    r->membuf = NULL;
+    r->memlen = 0;
+    fclose(r->mem);
+    r->mem = open_memstream(&r->membuf, &r->memlen);
+    if (r->mem == NULL) {
+        r->failed = true;
+        free(old);
+    } else {
+        fwrite(old, 1, header, r->mem);
+        free(old);
+        for (int i = 0; i < p->n; i++) {
+            const rec_event *e = &p->ev[i];
+            if (e->tick < t || (e->tick == t && e->kind == EV_SUM))
+                write_event(r->mem, e);
+        }
+    }
+    r->mouse_valid = p->mouse_valid;
+    r->mouse = p->mouse;
+    r->sums_head = t;
+    /* marks of the dropped future go with it */
+    int keep = 0;
+    int n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
+    for (int i = 0; i < n; i++) {
+        app_mark m = a->marks[(a->mark_count - n + i) % APP_MAX_MARKS];
+        if (m.tick <= t)
+            a->marks[keep++ % APP_MAX_MARKS] = m;
+    }
+    a->mark_count = keep;
+    long end = p->end;
+    free_replayer(p);
+    a->rep = NULL;
+    a->branch_tick = t;
+    /* live again: sources come from the disk (the edit that made the branch) */
+    source_overlay *o = calloc(1, sizeof *o);
+    if (o != NULL) {
+        overlay_free(a->overlay);
+        a->overlay = o;
+    }
+    printf("rewind: branch at tick %ld (ticks %ld..%ld dropped)\n", t, t + 1, end);
+    fflush(stdout);
+    app_format(a->flash, sizeof a->flash, "branch at tick %ld: a new future", t);
+    a->flash_bad = false;
+    a->flash_until = app_clock() + 2.5;
+}
+
+bool tt_rewind_to(app *a, long target)
+{
+    if (a->rep != NULL && !a->rep->rewind) {
+        app_format(a->flash, sizeof a->flash, "no rewinding a --replay");
+        a->flash_bad = true;
+        a->flash_until = app_clock() + 1.5;
+        return false;
+    }
+    if (a->rec == NULL || a->rec->failed || a->world == NULL)
+        return false;
+    long head = tt_head(a);
+    target = target < 0 ? 0 : target > head ? head : target;
+    if (target == a->steps_run)
+        return true;
+    if (target > a->steps_run) {
+        /* forward through the known future: the journal feeds the steps */
+        while (a->steps_run < target && a->world != NULL && !a->quit)
+            app_step(a);
+        return true;
+    }
+    replayer *p = a->rep;
+    if (p == NULL) {
+        size_t len = 0;
+        char *buf = journal_copy(a->rec, head, &len);
+        char err[256];
+        p = buf ? load_replay("(journal)", buf, len, err, sizeof err) : NULL;
+        if (p == NULL) {
+            fprintf(stderr, "steer: rewind: %s\n", buf ? err : "out of memory");
+            return false;
+        }
+        p->rewind = true;
+    } else {
+        p->next = 0;
+    }
+    p->mouse_valid = false;
+    p->mouse = st_v2(0, 0);
+    a->rep = p;
+    /* from the start: the same fresh state, the sources as first loaded */
+    source_overlay *o = calloc(1, sizeof *o);
+    if (o == NULL)
+        return false;
+    overlay_free(a->overlay);
+    a->overlay = o;
+    while (p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
+        rec_event *e = &p->ev[p->next++];
+        overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+    }
+    st_agent_id keep = a->selected;
+    a->steps_run = 0;
+    a->mark_count = 0;
+    app_reopen(a);
+    while (a->steps_run < target && a->world != NULL && !a->quit)
+        app_step(a);
+    if (a->world != NULL && st_agent_alive(a->world, keep))
+        a->selected = keep;
+    a->paused = true;
+    return true;
 }
 
 long tt_replay_end(const app *a)
@@ -1052,4 +1323,59 @@ int tt_replay_finish(app *a)
     else
         printf("replay: identical (%d checksums)\n", p->compared);
     return 0;
+}
+
+int tt_rewind_test(app *a, long by)
+{
+    recorder *r = a->rec;
+    if (r == NULL || a->world == NULL)
+        return 1;
+    long from = a->steps_run, to = from - by < 0 ? 0 : from - by;
+    long c0 = r->resim_checked, b0 = r->resim_bad;
+    double t0 = app_clock();
+    if (!tt_rewind_to(a, to) || a->steps_run != to) {
+        printf("rewind: could not go back to tick %ld\n", to);
+        return 1;
+    }
+    double ms = (app_clock() - t0) * 1000.0;
+    long back_checked = r->resim_checked - c0;
+    printf("rewind: back %ld ticks to tick %ld (re-simulated %ld ticks from the start in %.1f ms, "
+           "every one equal to the first pass: %s)\n",
+           from - to, to, back_checked, ms, r->resim_bad == b0 ? "yes" : "NO");
+    if (a->opt.rewind_edit != NULL) {
+        /* an edit in the past: the journal's future is dropped, the run goes on from here */
+        char file[PATH_MAX], real[PATH_MAX];
+        app_format(file, sizeof file, "%s", a->opt.rewind_edit);
+        char *eq = strchr(file, '=');
+        *eq = '\0';
+        int root;
+        const char *rel;
+        size_t len;
+        char *src = read_file(eq + 1, &len);
+        if (src == NULL || realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
+            printf("rewind: cannot edit %s with %s\n", file, eq + 1);
+            free(src);
+            return 1;
+        }
+        tt_branch(a);
+        overlay_set(a->overlay, root, rel, src, len);
+        free(src);
+        app_reload_file(a, real, root);
+        a->paused = false;
+        return a->rep == NULL && a->branch_tick == to ? 0 : 1;
+    }
+    long c1 = r->resim_checked, b1 = r->resim_bad;
+    while (a->steps_run < from && !a->quit) /* Right, one tick at a time */
+        if (!tt_rewind_to(a, a->steps_run + 1))
+            break;
+    long fwd = r->resim_checked - c1, bad = r->resim_bad - b1;
+    if (a->steps_run == from && bad == 0 && r->resim_bad == b0 && fwd == from - to) {
+        printf("rewind: forward %ld ticks one at a time: %ld checksums equal to the first pass; live again at tick %ld\n",
+               from - to, fwd, a->steps_run);
+        a->paused = false;
+        return 0;
+    }
+    printf("rewind: forward to tick %ld: %ld of %ld checksums differ from the first pass\n", a->steps_run,
+           bad + (r->resim_bad - b0 - bad), fwd + back_checked);
+    return 1;
 }

@@ -475,6 +475,20 @@ bool app_switch_scene(app *a, const char *path)
     return true;
 }
 
+void app_reopen(app *a)
+{
+    close_lua(a);
+    for (int i = 0; i < a->error_count; i++)
+        free(a->errors[i].text);
+    a->error_count = 0;
+    if (!open_lua(a)) {
+        fprintf(stderr, "steer: cannot create the Lua state\n");
+        a->quit = true;
+        return;
+    }
+    load_scene(a);
+}
+
 void app_restart(app *a)
 {
     if (!tt_restart(a))
@@ -809,6 +823,7 @@ static void describe_reload(const steer_reload_info *in, char *out, size_t n)
 
 void app_reload_file(app *a, const char *path, int root)
 {
+    tt_before_reload(a);
     char real[PATH_MAX], module[PATH_MAX];
     if (realpath(path, real) == NULL)
         return;

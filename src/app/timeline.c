@@ -16,6 +16,7 @@ static const SDL_Color DONE = {95, 120, 165, 255};
 static const SDL_Color CURSOR = {245, 245, 250, 255};
 static const SDL_Color TEXT = {225, 228, 235, 255};
 static const SDL_Color REC = {235, 70, 60, 255};
+static const SDL_Color PAST = {255, 200, 90, 255};
 static const SDL_Color MARK_COL[3] = {{255, 210, 80, 255}, {110, 220, 130, 255}, {255, 100, 90, 255}};
 
 static void rect(batch *b, float x, float y, float w, float h, SDL_Color c)
@@ -32,34 +33,72 @@ static float label(render_ctx *c, float x, float y, const char *s, SDL_Color col
     return font_draw(c->small, &c->layer[LAYER_HUD_TEXT], x, y, s, strlen(s), col);
 }
 
+typedef struct geom {
+    float x0, y0, w, h; ///< the panel
+    float bx, bw, by;   ///< the bar
+    long now, end;
+    char info[160];
+} geom;
+
+static void layout(app *a, const render_ctx *c, geom *g)
+{
+    float pad = 8.0f;
+    g->h = 30.0f;
+    g->x0 = pad;
+    g->y0 = (float)c->h - g->h - 4.0f;
+    g->w = (float)c->w - 2.0f * pad;
+    g->now = a->steps_run;
+    g->end = a->rep && tt_replaying(a) ? tt_replay_end(a) : tt_head(a);
+    if (g->end < g->now)
+        g->end = g->now;
+    double dt = a->dt > 0.0 ? a->dt : 1.0 / 60.0;
+    char mode[64] = "";
+    if (tt_replaying(a))
+        snprintf(mode, sizeof mode, "REPLAY  ");
+    else if (g->now < g->end)
+        snprintf(mode, sizeof mode, "PAST (%.1f s ago)  ", (double)(g->end - g->now) * dt);
+    else if (a->branch_tick > 0)
+        snprintf(mode, sizeof mode, "branched at %ld  ", a->branch_tick);
+    snprintf(g->info, sizeof g->info, "%s%stick %ld / %ld  (%.1f s)", tt_recording(a) ? "REC  " : "", mode, g->now,
+             g->end, (double)g->now * dt);
+    float tw = c->small ? font_width(c->small, g->info, strlen(g->info)) : 0.0f;
+    g->bx = g->x0 + 8.0f;
+    g->bw = g->w - tw - 28.0f;
+    g->by = g->y0 + 17.0f;
+    if (g->bw < 40.0f)
+        g->bw = 40.0f;
+}
+
+long timeline_hit(app *a, const render_ctx *c, int x, int y)
+{
+    if (!(a->overlays & OV_HUD) || a->world == NULL)
+        return -1;
+    geom g;
+    layout(a, c, &g);
+    if ((float)y < g.y0 || (float)y > g.y0 + g.h || (float)x < g.bx - 6.0f || (float)x > g.bx + g.bw + 6.0f)
+        return -1;
+    double f = ((double)x - g.bx) / g.bw;
+    f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+    return (long)(f * (double)g.end + 0.5);
+}
+
 void timeline_draw(app *a, render_ctx *c)
 {
     if (!(a->overlays & OV_HUD) || a->world == NULL)
         return;
     batch *b = &c->layer[LAYER_HUD];
-    float pad = 8.0f, h = 30.0f;
-    float x0 = pad, y0 = (float)c->h - h - 4.0f, w = (float)c->w - 2.0f * pad;
-    rect(b, x0, y0, w, h, BG);
-
-    long now = a->steps_run;
-    long end = a->rep ? tt_replay_end(a) : now;
-    if (end < now)
-        end = now;
-    double dt = a->dt > 0.0 ? a->dt : 1.0 / 60.0;
-    char info[128];
-    const char *mode = a->rec ? "REC" : tt_replaying(a) ? "REPLAY" : a->rep ? "replayed" : "";
-    snprintf(info, sizeof info, "%s%stick %ld / %ld  (%.1f s)", mode, mode[0] ? "  " : "", now, end, (double)now * dt);
-    float tw = c->small ? font_width(c->small, info, strlen(info)) : 0.0f;
-    float bx = x0 + 8.0f, bw = w - tw - 28.0f, by = y0 + 17.0f;
-    if (bw < 40.0f)
-        bw = 40.0f;
-    label(c, bx + bw + 12.0f, y0 + 8.0f, info, a->rec ? REC : TEXT);
+    geom g;
+    layout(a, c, &g);
+    rect(b, g.x0, g.y0, g.w, g.h, BG);
+    long now = g.now, end = g.end;
+    float bx = g.bx, bw = g.bw, by = g.by, y0 = g.y0;
+    label(c, bx + bw + 12.0f, y0 + 8.0f, g.info, tt_recording(a) ? REC : now < end ? PAST : TEXT);
 
     rect(b, bx, by, bw, 6.0f, TRACK);
     float span = end > 0 ? (float)end : 1.0f;
     rect(b, bx, by, bw * (float)now / span, 6.0f, DONE);
 
-    /* marks: the replay's whole list, else the app's ring */
+    /* marks: a replay's or a rewind's whole list (the future's too), else the app's ring */
     static app_mark list[APP_MAX_MARKS];
     int n;
     if (a->rep) {
@@ -75,9 +114,8 @@ void timeline_draw(app *a, render_ctx *c)
         SDL_Color col = MARK_COL[list[i].kind];
         rect(b, x - 1.0f, by - 5.0f, 2.0f, 16.0f, col);
         /* labels of scene marks and reloads where they do not overlap */
-        if (list[i].kind != MARK_ERROR && x > last_label) {
+        if (list[i].kind != MARK_ERROR && x > last_label)
             last_label = label(c, x + 3.0f, y0 + 1.0f, list[i].label, col) + 6.0f;
-        }
     }
     float cx = bx + bw * (float)now / span;
     rect(b, cx - 1.5f, by - 8.0f, 3.0f, 20.0f, CURSOR);
