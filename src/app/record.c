@@ -1331,6 +1331,9 @@ int tt_rewind_test(app *a, long by)
     if (r == NULL || a->world == NULL)
         return 1;
     long from = a->steps_run, to = from - by < 0 ? 0 : from - by;
+    fflush(r->mem);
+    printf("rewind: memory %.3f MB for %ld ticks: journal %zu bytes + per-tick checksum ring %zu bytes\n",
+           (double)(r->memlen + sizeof r->sums) / (1024.0 * 1024.0), from, r->memlen, sizeof r->sums);
     long c0 = r->resim_checked, b0 = r->resim_bad;
     double t0 = app_clock();
     if (!tt_rewind_to(a, to) || a->steps_run != to) {
