@@ -277,6 +277,8 @@ long tt_replay_end(const app *a);
 int tt_replay_finish(app *a);
 /// Files are not polled while a --replay feeds its own reloads.
 bool tt_replaying(const app *a);
+/// A rewind is re-running the past: its reloads and errors were printed the first time.
+bool tt_quiet(const app *a);
 /// --record is on (the journal is always kept, for rewinds).
 bool tt_recording(const app *a);
 /// The newest tick known (ahead of steps_run after a rewind).

@@ -219,8 +219,12 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
         bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE;
         /* time travel keys are the app's: a scene hearing them in the past would branch */
         bool travel = a->paused && (sym == SDLK_LEFT || sym == SDLK_RIGHT);
-        app_key(a, &e->key, out);
-        if (!replaces && !travel) {
+        bool in_past = tt_head(a) > a->steps_run;
+        bool modifier = (SDL_GetModState() & KMOD_SHIFT) != 0 && (sym == SDLK_LSHIFT || sym == SDLK_RSHIFT);
+        bool handled = app_key(a, &e->key, out);
+        /* in the past the app's own keys (and Shift) stay the app's: only a
+         * key the app does not use reaches the scene there, and branches */
+        if (!replaces && !travel && !(in_past && (handled || modifier))) {
             char name[64];
             key_name(sym, name, sizeof name);
             if (name[0])

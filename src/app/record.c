@@ -3,13 +3,14 @@
  * module loader both rest on, scripted reloads for tests (--reload-at) and
  * the timeline's marks.
  *
- * The app's own searcher (package.searchers[2], ahead of the host's) reads
- * every module source the scene requires: from the overlay when a replay or
- * --reload-at supplied its text, else from the disk. A recording logs each
+ * The app's own searcher takes the host's place (package.searchers[2], the
+ * same folders, order and "no file" messages) and reads every module source
+ * the scene requires: from the overlay when a replay, a rewind or
+ * --reload-at supplied its text, else from the disk. The journal logs each
  * source as it is loaded, so it holds the exact text of every file at start
  * and of every reload, and a replay needs nothing from the disk but the
- * scene's folder layout. The host's searcher stays behind ours and keeps
- * its "no file" messages.
+ * scene's folder layout. The journal is the session as a recording, kept in
+ * memory always: rewinds re-run it, --record writes it out at exit.
  *
  * Ticks here are the app's steps since start (a->steps_run): an event logged
  * at tick T happened after step T and before step T + 1, and a replay
@@ -204,6 +205,7 @@ struct replayer {
     bool feeding;       ///< the replay itself is calling the scene
     bool finished;
     bool rewind;        ///< a rewind's re-run of the journal (not --replay)
+    bool quiet;         ///< --with-current-scripts' reference run: its reloads are not news
     /* verdict */
     int compared;
     bool diverged;
@@ -362,6 +364,8 @@ static int app_searcher(lua_State *L)
     const char *rel = luaL_gsub(L, name, ".", "/");
     const char *dirs[2] = {a->scene_dir, a->scripts_dir};
     const char *forms[2] = {"%s.lua", "%s/init.lua"};
+    char tried[4 * (PATH_MAX + 16)] = "";
+    size_t used = 0;
     for (int i = 0; i < 2; i++) {
         if (dirs[i][0] == '\0' || (i == 1 && strcmp(dirs[0], dirs[1]) == 0))
             continue;
@@ -369,6 +373,9 @@ static int app_searcher(lua_State *L)
             const char *r = lua_pushfstring(L, forms[k], rel);
             const char *path = lua_pushfstring(L, "%s/%s", dirs[i], r);
             if (!push_source(a, L, i, r, path)) {
+                int w = snprintf(tried + used, sizeof tried - used, "\n\tno file '%s'", path);
+                if (w > 0 && (size_t)w < sizeof tried - used)
+                    used += (size_t)w;
                 lua_pop(L, 2);
                 continue;
             }
@@ -381,8 +388,7 @@ static int app_searcher(lua_State *L)
             return 2;
         }
     }
-    /* Not found: the host's searcher, next, says where it looked. */
-    lua_pushliteral(L, "");
+    lua_pushstring(L, tried);
     return 1;
 }
 
@@ -396,12 +402,7 @@ void tt_install_searcher(app *a, lua_State *L)
     lua_getglobal(L, "package");
     lua_getfield(L, -1, "searchers");
     if (lua_istable(L, -1)) {
-        /* ours goes in at 2, the host's moves to 3 */
-        lua_Integer n = (lua_Integer)luaL_len(L, -1);
-        for (lua_Integer i = n; i >= 2; i--) {
-            lua_rawgeti(L, -1, i);
-            lua_rawseti(L, -2, i + 1);
-        }
+        /* ours takes the host's place: the same folders, order and messages */
         lua_pushlightuserdata(L, a);
         lua_pushcclosure(L, app_searcher, 1);
         lua_rawseti(L, -2, 2);
@@ -820,6 +821,7 @@ static bool start_reference(app *a)
         return false;
     app_options o = a->opt;
     o.current_scripts = false;
+    o.headless = true; /* its verdict is the current run's to give */
     o.record = NULL;
     o.trace = NULL;
     o.nreload_at = 0;
@@ -828,7 +830,7 @@ static bool start_reference(app *a)
         free(ref);
         return false;
     }
-    ref->plot = NULL;
+    ref->rep->quiet = true;
     a->rep->ref = ref;
     return true;
 }
@@ -1110,6 +1112,11 @@ void tt_reloaded(app *a, const char *path, const char *module, bool ok)
 bool tt_replaying(const app *a)
 {
     return a->rep != NULL && !a->rep->finished && !a->rep->rewind;
+}
+
+bool tt_quiet(const app *a)
+{
+    return a->rep != NULL && (a->rep->rewind || a->rep->quiet);
 }
 
 bool tt_recording(const app *a)

@@ -30,6 +30,13 @@
 #define WATCH_SETTLE 0.10
 #define WATCH_PERIOD 0.05
 
+/* Output about reloads; quiet while a rewind re-runs the past. */
+#define say(a, ...)                                                            \
+    do {                                                                       \
+        if (!tt_quiet(a))                                                      \
+            printf(__VA_ARGS__);                                               \
+    } while (0)
+
 /* ------------------------------------------------------------------ errors */
 
 static void drop_error(app *a, int i)
@@ -53,7 +60,9 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
         }
     }
     a->error_total++;
-    fprintf(stderr, "steer: %s: %s\n", kind == APP_ERR_LOAD ? "load error" : "runtime error", msg);
+    /* a rewind re-running the past has printed these once already */
+    if (!tt_quiet(a))
+        fprintf(stderr, "steer: %s: %s\n", kind == APP_ERR_LOAD ? "load error" : "runtime error", msg);
     fflush(stderr);
     /* A newer load error for the same file replaces the older one. */
     for (int i = 0; i < a->error_count; i++)
@@ -540,6 +549,24 @@ void app_step(app *a)
 
 /* ------------------------------------------------------------------ callbacks */
 
+static int has_callback_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    const char **name = call_arg(L);
+    if (push_callback(a, L, *name))
+        *name = NULL;
+    return 0;
+}
+
+/* A key or click the scene has no callback for changes nothing: it is not
+ * recorded, and in a rewind's past it makes no branch. */
+static bool has_callback(app *a, const char *name)
+{
+    const char *n = name;
+    protect(a, has_callback_fn, &n);
+    return n == NULL;
+}
+
 typedef struct mouse_args {
     st_vec2 p;
     int button;
@@ -562,7 +589,7 @@ static int mouse_fn(lua_State *L)
 void app_mousepressed(app *a, st_vec2 p, int button)
 {
     mouse_args m = {p, button};
-    if (!tt_click(a, p, button))
+    if (!has_callback(a, "mousepressed") || !tt_click(a, p, button))
         return;
     protect(a, mouse_fn, &m);
 }
@@ -580,7 +607,7 @@ static int key_fn(lua_State *L)
 
 void app_keypressed(app *a, const char *key)
 {
-    if (!tt_key(a, key))
+    if (!has_callback(a, "keypressed") || !tt_key(a, key))
         return;
     protect(a, key_fn, (void *)key);
 }
@@ -844,7 +871,7 @@ void app_reload_file(app *a, const char *path, int root)
     /* A scene that never loaded has nothing to reload into: start it afresh
      * with whatever is on disk now. */
     if (a->scene_ref == LUA_NOREF || a->world == NULL) {
-        printf("reload: %s changed, loading the scene afresh\n", real);
+        say(a, "reload: %s changed, loading the scene afresh\n", real);
         fflush(stdout);
         app_switch_scene(a, a->scene_path);
         tt_reloaded(a, real, module, a->scene_ok);
@@ -853,7 +880,7 @@ void app_reload_file(app *a, const char *path, int root)
     reload_args r = {module, real, false, {0}};
     protect(a, loaded_fn, &r);
     if (!r.ok) {
-        printf("reload: %s changed (module '%s' is not in use)\n", real, module);
+        say(a, "reload: %s changed (module '%s' is not in use)\n", real, module);
         fflush(stdout);
         return;
     }
@@ -867,15 +894,15 @@ void app_reload_file(app *a, const char *path, int root)
         char what[256];
         describe_reload(&r.info, what, sizeof what);
         if (r.info.changed)
-            printf("reload: ok %s (%s) %s\n", module, what, real);
+            say(a, "reload: ok %s (%s) %s\n", module, what, real);
         else
-            printf("reload: no change %s (%s) %s\n", module, what, real);
+            say(a, "reload: no change %s (%s) %s\n", module, what, real);
         if (r.info.truncated)
-            printf("reload: %s is too big to merge whole: part of it was replaced, not merged\n", module);
+            say(a, "reload: %s is too big to merge whole: part of it was replaced, not merged\n", module);
         app_format(a->flash, sizeof a->flash, r.info.changed ? "reloaded %s" : "%s: no change", module);
         a->flash_bad = false;
     } else {
-        printf("reload: failed %s (%s); the old code keeps running\n", module, real);
+        say(a, "reload: failed %s (%s); the old code keeps running\n", module, real);
         app_format(a->flash, sizeof a->flash, "reload of %s failed", module);
         a->flash_bad = true;
     }
