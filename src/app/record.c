@@ -1182,12 +1182,12 @@ void tt_branch(app *a)
         return;
     long t = a->steps_run;
     /* the journal up to here: what happened before this tick's inputs */
-    fflush(r->mem);
+    /* closing a memstream settles its buffer (it may move): take it after */
+    fclose(r->mem);
     char *old = r->membuf;
     size_t header = r->header_len;
     r->membuf = NULL;
     r->memlen = 0;
-    fclose(r->mem);
     r->mem = open_memstream(&r->membuf, &r->memlen);
     if (r->mem == NULL) {
         r->failed = true;
