@@ -70,6 +70,8 @@ typedef struct app_options {
     struct reload_at { long tick; const char *file, *source; bool done; } reload_at[16];
     long rewind_at, rewind_by; ///< --rewind-test T:N (headless): after tick T go back N ticks and forward again
     const char *rewind_edit;  ///< --rewind-test T:N:FILE=SRC: instead, reload FILE with SRC's text there (a branch)
+    long rewind_mb;         ///< --rewind-mb: the checkpoints' memory bound (default 64; 0: no checkpoints)
+    long rewind_every;      ///< --rewind-every: ticks between checkpoints (default 30)
     int argc;               ///< what follows the scene: handed to scene.load as args
     char **argv;
 } app_options;
@@ -130,6 +132,7 @@ typedef struct replayer replayer;
 typedef struct tracer tracer;
 typedef struct plotter plotter;
 typedef struct source_overlay source_overlay;
+typedef struct rewinder rewinder;
 
 typedef struct app {
     app_options opt;
@@ -187,6 +190,8 @@ typedef struct app {
     recorder *rec;          ///< --record (NULL: not recording)
     replayer *rep;          ///< --replay (NULL: not replaying)
     source_overlay *overlay; ///< module sources served instead of the disk's
+    rewinder *rewind;       ///< checkpoints (rewind.c)
+    unsigned lua_gen;       ///< counts Lua states opened: registry refs of an older one are gone
     tracer *tracer;         ///< --trace
     plotter *plot;          ///< the selected agent's history (always kept, drawn with G)
     bool show_plots;
@@ -194,6 +199,7 @@ typedef struct app {
     int mark_count;         ///< marks made (the ring holds the last APP_MAX_MARKS)
     int status;             ///< exit status wanted by a module (replay divergence), 0: none
     long branch_tick;       ///< the last tick a rewind branched from (0: none)
+    long resim_from;        ///< where the last rewind re-simulated from (a checkpoint's tick, 0: the start)
     bool seek_pending;      ///< a timeline click or drag asked for seek_to (done once a frame)
     long seek_to;
 
@@ -308,6 +314,22 @@ void plot_free(plotter *p);
 void plot_sample(app *a);
 void plot_draw(app *a, render_ctx *c);
 void timeline_draw(app *a, render_ctx *c);
+
+/* ------------------------------------------------------------------ rewind.c */
+
+rewinder *rewind_new(size_t budget_mb, long every);
+void rewind_free(app *a);
+/// After a step: a checkpoint every --rewind-every ticks (ring bounded by --rewind-mb).
+void rewind_after_step(app *a);
+/// A reload or a restart: the code or the world changed, older checkpoints no longer apply.
+void rewind_new_epoch(app *a);
+/// A branch at tick: checkpoints after it belong to the dropped future.
+void rewind_branch(app *a, long tick);
+/// Restores the newest usable checkpoint at or before target (and before
+/// now); returns its tick, or -1 when there is none.
+long rewind_restore(app *a, long target);
+size_t rewind_bytes(const app *a);
+int rewind_count(const app *a);
 
 /* ------------------------------------------------------------------ trace.c */
 

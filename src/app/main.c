@@ -71,6 +71,9 @@ static void usage(FILE *out)
             "                      speed, force, tag, then fields of self)\n"
             "  --trace-fields A,B  the self fields traced (default: scene.trace, else every\n"
             "                      number in self); dotted paths reach nested tables\n"
+            "  --rewind-mb MB      memory for rewind checkpoints (default 64; 0: none, going\n"
+            "                      back then re-runs the session from the start)\n"
+            "  --rewind-every K    ticks between rewind checkpoints (default 30)\n"
             "  --plots             headless: show the plot panel of the --select agent (it is\n"
             "                      selected 10 s before the end so the plots are full)\n"
             "  --reload-at T:F[=S] headless, for tests: after tick T reload file F, with the\n"
@@ -129,6 +132,8 @@ static int parse(int argc, char **argv, app_options *o)
     o->budget = 50000000;
     o->time_limit = 5;
     o->memory_mb = 1024;
+    o->rewind_mb = 64;
+    o->rewind_every = 30;
     static char *rest[256];
     int nrest = 0;
     bool positional_only = false;
@@ -191,6 +196,14 @@ static int parse(int argc, char **argv, app_options *o)
             if (!parse_long(colon + 1, 1, o->rewind_at, &v))
                 goto bad_value;
             o->rewind_by = v;
+        } else if (is_option(arg, "--rewind-mb")) {
+            if ((val = option_value(argc, argv, &i, "--rewind-mb")) == NULL || !parse_long(val, 0, 1 << 20, &v))
+                goto bad_value;
+            o->rewind_mb = v;
+        } else if (is_option(arg, "--rewind-every")) {
+            if ((val = option_value(argc, argv, &i, "--rewind-every")) == NULL || !parse_long(val, 1, 1000000, &v))
+                goto bad_value;
+            o->rewind_every = v;
         } else if (is_option(arg, "--reload-at")) {
             char *colon = NULL;
             if ((val = option_value(argc, argv, &i, "--reload-at")) == NULL || o->nreload_at == 16)

@@ -781,6 +781,8 @@ static bool start_reference(app *a);
 bool tt_open(app *a)
 {
     a->plot = plot_new();
+    if (a->rep == NULL)
+        a->rewind = rewind_new((size_t)a->opt.rewind_mb, a->opt.rewind_every);
     if (a->opt.trace) {
         a->tracer = trace_open(a, a->opt.trace, a->opt.trace_fields);
         if (a->tracer == NULL)
@@ -798,6 +800,7 @@ void tt_close(app *a)
     a->tracer = NULL;
     plot_free(a->plot);
     a->plot = NULL;
+    rewind_free(a);
     if (a->rep) {
         if (a->rep->ref) {
             app_shutdown(a->rep->ref);
@@ -1024,6 +1027,8 @@ void tt_after_step(app *a)
     }
     if (a->plot)
         plot_sample(a);
+    if (a->rewind)
+        rewind_after_step(a);
 }
 
 /* ------------------------------------------------------------------ input hooks */
@@ -1061,6 +1066,7 @@ bool tt_restart(app *a)
 {
     if (user_input_blocked(a))
         return false;
+    rewind_new_epoch(a);
     rec_printf(a, "restart %ld\n", a->steps_run);
     return true;
 }
@@ -1106,6 +1112,7 @@ void tt_reloaded(app *a, const char *path, const char *module, bool ok)
         rec_printf(a, "reload %ld %d %s\n", a->steps_run, root, rel);
     char label[sizeof a->marks[0].label];
     app_format(label, sizeof label, "%s%s", module, ok ? "" : " (failed)");
+    rewind_new_epoch(a);
     tt_mark(a, MARK_RELOAD, label);
 }
 
@@ -1217,6 +1224,7 @@ void tt_branch(app *a)
     free_replayer(p);
     a->rep = NULL;
     a->branch_tick = t;
+    rewind_branch(a, t);
     /* live again: sources come from the disk (the edit that made the branch) */
     source_overlay *o = calloc(1, sizeof *o);
     if (o != NULL) {
@@ -1266,7 +1274,43 @@ bool tt_rewind_to(app *a, long target)
     }
     p->mouse_valid = false;
     p->mouse = st_v2(0, 0);
+    p->finished = p->diverged = false;
     a->rep = p;
+    st_agent_id keep = a->selected;
+    long from = rewind_restore(a, target);
+    if (from >= 0) {
+        /* a checkpoint: the journal from its tick on, the sources and mouse as they were */
+        source_overlay *o = calloc(1, sizeof *o);
+        if (o == NULL)
+            return false;
+        overlay_free(a->overlay);
+        a->overlay = o;
+        int i = 0;
+        for (; i < p->n && (p->ev[i].tick < from || (p->ev[i].tick == from && p->ev[i].kind == EV_SUM)); i++) {
+            const rec_event *e = &p->ev[i];
+            if (e->kind == EV_FILE)
+                overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+            else if (e->kind == EV_MOUSE) {
+                p->mouse_valid = e->valid;
+                p->mouse = st_v2(e->x, e->y);
+            }
+        }
+        p->next = i;
+        int kept = 0, n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
+        for (int k = 0; k < n; k++) {
+            app_mark m = a->marks[(a->mark_count - n + k) % APP_MAX_MARKS];
+            if (m.tick < from)
+                a->marks[kept++ % APP_MAX_MARKS] = m;
+        }
+        a->mark_count = kept;
+        a->steps_run = from;
+        a->resim_from = from;
+        while (a->steps_run < target && a->world != NULL && !a->quit)
+            app_step(a);
+        a->paused = true;
+        return true;
+    }
+    a->resim_from = 0;
     /* from the start: the same fresh state, the sources as first loaded */
     source_overlay *o = calloc(1, sizeof *o);
     if (o == NULL)
@@ -1277,7 +1321,6 @@ bool tt_rewind_to(app *a, long target)
         rec_event *e = &p->ev[p->next++];
         overlay_set(a->overlay, e->root, e->text, e->data, e->len);
     }
-    st_agent_id keep = a->selected;
     a->steps_run = 0;
     a->mark_count = 0;
     app_reopen(a);
@@ -1339,8 +1382,11 @@ int tt_rewind_test(app *a, long by)
         return 1;
     long from = a->steps_run, to = from - by < 0 ? 0 : from - by;
     fflush(r->mem);
-    printf("rewind: memory %.3f MB for %ld ticks: journal %zu bytes + per-tick checksum ring %zu bytes\n",
-           (double)(r->memlen + sizeof r->sums) / (1024.0 * 1024.0), from, r->memlen, sizeof r->sums);
+    size_t cps = rewind_bytes(a);
+    printf("rewind: memory %.3f MB for %ld ticks: %d checkpoints %zu bytes + journal %zu bytes + per-tick "
+           "checksum ring %zu bytes\n",
+           (double)(cps + r->memlen + sizeof r->sums) / (1024.0 * 1024.0), from, rewind_count(a), cps, r->memlen,
+           sizeof r->sums);
     long c0 = r->resim_checked, b0 = r->resim_bad;
     double t0 = app_clock();
     if (!tt_rewind_to(a, to) || a->steps_run != to) {
@@ -1349,9 +1395,10 @@ int tt_rewind_test(app *a, long by)
     }
     double ms = (app_clock() - t0) * 1000.0;
     long back_checked = r->resim_checked - c0;
-    printf("rewind: back %ld ticks to tick %ld (re-simulated %ld ticks from the start in %.1f ms, "
+    printf("rewind: back %ld ticks to tick %ld (re-simulated %ld ticks from %s %ld in %.1f ms, "
            "every one equal to the first pass: %s)\n",
-           from - to, to, back_checked, ms, r->resim_bad == b0 ? "yes" : "NO");
+           from - to, to, back_checked, a->resim_from > 0 ? "the checkpoint at tick" : "the start, tick",
+           a->resim_from, ms, r->resim_bad == b0 ? "yes" : "NO");
     if (a->opt.rewind_edit != NULL) {
         /* an edit in the past: the journal's future is dropped, the run goes on from here */
         char file[PATH_MAX], real[PATH_MAX];

@@ -266,6 +266,7 @@ static bool open_lua(app *a)
     a->L = steer_host_open(&o);
     if (a->L == NULL)
         return false;
+    a->lua_gen++;
     a->scene_ref = LUA_NOREF;
     a->world_ref = LUA_NOREF;
     a->gfx_ref = LUA_NOREF;
