@@ -596,7 +596,7 @@ static void run_rewind(const char *app, const char *scripts)
     bool equal = false;
     while (fgets(line, sizeof line, p)) {
         sscanf(line, "rewind: memory %lf MB for %ld ticks", &mb, &ticks);
-        if (sscanf(line, "rewind: back %ld ticks to tick %*d (re-simulated %ld ticks from the start in %lf ms", &back,
+        if (sscanf(line, "rewind: back %ld ticks to tick %*d (re-simulated %ld ticks from %*[^0-9]%*d in %lf ms", &back,
                    &resim, &ms) == 3)
             equal = strstr(line, "first pass: yes") != NULL;
     }
