@@ -133,7 +133,9 @@ void plot_sample(app *a)
         p->id = st_null_agent();
         return;
     }
-    bool fresh = p->world != w || !st_id_equal(p->id, a->selected);
+    /* a new agent, a new world, or time went back (a rewind): start over */
+    bool fresh = p->world != w || !st_id_equal(p->id, a->selected) ||
+                 (p->n > 0 && p->s[(p->head + p->n - 1) % PLOT_CAP].tick >= a->steps_run);
     if (fresh) {
         p->world = w;
         p->id = a->selected;
