@@ -271,7 +271,7 @@ bool tt_key(app *a, const char *key);
 bool tt_click(app *a, st_vec2 p, int button);
 bool tt_restart(app *a);
 bool tt_scale(app *a, bool speed, double factor);
-void tt_scene_switched(app *a);
+void tt_scene_switched(app *a, const char *path);
 void tt_reloaded(app *a, const char *path, const char *module, bool ok);
 /// Adds a mark to the timeline (and the record).
 void tt_mark(app *a, app_mark_kind kind, const char *label);

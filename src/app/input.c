@@ -60,7 +60,7 @@ static void cycle_scene(app *a, int dir)
         if (strcmp(paths[i], a->scene_path) == 0)
             cur = i;
     int next = cur < 0 ? 0 : ((cur + dir) % n + n) % n;
-    tt_scene_switched(a);
+    tt_scene_switched(a, paths[next]);
     app_switch_scene(a, paths[next]);
     a->selected = st_null_agent();
 }

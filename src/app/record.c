@@ -685,6 +685,53 @@ fail:
 
 /* ------------------------------------------------------------------ opening */
 
+/* Opens the journal (a recording in memory) with the header for this
+ * scene and options; file: where --record writes it at the end, or NULL. */
+static bool journal_open(app *a, const app_options *o, const char *scene_arg, const char *file)
+{
+    recorder *r = calloc(1, sizeof *r);
+    char scene[PATH_MAX];
+    if (r == NULL)
+        return false;
+    if (file) {
+        /* fail now, not after the session */
+        FILE *f = fopen(file, "wb");
+        if (f == NULL) {
+            fprintf(stderr, "steer: cannot write the recording %s: %s\n", file, strerror(errno));
+            free(r);
+            return false;
+        }
+        fclose(f);
+        snprintf(r->path, sizeof r->path, "%s", file);
+    }
+    r->mem = open_memstream(&r->membuf, &r->memlen);
+    if (r->mem == NULL) {
+        free(r);
+        return false;
+    }
+    char def[PATH_MAX + 16];
+    snprintf(def, sizeof def, "%s/hunt.lua", STEER_SCRIPTS_DIR);
+    if (realpath(scene_arg ? scene_arg : def, scene) == NULL)
+        app_format(scene, sizeof scene, "%s", scene_arg ? scene_arg : def);
+    a->rec = r;
+    rec_printf(a, "%s %d\nengine %s\nscene %s\n", RECORD_MAGIC, RECORD_VERSION, ST_VERSION, scene);
+    if (o->has_seed)
+        rec_printf(a, "seed %llu\n", (unsigned long long)o->seed);
+    else
+        rec_printf(a, "seed none\n");
+    rec_printf(a, "trust %d\nbudget %ld\ntime_limit %ld\nmemory %zu\n", o->trust ? 1 : 0, o->budget,
+               o->time_limit, o->memory_mb);
+    for (int i = 0; i < o->argc; i++) {
+        char arg[1024];
+        one_line(o->argv[i], arg, sizeof arg);
+        rec_printf(a, "arg %s\n", arg);
+    }
+    rec_printf(a, "begin\n");
+    fflush(r->mem);
+    r->header_len = r->memlen;
+    return true;
+}
+
 bool tt_prepare(app *a, app_options *o)
 {
     if (o->replay && o->record) {
@@ -731,49 +778,7 @@ bool tt_prepare(app *a, app_options *o)
             overlay_set(a->overlay, e->root, e->text, e->data, e->len);
         }
     }
-    {
-        recorder *r = calloc(1, sizeof *r);
-        char scene[PATH_MAX];
-        if (r == NULL)
-            return false;
-        if (o->record) {
-            /* fail now, not after the session */
-            FILE *f = fopen(o->record, "wb");
-            if (f == NULL) {
-                fprintf(stderr, "steer: cannot write the recording %s: %s\n", o->record, strerror(errno));
-                free(r);
-                return false;
-            }
-            fclose(f);
-            snprintf(r->path, sizeof r->path, "%s", o->record);
-        }
-        r->mem = open_memstream(&r->membuf, &r->memlen);
-        if (r->mem == NULL) {
-            free(r);
-            return false;
-        }
-        char def[PATH_MAX + 16];
-        snprintf(def, sizeof def, "%s/hunt.lua", STEER_SCRIPTS_DIR);
-        if (realpath(o->scene ? o->scene : def, scene) == NULL)
-            app_format(scene, sizeof scene, "%s", o->scene ? o->scene : def);
-        a->rec = r;
-        rec_printf(a, "%s %d\nengine %s\nscene %s\n", RECORD_MAGIC, RECORD_VERSION, ST_VERSION, scene);
-        if (o->has_seed)
-            rec_printf(a, "seed %llu\n", (unsigned long long)o->seed);
-        else
-            rec_printf(a, "seed none\n");
-        rec_printf(a, "trust %d\nbudget %ld\ntime_limit %ld\nmemory %zu\n", o->trust ? 1 : 0, o->budget,
-                   o->time_limit, o->memory_mb);
-        for (int i = 0; i < o->argc; i++) {
-            char arg[1024];
-            one_line(o->argv[i], arg, sizeof arg);
-            rec_printf(a, "arg %s\n", arg);
-        }
-        rec_printf(a, "begin\n");
-        fflush(r->mem);
-        r->header_len = r->memlen;
-    }
-    return true;
+    return journal_open(a, o, o->scene, o->record);
 }
 
 static bool start_reference(app *a);
@@ -1079,10 +1084,26 @@ bool tt_scale(app *a, bool speed, double factor)
     return true;
 }
 
-void tt_scene_switched(app *a)
+void tt_scene_switched(app *a, const char *path)
 {
+    bool recording = tt_recording(a);
+    if (a->rep != NULL && a->rep->rewind) {
+        /* leaving the past: the journal keeps the whole session */
+        free_replayer(a->rep);
+        a->rep = NULL;
+    }
     if (a->rec)
         rec_close(a, "stopped: another scene was opened");
+    /* the new scene's own journal (for rewinds), from its tick 0 */
+    if (a->rep == NULL) {
+        a->steps_run = 0;
+        a->mark_count = 0;
+        a->branch_tick = 0;
+        if (!journal_open(a, &a->opt, path, NULL))
+            fprintf(stderr, "steer: no journal for the new scene: no rewinds\n");
+        else if (recording)
+            printf("record: the new scene is not recorded (only rewinds keep its journal)\n");
+    }
     if (a->rep && !a->rep->finished) {
         a->rep->finished = true;
         printf("replay: stopped at tick %ld (another scene was opened)\n", a->steps_run);
