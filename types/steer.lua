@@ -241,6 +241,13 @@ function world:wall(from, to) end
 ---@param dt? number
 function world:step(dt) end
 
+---(extension) Names this moment for the host: the app puts the label on its
+---timeline and in --record files. Never changes the world or its checksum;
+---with no host listening (stock lua5.4) it only returns the tick.
+---@param label string 1 to 64 bytes
+---@return integer tick the world's current tick
+function world:mark(label) end
+
 ---Like math.random, from the world's seeded stream: no argument gives a
 ---float in [0, 1); (m) an integer in [1, m] (0: any integer); (m, n) an
 ---integer in [m, n].
@@ -251,13 +258,6 @@ function world:random(m, n) end
 
 ---@return integer hash of every agent's state
 function world:checksum() end
-
----(extension) Names this moment for the host: the app puts the label on its
----timeline and in --record files. Never changes the world or its checksum;
----with no host listening (stock lua5.4) it only returns the tick.
----@param label string 1 to 64 bytes
----@return integer tick the world's current tick
-function world:mark(label) end
 
 -- ---------------------------------------------------------------- obstacles
 
