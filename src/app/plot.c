@@ -133,9 +133,10 @@ void plot_sample(app *a)
         p->id = st_null_agent();
         return;
     }
-    /* a new agent, a new world, or time went back (a rewind): start over */
-    bool fresh = p->world != w || !st_id_equal(p->id, a->selected) ||
-                 (p->n > 0 && p->s[(p->head + p->n - 1) % PLOT_CAP].tick >= a->steps_run);
+    bool fresh = p->world != w || !st_id_equal(p->id, a->selected);
+    /* time went back (a rewind): the samples from here on are re-made */
+    while (!fresh && p->n > 0 && p->s[(p->head + p->n - 1) % PLOT_CAP].tick >= a->steps_run)
+        p->n--;
     if (fresh) {
         p->world = w;
         p->id = a->selected;
