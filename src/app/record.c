@@ -285,6 +285,30 @@ static char *journal_copy(recorder *r, long end, size_t *len)
     return buf;
 }
 
+/* Writes the journal to --record's file, whole (a branch may have cut it),
+ * through a temporary file renamed over it, so a crash leaves the last
+ * complete version. */
+static bool rec_write(recorder *r, long head)
+{
+    size_t len = 0;
+    char *buf = journal_copy(r, head, &len);
+    char tmp[PATH_MAX + 8];
+    app_format(tmp, sizeof tmp, "%s.tmp", r->path);
+    FILE *f = buf ? fopen(tmp, "wb") : NULL;
+    bool ok = f != NULL && fwrite(buf, 1, len, f) == len;
+    if (f != NULL && fclose(f) != 0)
+        ok = false;
+    if (ok && rename(tmp, r->path) != 0)
+        ok = false;
+    if (!ok) {
+        fprintf(stderr, "steer: cannot write the recording %s: %s\n", r->path,
+                buf ? strerror(errno) : "the journal was lost");
+        remove(tmp);
+    }
+    free(buf);
+    return ok;
+}
+
 static void rec_close(app *a, const char *why)
 {
     recorder *r = a->rec;
@@ -292,20 +316,9 @@ static void rec_close(app *a, const char *why)
         return;
     /* the journal's head: a rewound app that never branched still owns the future it rewound from */
     long head = a->rep && a->rep->rewind ? a->rep->end : a->steps_run;
-    if (r->path[0]) {
-        size_t len = 0;
-        char *buf = journal_copy(r, head, &len);
-        FILE *f = buf ? fopen(r->path, "wb") : NULL;
-        bool ok = f != NULL && fwrite(buf, 1, len, f) == len;
-        if (f != NULL && fclose(f) != 0)
-            ok = false;
-        if (ok)
-            printf("record: %s (%ld ticks)%s%s\n", r->path, head, why ? " " : "", why ? why : "");
-        else
-            fprintf(stderr, "steer: cannot write the recording %s: %s\n", r->path,
-                    buf ? strerror(errno) : "the journal was lost");
+    if (r->path[0] && rec_write(r, head)) {
+        printf("record: %s (%ld ticks)%s%s\n", r->path, head, why ? " " : "", why ? why : "");
         fflush(stdout);
-        free(buf);
     }
     fclose(r->mem);
     free(r->membuf);
@@ -983,6 +996,9 @@ void tt_after_step(app *a)
         trace_rows(a, a->tracer);
     if (a->steps_run % SUM_EVERY == 0)
         rec_printf(a, "sum %ld %016llx\n", a->steps_run, (unsigned long long)sum);
+    /* --record's file is brought up to date every 10 s of sim time (not only at exit) */
+    if (tt_recording(a) && journal_on(a) && a->steps_run % (10 * SUM_EVERY) == 0)
+        rec_write(a->rec, a->steps_run);
     recorder *r = a->rec;
     if (r != NULL && !(a->rep && a->rep->rewind)) {
         r->sums[a->steps_run % SUMS_RING] = sum;
