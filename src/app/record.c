@@ -900,8 +900,9 @@ static void replay_event(app *a, replayer *p, rec_event *e)
         app_mousepressed(a, st_v2(e->x, e->y), e->button);
         break;
     case EV_MOUSE:
-        p->mouse_valid = e->valid;
-        p->mouse = st_v2(e->x, e->y);
+        /* now: a key or click after it may read steer.mouse() */
+        a->mouse_valid = p->mouse_valid = e->valid;
+        a->mouse = p->mouse = st_v2(e->x, e->y);
         break;
     case EV_RESTART:
         app_restart(a);
@@ -949,10 +950,29 @@ static void apply_reload_at(app *a)
     }
 }
 
+/* The pointer as steer.mouse() will read it, when it moved since last logged. */
+static void rec_mouse(app *a)
+{
+    recorder *r = a->rec;
+    if (r && journal_on(a) &&
+        (r->mouse_valid != a->mouse_valid ||
+         (a->mouse_valid && (r->mouse.x != a->mouse.x || r->mouse.y != a->mouse.y)))) {
+        r->mouse_valid = a->mouse_valid;
+        r->mouse = a->mouse;
+        if (a->mouse_valid)
+            rec_printf(a, "mouse %ld %a %a\n", a->steps_run, a->mouse.x, a->mouse.y);
+        else
+            rec_printf(a, "mouse %ld none\n", a->steps_run);
+    }
+}
+
 void tt_before_step(app *a)
 {
     replayer *p = a->rep;
     if (p && !p->finished) {
+        /* the recorded pointer, not the user's, for the handlers fed below and the step */
+        a->mouse_valid = p->mouse_valid;
+        a->mouse = p->mouse;
         while (p->next < p->n && p->ev[p->next].tick <= a->steps_run && !a->quit) {
             rec_event *e = &p->ev[p->next];
             if (e->kind == EV_SUM && e->tick == a->steps_run)
@@ -966,16 +986,7 @@ void tt_before_step(app *a)
     }
     if (a->opt.nreload_at > 0)
         apply_reload_at(a);
-    recorder *r = a->rec;
-    if (r && (r->mouse_valid != a->mouse_valid ||
-              (a->mouse_valid && (r->mouse.x != a->mouse.x || r->mouse.y != a->mouse.y)))) {
-        r->mouse_valid = a->mouse_valid;
-        r->mouse = a->mouse;
-        if (a->mouse_valid)
-            rec_printf(a, "mouse %ld %a %a\n", a->steps_run, a->mouse.x, a->mouse.y);
-        else
-            rec_printf(a, "mouse %ld none\n", a->steps_run);
-    }
+    rec_mouse(a);
 }
 
 static void diverged(replayer *p, long tick, uint64_t expected, uint64_t got)
@@ -1071,6 +1082,7 @@ bool tt_key(app *a, const char *key)
         return false;
     char k[128];
     one_line(key, k, sizeof k);
+    rec_mouse(a); /* the handler may read steer.mouse() */
     rec_printf(a, "key %ld %s\n", a->steps_run, k);
     return true;
 }
@@ -1079,6 +1091,7 @@ bool tt_click(app *a, st_vec2 p, int button)
 {
     if (user_input_blocked(a))
         return false;
+    rec_mouse(a);
     rec_printf(a, "click %ld %a %a %d\n", a->steps_run, p.x, p.y, button);
     return true;
 }

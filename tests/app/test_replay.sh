@@ -56,13 +56,15 @@ echo "ok: --with-current-scripts: $(grep '^replay:' out)"
 cp "$SRC/tests/app/scenes/replay_brain.lua" "$BRAIN"
 
 # ---- recorded inputs reach the scene: a click and a key put in by hand
-awk '/^sum 120 /{print "click 100 0x1.9p+6 0x1.2cp+7 1"; print "key 100 k"} {print}' plain.txt >click.txt
+awk '/^sum 120 /{print "click 100 0x1.9p+6 0x1.2cp+7 1"; print "mouse 100 0x1p+5 0x1.8p+4"; print "key 100 k"} {print}' \
+    plain.txt >click.txt
 "$APP" --headless --replay click.txt >out 2>&1
 [ $? -eq 3 ] || fail "a replay with an extra click must diverge: $(cat out)"
 grep -q '^clicked 100 150 1 at tick 100$' out || fail "the click did not reach scene.mousepressed: $(cat out)"
-grep -q '^key k at tick 100$' out || fail "the key did not reach scene.keypressed: $(cat out)"
+grep -q '^key k at tick 100 mouse vec2(32, 24)$' out ||
+    fail "the key did not reach scene.keypressed, or steer.mouse() there is not the recorded pointer: $(cat out)"
 grep -q '^replay: diverged at tick 120 ' out || fail "the click's agent should show at the next checksum: $(cat out)"
-echo "ok: a recorded click and key reach the scene at their tick"
+echo "ok: a recorded click, pointer and key reach the scene at their tick"
 
 # ---- bad files: a clear error, exit 2, never a crash
 bad() { # name, expected message

@@ -2,6 +2,7 @@
 -- (replay_brain.lua) that keeps numbers and a state name in self, marks on
 -- the timeline, and reports clicks and keys (which only a replay can feed
 -- a headless run).
+local steer = require "steer"
 local scene = { config = { width = 400, height = 300, seed = 7 } }
 scene.trace = { "energy", "state", "turns" }
 
@@ -22,7 +23,7 @@ function scene.mousepressed(world, x, y, button)
 end
 
 function scene.keypressed(world, key)
-    print(string.format("key %s at tick %d", key, world.tick))
+    print(string.format("key %s at tick %d mouse %s", key, world.tick, tostring(steer.mouse())))
 end
 
 return scene
