@@ -39,3 +39,10 @@ echo "ok: --trace-fields overrides scene.trace; a missing field is an empty cell
 head -n 1 h.csv | grep -q '"stamina"' || fail "hunt.lua's self numbers (stamina) not traced by default: $(head -n 1 h.csv)"
 grep -q ',hunter,' h.csv || fail "no row tagged hunter"
 echo "ok: with no list, the numbers in self (hunters' stamina) are the columns"
+
+sed 's/^scene.trace = .*/scene.trace = { "energy", {} }/' replay_scene.lua >bad_trace.lua
+"$APP" --headless --ticks 3 --trace b.csv bad_trace.lua >out 2>&1
+[ $? -eq 1 ] || fail "a bad scene.trace should be a script error (exit 1): $(cat out)"
+grep -q "scene.trace\[2\] must be a field name (got table)" out || fail "no clear scene.trace error: $(cat out)"
+head -n 1 b.csv | grep -q '"energy"' || fail "after a bad scene.trace, self's numbers should be traced: $(head -n 1 b.csv)"
+echo "ok: a bad scene.trace is a clear error and the trace falls back to self's numbers"
