@@ -207,6 +207,22 @@ describe("navigation", function()
       assert.is_true(worst3 < 20, "by method: farthest " .. worst3)
     end)
 
+    it("can be swapped in standing lists, the old one collected", function()
+      local w = room()
+      local nav = w:navgrid()
+      local agents = {}
+      for i = 1, 5 do
+        agents[i] = w:spawn { pos = { 40 + i * 10, 40 }, behaviors = { { "follow_flow", field = nav:flow_field { 300, 50 } } } }
+      end
+      w:step()
+      local f2 = nav:flow_field { 100, 250 }
+      for _, a in ipairs(agents) do a.behaviors = { { "follow_flow", field = f2 } } end
+      collectgarbage()
+      collectgarbage()
+      for _ = 1, 120 do w:step() end
+      assert.is_true(agents[1].pos:dist { 100, 250 } < agents[1].pos:dist { 300, 50 })
+    end)
+
     it("read back in standing lists and are checked there", function()
       local w = room()
       local f = w:navgrid():flow_field { 300, 50 }
