@@ -58,6 +58,8 @@ end
 
 function scene.load(world)
     for _, o in ipairs(OBSTACLES) do world:obstacle({ o[1], o[2] }, o[3]) end
+    -- line of sight for the hunters (hunter.lua): they do not see through obstacles
+    world.user.sight = world:navgrid { cell = 20, clearance = 0 }
     for _ = 1, PREY do spawn_prey(world, open_point(world)) end
     for _ = 1, HUNTERS do spawn_hunter(world, open_point(world)) end
 end
