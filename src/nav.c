@@ -222,25 +222,52 @@ static bool segments_meet(st_vec2 a, st_vec2 b, st_vec2 c, st_vec2 d)
 static double segment_segment_distance(st_vec2 a, st_vec2 b, st_vec2 c, st_vec2 d)
 {
     if (segments_meet(a, b, c, d)) return 0.0;
-    return fmin(fmin(segment_point_distance(a, c, d), segment_point_distance(b, c, d)),
-                fmin(segment_point_distance(c, a, b), segment_point_distance(d, a, b)));
+    double x = segment_point_distance(a, c, d), y = segment_point_distance(b, c, d);
+    double z = segment_point_distance(c, a, b), u = segment_point_distance(d, a, b);
+    x = x < y ? x : y;
+    z = z < u ? z : u;
+    return x < z ? x : z;
+}
+
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/// Whether p lies inside the closed polygon (points relative to o->center).
+static bool inside_polygon(const st_obstacle *o, st_vec2 p)
+{
+    st_vec2 q = st_v2_sub(p, o->center);
+    bool in = false;
+    for (int k = 0, n = o->point_count; k < n; k++) {
+        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
+        if ((a.y > q.y) != (b.y > q.y)) {
+            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            if (x > q.x) in = !in;
+        }
+    }
+    return in;
 }
 
 /// Whether segment a-b stays at least r from the obstacle (and out of it).
+/// The bounding circle first: most obstacles near a segment's box are not
+/// near the segment.
 static bool segment_clear_of(const st_obstacle *o, st_vec2 a, st_vec2 b, double r)
 {
-    if (o->kind == ST_OBSTACLE_CIRCLE) {
-        double d = segment_point_distance(o->center, a, b);
-        return r > 0.0 || o->radius > 0.0 ? d >= o->radius + r : d > 0.0;
-    }
+    double dc = segment_point_distance(o->center, a, b);
+    if (o->kind == ST_OBSTACLE_CIRCLE) return r > 0.0 || o->radius > 0.0 ? dc >= o->radius + r : dc > 0.0;
+    if (dc > o->radius + r) return true;
     st_vec2 qa = st_v2_sub(a, o->center), qb = st_v2_sub(b, o->center);
+    double lox = dmin(qa.x, qb.x) - r, hix = dmax(qa.x, qb.x) + r;
+    double loy = dmin(qa.y, qb.y) - r, hiy = dmax(qa.y, qb.y) + r;
     int n = o->point_count, segs = o->kind == ST_OBSTACLE_POLYGON ? n : n - 1;
     for (int k = 0; k < segs; k++) {
-        double d = segment_segment_distance(qa, qb, o->points[k], o->points[(k + 1) % n]);
+        st_vec2 e0 = o->points[k], e1 = o->points[(k + 1) % n];
+        if (dmax(e0.x, e1.x) < lox || dmin(e0.x, e1.x) > hix || dmax(e0.y, e1.y) < loy || dmin(e0.y, e1.y) > hiy)
+            continue; // the edge's box misses the segment's, widened by r
+        double d = segment_segment_distance(qa, qb, e0, e1);
         if (d < r || (d == 0.0)) return false;
     }
     // Clear of the outline: wholly inside or wholly outside.
-    return o->kind != ST_OBSTACLE_POLYGON || obstacle_distance(o, a) > 0.0;
+    return o->kind != ST_OBSTACLE_POLYGON || !inside_polygon(o, a);
 }
 
 /// Whether the axis-aligned boxes [lo, hi] overlap.
@@ -251,7 +278,7 @@ static inline bool boxes_overlap(st_vec2 alo, st_vec2 ahi, st_vec2 blo, st_vec2 
 
 static bool visible_exact(const st_world *w, st_vec2 a, st_vec2 b, double c)
 {
-    st_vec2 lo = st_v2(fmin(a.x, b.x), fmin(a.y, b.y)), hi = st_v2(fmax(a.x, b.x), fmax(a.y, b.y));
+    st_vec2 lo = st_v2(dmin(a.x, b.x), dmin(a.y, b.y)), hi = st_v2(dmax(a.x, b.x), dmax(a.y, b.y));
     for (int i = 0; i < w->obstacle_count; i++) {
         const st_obstacle *o = &w->obstacles[i];
         double r = o->radius + c;
@@ -261,8 +288,8 @@ static bool visible_exact(const st_world *w, st_vec2 a, st_vec2 b, double c)
     }
     for (int i = 0; i < w->wall_count; i++) {
         const st_wall *wl = &w->walls[i];
-        st_vec2 wlo = st_v2(fmin(wl->from.x, wl->to.x) - c, fmin(wl->from.y, wl->to.y) - c);
-        st_vec2 whi = st_v2(fmax(wl->from.x, wl->to.x) + c, fmax(wl->from.y, wl->to.y) + c);
+        st_vec2 wlo = st_v2(dmin(wl->from.x, wl->to.x) - c, dmin(wl->from.y, wl->to.y) - c);
+        st_vec2 whi = st_v2(dmax(wl->from.x, wl->to.x) + c, dmax(wl->from.y, wl->to.y) + c);
         if (!boxes_overlap(lo, hi, wlo, whi)) continue;
         double d = segment_segment_distance(a, b, wl->from, wl->to);
         if (d < c || d == 0.0) return false;
