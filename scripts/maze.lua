@@ -8,7 +8,8 @@
 -- the right, and comes back in on the left.
 --
 -- F12 cycles the navigation overlay: grid + paths + flow field, paths only,
--- off. Click: move the exit there (the flow field is rebuilt).
+-- off (scene args "all", "paths", "off" pick the first). Click: move the exit
+-- there (the flow field is rebuilt).
 
 local steer = require "steer"
 local vec2 = steer.vec2
@@ -138,7 +139,10 @@ local function crowd_behaviors(field)
     return { { "follow_flow", field = field }, { "separate", radius = 12, weight = 0.8 } }
 end
 
-function scene.load(world)
+local VIEWS = { all = 1, paths = 2, off = 3 }
+
+-- Scene args: the overlay to start with ("all", "paths" or "off").
+function scene.load(world, args)
     for _, r in ipairs(WALLS) do
         world:add_obstacle { polygon = { { r[1], r[2] }, { r[3], r[2] }, { r[3], r[4] }, { r[1], r[4] } } }
     end
@@ -148,6 +152,7 @@ function scene.load(world)
     world.user.field = assert(nav:flow_field(EXIT))
     world.user.cells = nav:cells()
     world.user.view = 1
+    for _, arg in ipairs(args or {}) do world.user.view = VIEWS[arg] or world.user.view end
     for _ = 1, CROWD do
         world:spawn { pos = free_point(world, 20, 560), max_speed = 70, max_force = 250, radius = 4,
                       tag = "crowd", color = { 90, 150, 230 }, behaviors = crowd_behaviors(world.user.field) }

@@ -102,8 +102,10 @@ describe("navigation", function()
       assert.is_nil(p)
       assert.are.equal("outside the world", why)
       p, why = nav:path({ 200, 100 }, { 100, 50 })
+      assert.is_nil(p)
       assert.are.equal("start blocked", why)
       p, why = nav:path({ 100, 50 }, { 200, 100 })
+      assert.is_nil(p)
       assert.are.equal("goal blocked", why)
     end)
 
@@ -170,6 +172,7 @@ describe("navigation", function()
       assert.is_nil(f)
       assert.are.equal("goal blocked", why)
       f, why = nav:flow_field { -5, 100 }
+      assert.is_nil(f)
       assert.are.equal("outside the world", why)
     end)
 
@@ -184,7 +187,7 @@ describe("navigation", function()
                             behaviors = not by_method and { { "follow_flow", field = field } } or nil }
         agents[i] = a
       end
-      field = nil -- the standing entries keep it alive
+      field = nil -- luacheck: ignore (the standing entries keep it alive)
       collectgarbage()
       local f2 = by_method and nav:flow_field { 300, 50 }
       for _ = 1, 60 * 12 do
@@ -202,6 +205,7 @@ describe("navigation", function()
       local worst1, sum1 = crowd(1, false)
       local worst2, sum2 = crowd(2, false)
       assert.is_true(worst1 < 20, "farthest agent " .. worst1)
+      assert.is_true(worst2 < 20, "farthest agent, 2 threads " .. worst2)
       assert.are.equal(sum1, sum2)
       local worst3 = crowd(1, true)
       assert.is_true(worst3 < 20, "by method: farthest " .. worst3)
@@ -212,7 +216,8 @@ describe("navigation", function()
       local nav = w:navgrid()
       local agents = {}
       for i = 1, 5 do
-        agents[i] = w:spawn { pos = { 40 + i * 10, 40 }, behaviors = { { "follow_flow", field = nav:flow_field { 300, 50 } } } }
+        agents[i] = w:spawn { pos = { 40 + i * 10, 40 },
+                              behaviors = { { "follow_flow", field = nav:flow_field { 300, 50 } } } }
       end
       w:step()
       local f2 = nav:flow_field { 100, 250 }
