@@ -1,9 +1,10 @@
 -- hunt.lua — the hunter/prey demo, the default scene of `steer`.
 --
 -- Orange hunters chase grey prey while their stamina lasts (the bar over each
--- hunter), then rest; prey turn red and evade, flock loosely (ORCA keeps
--- them from overlapping each other), come to the
--- mouse pointer (green) when no hunter is near, and respawn when caught.
+-- hunter), then rest; they spot and chase only prey that no obstacle hides
+-- (line of sight, world.user.sight). Prey turn red and evade, flock loosely
+-- (ORCA keeps them from overlapping each other), come to the mouse pointer
+-- (green) when no hunter is near, and respawn when caught.
 -- The brains are hunter.lua and prey.lua: edit them while this runs.
 --
 -- Mouse: left click drops a prey, right click a hunter.
