@@ -137,7 +137,7 @@ static int nav_visible(lua_State *L)
 static int nav_blocked(lua_State *L)
 {
     sl_nav *n = checknav(L, 1);
-    if (lua_gettop(L) >= 3) {
+    if (lua_type(L, 2) == LUA_TNUMBER) {
         lua_Integer cx = luaL_checkinteger(L, 2), cy = luaL_checkinteger(L, 3);
         st_navgrid_update(n->g);
         bool in = cx >= 0 && cy >= 0 && cx < st_navgrid_cols(n->g) && cy < st_navgrid_rows(n->g);
