@@ -103,7 +103,7 @@ st_vec2 st_formation_pattern_offset(st_formation_pattern p, double sp, int s, in
     case ST_FORMATION_CIRCLE: {
         // Neighbours one spacing apart around the ring, and never closer
         // to the anchor than one spacing.
-        double r = fmax(sp, sp * (double)n / (2.0 * ST_PI));
+        double r = n >= 2 ? fmax(sp, sp / (2.0 * sin(ST_PI / (double)n))) : sp;
         return st_v2_from_angle(2.0 * ST_PI * (double)s / (double)(n > 0 ? n : 1), r);
     }
     case ST_FORMATION_COLUMN:
