@@ -280,7 +280,8 @@ uint64_t st_agent_serial(const st_world *w, st_agent_id id);
  * their contracts (finite, in range): the bindings check first. */
 st_vec2 st_agent_pos(const st_world *w, st_agent_id id);
 st_vec2 st_agent_vel(const st_world *w, st_agent_id id);
-/// Unit vector; follows vel while the agent moves.
+/// Unit vector: the facing. Follows vel while the agent moves (at most
+/// turn_rate a second when that is finite; toward an ST_FACE request instead).
 st_vec2 st_agent_heading(const st_world *w, st_agent_id id);
 /// heading turned +90 degrees.
 st_vec2 st_agent_side(const st_world *w, st_agent_id id);
@@ -304,7 +305,8 @@ double st_agent_wander_jitter(const st_world *w, st_agent_id id);
 st_vec2 st_agent_wander_target(const st_world *w, st_agent_id id);
 
 void st_agent_set_pos(st_world *w, st_agent_id id, st_vec2 pos);
-/// Truncated to max_speed; the heading follows when non-zero.
+/// Truncated to max_speed; the heading follows when non-zero, unless the
+/// agent has a finite turn rate (it then turns over the next steps).
 void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel);
 /// Also truncates the velocity at once, so speed <= max_speed always holds.
 void st_agent_set_max_speed(st_world *w, st_agent_id id, double v);
