@@ -270,6 +270,9 @@ st_target sl_target(lua_State *L, int idx, const sl_src *src, sl_world *sw, bool
  * userdata-backed array that lives just below that copy on the stack. */
 int sl_behaviors_parse(lua_State *L, int idx, int world_idx, sl_world *sw,
                        const sl_src *src, st_behavior **out);
+/* "waypoints" or "predict" (follow_path's mode). */
+st_path_mode sl_path_mode(lua_State *L, int idx, const sl_src *src);
+
 /* Flock parameters from an options table at idx (or none/nil: defaults). */
 st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *sw,
                                 const sl_src *src, double *weight);
@@ -305,6 +308,8 @@ const st_flowfield *sl_toflowfield(lua_State *L, int idx);
 
 /* ---- path.c ---- */
 void sl_open_path(lua_State *L);
+/* formation.c: steer.formation */
+void sl_open_formation(lua_State *L);
 int sl_path_new(lua_State *L);
 
 /* ---- vec2.c ---- */

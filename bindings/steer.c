@@ -249,5 +249,6 @@ int luaopen_steer(lua_State *L)
     sl_open_nav(L);
     sl_open_agent(L); /* before the world: its methods keep the agent metatable */
     sl_open_world(L);
+    sl_open_formation(L);
     return 1;
 }
