@@ -733,6 +733,8 @@ static const luaL_Reg world_methods[] = {
     {"step", world_step},
     {"random", world_random},
     {"checksum", world_checksum},
+    {"snapshot", sl_world_snapshot},
+    {"restore", sl_world_restore},
     {NULL, NULL},
 };
 
