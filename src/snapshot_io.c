@@ -173,16 +173,18 @@ static void write_payload(writer *o, const st_snapshot *s)
         }
     }
 
-    st_body *bodies = w_room(o, (size_t)n * sizeof(st_body));
+    // Records written through memcpy: the room may sit at any alignment.
+    unsigned char *bodies = w_room(o, (size_t)n * sizeof(st_body));
     if (bodies) {
         memcpy(bodies, c->bodies, (size_t)n * sizeof(st_body));
+        const st_blist *none = NULL;
         for (int i = 0; i < n; i++) {
-            bodies[i].behaviors = NULL;
-            memset(bodies[i].pad_, 0, sizeof bodies[i].pad_);
+            unsigned char *b = bodies + (size_t)i * sizeof(st_body);
+            memcpy(b + offsetof(st_body, behaviors), &none, sizeof none);
+            memset(b + offsetof(st_body, pad_), 0, sizeof c->bodies[i].pad_);
         }
     }
     w_bytes(o, s->list_of, (size_t)n * sizeof(int32_t));
-    // Written through memcpy: the room may sit at any alignment.
     unsigned char *agents = w_room(o, (size_t)n * sizeof(st_agent));
     if (agents) {
         memcpy(agents, c->agents, (size_t)n * sizeof(st_agent));
@@ -414,7 +416,7 @@ static void read_payload(reader *r, st_snapshot *s)
     r_check(r, n >= 0 && dead >= 0 && dead <= n, "agent counts out of range");
     r_check(r, r_fits(r, (uint64_t)(n > 0 ? n : 0), sizeof(st_body) + sizeof(st_agent)), "agent count exceeds the bytes");
     r_check(r, r_fits(r, slot_count, sizeof(st_slot)), "slot count exceeds the bytes");
-    r_check(r, slot_count >= (uint32_t)(n > 0 ? n - dead : 0) && slot_count < UINT32_MAX, "too few slots");
+    r_check(r, (int64_t)slot_count >= (n > 0 && dead >= 0 ? (int64_t)n - dead : 0) && slot_count < UINT32_MAX, "too few slots");
     if (r->bad) return;
 
     uint32_t paths = r_u32(r);

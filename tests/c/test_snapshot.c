@@ -65,7 +65,7 @@ static st_world *mixed_world(int n, int threads, st_path *path)
 static void run(st_world *w, int steps, uint64_t *sums)
 {
     for (int i = 0; i < steps; i++) {
-        st_world_step(w, 0.0);
+        st_world_step(w, st_world_dt(w));
         sums[i] = st_world_checksum(w);
     }
 }
@@ -310,8 +310,8 @@ static void empty_world(void)
     CHECK(d != NULL, "empty world: %s", err);
     st_world *o = mixed_world(100, 1, NULL);
     CHECK(d && st_world_restore(o, d) && st_world_count(o, ST_TAG_ANY) == 0, "restoring an empty world");
-    st_world_step(o, 0.0);
-    CHECK(st_world_checksum(o) == (st_world_step(w, 0.0), st_world_checksum(w)), "empty worlds step apart");
+    st_world_step(o, st_world_dt(o));
+    CHECK(st_world_checksum(o) == (st_world_step(w, st_world_dt(w)), st_world_checksum(w)), "empty worlds step apart");
     free(b);
     st_snapshot_destroy(s);
     st_snapshot_destroy(d);
