@@ -130,7 +130,17 @@ const void *st_snapshot_user(const st_snapshot *s, size_t *n)
 
 uint64_t st_snapshot_tick(const st_snapshot *s) { return s->w.tick; }
 double st_snapshot_time(const st_snapshot *s) { return s->w.time; }
-uint64_t st_snapshot_checksum(const st_snapshot *s) { return s->checksum; }
+uint64_t st_snapshot_checksum(const st_snapshot *s)
+{
+    // The snapshot's world copy hashes as the world did (same agents, same
+    // tick). Cached: a snapshot is not changed by reading it.
+    st_snapshot *m = (st_snapshot *)s;
+    if (!m->checksum_known) {
+        m->checksum = st_world_checksum(&s->w);
+        m->checksum_known = true;
+    }
+    return s->checksum;
+}
 int st_snapshot_agent_count(const st_snapshot *s) { return s->w.count - s->w.dead; }
 
 size_t st_snapshot_memory(const st_snapshot *s)
@@ -187,28 +197,71 @@ static void *dup_array(const void *src, size_t n, size_t elem)
     return p;
 }
 
+/// Makes *p hold at least n elements (contents dropped), reusing the block
+/// when it is big enough: a snapshot taken again into the same memory
+/// touches no new pages, which on a 100k-agent world is most of the cost.
+static bool reserve(void **p, size_t *cap, size_t n, size_t elem, bool aligned)
+{
+    if (n == 0) n = 1;
+    if (*p && *cap >= n) return true;
+    free(*p);
+    *p = aligned ? aligned_alloc(ST_BODY_ALIGN, n * elem) : malloc(n * elem);
+    *cap = *p ? n : 0;
+    return *p != NULL;
+}
+
+/// Drops what a capture replaces wholesale (lists, outlines, paths, user
+/// bytes), keeping the big arrays for reuse.
+static void snapshot_clear(st_snapshot *s)
+{
+    for (int k = 0; k < s->list_count; k++) free(s->lists[k]);
+    s->list_count = 0;
+    if (s->w.obstacles)
+        for (int i = 0; i < s->w.obstacle_count; i++) free(s->w.obstacles[i].points);
+    s->w.obstacle_count = 0;
+    if (s->owns_paths)
+        for (int i = 0; i < s->path_count; i++) st_path_destroy(s->paths[i]);
+    s->path_count = 0;
+    s->owns_paths = false;
+    free(s->user);
+    s->user = NULL;
+    s->user_len = 0;
+}
+
 st_snapshot *st_world_snapshot(const st_world *w)
 {
     if (!w || w->in_step) return NULL;
     st_snapshot *s = st__snapshot_alloc();
     if (!s) return NULL;
-    const int n = w->count;
+    if (!st_snapshot_capture(s, w)) {
+        st_snapshot_destroy(s);
+        return NULL;
+    }
+    return s;
+}
 
-    // The scalars, wholesale; then every pointer is made the snapshot's own
-    // (or cleared) before anything can fail, so destroy is always safe.
-    s->w = *w;
+bool st_snapshot_capture(st_snapshot *s, const st_world *w)
+{
+    if (!s || !w || w->in_step) return false;
+    snapshot_clear(s);
+    const int n = w->count;
     st_world *c = &s->w;
-    c->bodies = NULL;
-    c->agents = NULL;
-    c->tags = NULL;
-    c->slots = NULL;
-    c->order = c->order_pos = NULL;
+    st_world kept = *c; // this snapshot's own arrays, reused below
+
+    // The scalars wholesale; then every pointer is made the snapshot's own
+    // (or cleared) before anything can fail, so destroy is always safe.
+    *c = *w;
+    c->bodies = kept.bodies;
+    c->agents = kept.agents;
+    c->tags = kept.tags;
+    c->slots = kept.slots;
+    c->order = kept.order;
+    c->order_pos = kept.order_pos;
     c->order_cap = 0;
-    c->obstacles = NULL;
-    c->obstacle_cap = 0;
-    c->walls = NULL;
-    c->wall_cap = 0;
-    c->avoid_defs = NULL;
+    c->obstacles = kept.obstacles;
+    c->obstacle_count = 0; // raised as outlines are copied
+    c->walls = kept.walls;
+    c->avoid_defs = kept.avoid_defs;
     c->avoid_def_cap = 0;
     memset(&c->grid, 0, sizeof c->grid);
     memset(c->tag_grids, 0, sizeof c->tag_grids);
@@ -218,38 +271,47 @@ st_snapshot *st_world_snapshot(const st_world *w)
     c->last_list = NULL;
     c->capacity = n;
     c->slot_cap = w->slot_count;
-    c->obstacle_count = 0; // raised as outlines are copied
+    c->wall_cap = w->wall_count;
+    c->obstacle_cap = w->obstacle_count;
 
-    c->bodies = aligned_alloc(ST_BODY_ALIGN, (size_t)(n > 0 ? n : 1) * sizeof(st_body));
-    c->agents = dup_array(w->agents, (size_t)n, sizeof(st_agent));
-    c->tags = dup_array(w->tags, (size_t)n, sizeof(int32_t));
-    c->slots = dup_array(w->slots, w->slot_count, sizeof(st_slot));
-    s->list_of = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    if (!c->bodies || !c->agents || !c->tags || !c->slots || !s->list_of) goto fail;
-    if (n > 0) memcpy(c->bodies, w->bodies, (size_t)n * sizeof(st_body));
+    if (!reserve((void **)&c->bodies, &s->cap_agents[0], (size_t)n, sizeof(st_body), true) ||
+        !reserve((void **)&c->agents, &s->cap_agents[1], (size_t)n, sizeof(st_agent), false) ||
+        !reserve((void **)&c->tags, &s->cap_agents[2], (size_t)n, sizeof(int32_t), false) ||
+        !reserve((void **)&s->list_of, &s->cap_agents[3], (size_t)n, sizeof(int32_t), false) ||
+        !reserve((void **)&c->slots, &s->cap_slots, w->slot_count, sizeof(st_slot), false))
+        goto fail;
+    if (n > 0) {
+        memcpy(c->bodies, w->bodies, (size_t)n * sizeof(st_body));
+        memcpy(c->agents, w->agents, (size_t)n * sizeof(st_agent));
+        memcpy(c->tags, w->tags, (size_t)n * sizeof(int32_t));
+    }
+    if (w->slot_count > 0) memcpy(c->slots, w->slots, (size_t)w->slot_count * sizeof(st_slot));
 
     if (w->order_cap > 0) {
-        c->order = dup_array(w->order, (size_t)n, sizeof(uint32_t));
-        c->order_pos = dup_array(w->order_pos, (size_t)n, sizeof(uint32_t));
-        if (!c->order || !c->order_pos) goto fail;
+        if (!reserve((void **)&c->order, &s->cap_order[0], (size_t)n, sizeof(uint32_t), false) ||
+            !reserve((void **)&c->order_pos, &s->cap_order[1], (size_t)n, sizeof(uint32_t), false))
+            goto fail;
+        if (n > 0) {
+            memcpy(c->order, w->order, (size_t)n * sizeof(uint32_t));
+            memcpy(c->order_pos, w->order_pos, (size_t)n * sizeof(uint32_t));
+        }
         c->order_cap = n > 0 ? n : 1;
     }
     if (w->avoid_def_cap > 0) {
-        c->avoid_defs = dup_array(w->avoid_defs, w->avoid_def_cap, sizeof(st_avoid_def));
-        if (!c->avoid_defs) goto fail;
+        if (!reserve((void **)&c->avoid_defs, &s->cap_defs, w->avoid_def_cap, sizeof(st_avoid_def), false)) goto fail;
+        memcpy(c->avoid_defs, w->avoid_defs, (size_t)w->avoid_def_cap * sizeof(st_avoid_def));
         c->avoid_def_cap = w->avoid_def_cap;
     }
     if (w->wall_count > 0) {
-        c->walls = dup_array(w->walls, (size_t)w->wall_count, sizeof(st_wall));
-        if (!c->walls) goto fail;
-        c->wall_cap = w->wall_count;
+        if (!reserve((void **)&c->walls, &s->cap_walls, (size_t)w->wall_count, sizeof(st_wall), false)) goto fail;
+        memcpy(c->walls, w->walls, (size_t)w->wall_count * sizeof(st_wall));
     }
     if (w->obstacle_count > 0) {
-        c->obstacles = dup_array(w->obstacles, (size_t)w->obstacle_count, sizeof(st_obstacle));
-        if (!c->obstacles) goto fail;
-        c->obstacle_cap = w->obstacle_count;
+        if (!reserve((void **)&c->obstacles, &s->cap_obstacles, (size_t)w->obstacle_count, sizeof(st_obstacle), false))
+            goto fail;
         for (int i = 0; i < w->obstacle_count; i++) {
             st_obstacle *o = &c->obstacles[i];
+            *o = w->obstacles[i];
             if (o->points) {
                 o->points = dup_array(w->obstacles[i].points, (size_t)o->point_count, sizeof(st_vec2));
                 if (!o->points) goto fail;
@@ -260,14 +322,17 @@ st_snapshot *st_world_snapshot(const st_world *w)
 
     // Standing lists: one copy per distinct list, found through a map of
     // the world's list pointers (a crowd shares one list among thousands).
+    // Consecutive agents mostly share the previous one's list: that check
+    // comes first and skips the map.
     {
         ptr_map m;
-        int cap = 0;
         if (!map_init(&m, 64)) {
             map_free(&m);
             goto fail;
         }
         bool ok = true;
+        const st_blist *prev = NULL;
+        int prev_k = -1;
         for (int i = 0; i < n && ok; i++) {
             const st_blist *l = w->bodies[i].behaviors;
             c->bodies[i].behaviors = NULL;
@@ -275,45 +340,50 @@ st_snapshot *st_world_snapshot(const st_world *w)
                 s->list_of[i] = -1;
                 continue;
             }
-            size_t slot = 0;
-            int k = map_find(&m, l, &slot);
-            if (k < 0) {
-                if ((size_t)(s->list_count + 1) * 2 > m.cap) {
-                    // grow the map: rehash into one twice the size
-                    ptr_map g;
-                    if (!map_init(&g, m.cap)) {
-                        map_free(&g);
+            int k = prev_k;
+            if (l != prev) {
+                size_t slot = 0;
+                k = map_find(&m, l, &slot);
+                if (k < 0) {
+                    if ((size_t)(s->list_count + 1) * 2 > m.cap) {
+                        // grow the map: rehash into one twice the size
+                        ptr_map g;
+                        if (!map_init(&g, m.cap)) {
+                            map_free(&g);
+                            ok = false;
+                            break;
+                        }
+                        for (size_t q = 0; q < m.cap; q++)
+                            if (m.keys[q]) {
+                                size_t at = 0;
+                                (void)map_find(&g, m.keys[q], &at);
+                                g.keys[at] = m.keys[q];
+                                g.vals[at] = m.vals[q];
+                            }
+                        map_free(&m);
+                        m = g;
+                        (void)map_find(&m, l, &slot);
+                    }
+                    if (!st__grow((void **)&s->lists, &s->cap_lists, s->list_count + 1, sizeof *s->lists)) {
                         ok = false;
                         break;
                     }
-                    for (size_t q = 0; q < m.cap; q++)
-                        if (m.keys[q]) {
-                            size_t at = 0;
-                            (void)map_find(&g, m.keys[q], &at);
-                            g.keys[at] = m.keys[q];
-                            g.vals[at] = m.vals[q];
-                        }
-                    map_free(&m);
-                    m = g;
-                    (void)map_find(&m, l, &slot);
+                    st_blist *copy = malloc(sizeof *copy + (size_t)l->count * sizeof(st_behavior));
+                    if (!copy) {
+                        ok = false;
+                        break;
+                    }
+                    memcpy(copy, l, sizeof *copy + (size_t)l->count * sizeof(st_behavior));
+                    copy->refs = 0;
+                    k = s->list_count++;
+                    s->lists[k] = copy;
+                    m.keys[slot] = l;
+                    m.vals[slot] = k;
+                    for (int e = 0; e < l->count && ok; e++)
+                        if (l->items[e].path && st_snapshot_add_path(s, (st_path *)l->items[e].path) < 0) ok = false;
                 }
-                if (!st__grow((void **)&s->lists, &cap, s->list_count + 1, sizeof *s->lists)) {
-                    ok = false;
-                    break;
-                }
-                st_blist *copy = malloc(sizeof *copy + (size_t)l->count * sizeof(st_behavior));
-                if (!copy) {
-                    ok = false;
-                    break;
-                }
-                memcpy(copy, l, sizeof *copy + (size_t)l->count * sizeof(st_behavior));
-                copy->refs = 0;
-                k = s->list_count++;
-                s->lists[k] = copy;
-                m.keys[slot] = l;
-                m.vals[slot] = k;
-                for (int e = 0; e < l->count && ok; e++)
-                    if (l->items[e].path && st_snapshot_add_path(s, (st_path *)l->items[e].path) < 0) ok = false;
+                prev = l;
+                prev_k = k;
             }
             s->lists[k]->refs++;
             s->list_of[i] = k;
@@ -321,11 +391,19 @@ st_snapshot *st_world_snapshot(const st_world *w)
         map_free(&m);
         if (!ok) goto fail;
     }
-    s->checksum = st_world_checksum(w);
-    return s;
+    // The checksum is worked out when first asked for (hashing every
+    // agent costs more than copying them).
+    s->checksum_known = false;
+    return true;
 fail:
-    st_snapshot_destroy(s);
-    return NULL;
+    // Consistent and empty: destroyable, and no world to restore from it.
+    snapshot_clear(s);
+    c->count = c->dead = 0;
+    c->slot_count = 0;
+    c->order_cap = 0;
+    c->avoid_def_cap = 0;
+    c->wall_count = 0;
+    return false;
 }
 
 /* ---- restore ---- */

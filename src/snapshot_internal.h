@@ -21,7 +21,13 @@ struct st_snapshot {
     bool owns_paths;    // decoded from bytes: destroyed with the snapshot
     unsigned char *user; // the caller's bytes (the bindings' Lua state)
     size_t user_len;
-    uint64_t checksum;  // st_world_checksum at capture
+    uint64_t checksum;  // st_world_checksum at capture, once checksum_known
+    bool checksum_known;
+    // Allocated sizes of the arrays above, kept across captures into the
+    // same snapshot (st_snapshot_capture): bodies, agents, tags, list_of;
+    // slots; order, order_pos; avoid_defs; walls; obstacles; lists.
+    size_t cap_agents[4], cap_slots, cap_order[2], cap_defs, cap_walls, cap_obstacles;
+    int cap_lists;
 };
 
 st_snapshot *st__snapshot_alloc(void);

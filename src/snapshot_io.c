@@ -48,13 +48,21 @@ static const char magic[8] = {'S', 'T', 'E', 'E', 'R', 'S', 'N', 'P'};
 #define ENDIAN_MARK 0x01020304u
 #define MAX_LIST 65536 // behaviours in one standing list
 
-static uint64_t fnv64(const unsigned char *p, size_t n)
+uint64_t st_snapshot_hash(const void *data, size_t n)
 {
+    // FNV-1a's step over 8-byte words (then the tail bytes): eight times
+    // fewer multiplies than byte-wise FNV over the tens of megabytes of a
+    // big world, and any changed byte still changes the result.
+    const unsigned char *p = data;
     uint64_t h = 0xCBF29CE484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001B3ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001B3ull;
+        h ^= h >> 29;
     }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001B3ull;
     return h;
 }
 
@@ -66,10 +74,15 @@ typedef struct writer {
     unsigned char *p;
     size_t len, cap;
     bool fail;
+    bool count; // only count the bytes (the sizing pass)
 } writer;
 
 static void *w_room(writer *o, size_t n)
 {
+    if (o->count) {
+        o->len += n;
+        return NULL;
+    }
     if (o->fail) return NULL;
     if (o->len + n > o->cap) {
         size_t cap = o->cap ? o->cap : 4096;
@@ -89,6 +102,10 @@ static void *w_room(writer *o, size_t n)
 
 static void w_bytes(writer *o, const void *src, size_t n)
 {
+    if (o->count) {
+        o->len += n;
+        return;
+    }
     void *at = w_room(o, n);
     if (at && n) memcpy(at, src, n);
 }
@@ -262,7 +279,16 @@ static uint64_t get_u64(const unsigned char *p)
 
 void *st_snapshot_encode(const st_snapshot *s, size_t *size)
 {
+    // One pass to size the bytes, one to write them into a single block.
     writer o = {0};
+    o.count = true;
+    w_room(&o, ST_SNAPSHOT_HEADER);
+    write_payload(&o, s);
+    o.p = malloc(o.len);
+    if (!o.p) return NULL;
+    o.cap = o.len;
+    o.len = 0;
+    o.count = false;
     w_room(&o, ST_SNAPSHOT_HEADER);
     write_payload(&o, s);
     if (o.fail) {
@@ -278,8 +304,8 @@ void *st_snapshot_encode(const st_snapshot *s, size_t *size)
     put_u32(h + 20, ST_VERSION_NUM);
     size_t payload = o.len - ST_SNAPSHOT_HEADER;
     put_u64(h + 24, payload);
-    put_u64(h + 32, fnv64(h + ST_SNAPSHOT_HEADER, payload));
-    put_u64(h + 40, s->checksum);
+    put_u64(h + 32, st_snapshot_hash(h + ST_SNAPSHOT_HEADER, payload));
+    put_u64(h + 40, st_snapshot_checksum(s));
     put_u64(h + 48, s->w.tick);
     put_u32(h + 56, (uint32_t)(s->w.count - s->w.dead));
     if (size) *size = o.len;
@@ -786,7 +812,7 @@ st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t
                     (unsigned long long)payload + ST_SNAPSHOT_HEADER);
         return NULL;
     }
-    if (fnv64(h + ST_SNAPSHOT_HEADER, (size_t)payload) != get_u64(h + 32)) {
+    if (st_snapshot_hash(h + ST_SNAPSHOT_HEADER, (size_t)payload) != get_u64(h + 32)) {
         set_err(err, err_cap, "corrupt: the payload checksum does not match");
         return NULL;
     }
@@ -805,8 +831,7 @@ st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t
     }
     // The world checksum is recomputed, not trusted: it is what a restore
     // will show, and the header's copy must agree with it.
-    s->checksum = st_world_checksum(&s->w);
-    if (s->checksum != get_u64(h + 40)) {
+    if (st_snapshot_checksum(s) != get_u64(h + 40)) {
         set_err(err, err_cap, "corrupt: the world checksum does not match the header");
         st_snapshot_destroy(s);
         return NULL;

@@ -652,6 +652,11 @@ typedef struct st_snapshot st_snapshot;
 /// standing behaviours are kept by pointer: they must outlive the snapshot
 /// (as they must outlive the agents using them).
 st_snapshot *st_world_snapshot(const st_world *w);
+/// Captures w into s, replacing what s held and reusing its memory: a ring
+/// of snapshots taken again and again (the app's rewind) allocates nothing
+/// once warm. False inside a step or when memory runs out (s then holds an
+/// empty world).
+bool st_snapshot_capture(st_snapshot *s, const st_world *w);
 /// Puts w back to the state s holds (any world: its size, edges and seed
 /// become the snapshot's). Ids captured in s are valid again; ids made
 /// since are dead (their slot generations come back too). The thread count
@@ -689,6 +694,8 @@ const void *st_snapshot_user(const st_snapshot *s, size_t *n);
 /// Bytes of the header that starts every encoded snapshot.
 #define ST_SNAPSHOT_HEADER 64
 
+/// The header's payload checksum of the format (for tools that edit bytes).
+uint64_t st_snapshot_hash(const void *data, size_t n);
 /// The snapshot as bytes (a header, then the payload; see snapshot_io.c),
 /// malloc'd, *size set. NULL when memory runs out.
 void *st_snapshot_encode(const st_snapshot *s, size_t *size);

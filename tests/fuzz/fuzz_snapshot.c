@@ -20,16 +20,6 @@
 
 #include "steer.h"
 
-static uint64_t fnv64(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xCBF29CE484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001B3ull;
-    }
-    return h;
-}
-
 static void require(int cond, const char *what)
 {
     if (!cond) {
@@ -47,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!b) return 0;
     memcpy(b, data + 1, n);
     if (!(mode & 1) && n >= ST_SNAPSHOT_HEADER) {
-        uint64_t payload = n - ST_SNAPSHOT_HEADER, sum = fnv64(b + ST_SNAPSHOT_HEADER, (size_t)payload);
+        uint64_t payload = n - ST_SNAPSHOT_HEADER, sum = st_snapshot_hash(b + ST_SNAPSHOT_HEADER, (size_t)payload);
         memcpy(b + 24, &payload, 8);
         memcpy(b + 32, &sum, 8);
     }
