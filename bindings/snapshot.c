@@ -813,6 +813,23 @@ static void apply_lua_state(lua_State *L, int snap_idx, sl_snap *sn, int world_i
         sw->paused = 0;
         sw->brain_count = 0;
         sw->brain_dead = 0;
+        /* obstacle userdata read their liveness from the core by id; drop
+         * the cached ones the restored world does not have, so an id made
+         * again later gets a userdata of its own kind */
+        if (lua_getiuservalue(L, world_idx, SL_WUV_OBSTACLES) == LUA_TTABLE) {
+            int ot = lua_gettop(L);
+            lua_pushnil(L);
+            while (lua_next(L, ot)) {
+                lua_pop(L, 1);
+                if (lua_isinteger(L, -1) &&
+                    st_world_obstacle_index(sw->w, (int)lua_tointeger(L, -1)) < 0) {
+                    lua_pushvalue(L, -1);
+                    lua_pushnil(L);
+                    lua_rawset(L, ot); /* clearing a field during lua_next is allowed */
+                }
+            }
+        }
+        lua_pop(L, 1);
         lua_pushnil(L);
         lua_setiuservalue(L, world_idx, SL_WUV_PENDING);
         lua_pushnil(L);

@@ -59,14 +59,13 @@ describe("snapshots", function()
         function()
           local scene, world = load_scene(name, threads)
           runner.run(scene, world, 90)
-          local snap = world:snapshot(scene.save and scene.save() or nil)
+          local snap = runner.snapshot(scene, world)
           local at = world:checksum()
           assert.are.equal(at, snap.checksum)
           assert.are.equal(world.tick, snap.tick)
           local first = {}
           runner.run(scene, world, 120, { each = function(t) first[t] = world:checksum() end })
-          local data = world:restore(snap)
-          if scene.restore then scene.restore(data) end
+          runner.restore(scene, world, snap)
           assert.are.equal(at, world:checksum())
           assert.are.equal(90, world.tick)
           local diverged
@@ -75,7 +74,7 @@ describe("snapshots", function()
           end })
           assert.is_nil(diverged, name .. " diverged " .. tostring(diverged) .. " ticks after the restore")
           -- and a second time from the same snapshot
-          world:restore(snap)
+          runner.restore(scene, world, snap)
           runner.run(scene, world, 30)
           assert.are.equal(first[30], world:checksum())
         end)
@@ -232,6 +231,31 @@ describe("snapshots", function()
       assert.is_false(c.alive)
       assert.is_true(d.alive)
     end)
+  end)
+
+  it("pass scene.save / scene.restore state through the runner", function()
+    local scene = { n = 1 }
+    function scene.save() return { n = scene.n } end
+    function scene.restore(d) scene.n = d.n end
+    local w = steer.world {}
+    local snap = runner.snapshot(scene, w)
+    scene.n = 5
+    runner.restore(scene, w, snap)
+    assert.are.equal(1, scene.n)
+  end)
+
+  it("bring obstacles back and drop those added after the snapshot", function()
+    local w = steer.world {}
+    local o1 = w:add_obstacle { pos = { 10, 10 }, radius = 5 }
+    local snap = w:snapshot()
+    w:remove_obstacle(o1)
+    local o2 = w:add_obstacle { polygon = { { 0, 0 }, { 10, 0 }, { 5, 8 } } }
+    w:restore(snap)
+    assert.is_true(o1.alive)
+    assert.is_false(o2.alive)
+    assert.are.equal(1, #w:obstacles())
+    local o3 = w:add_obstacle { polyline = { { 0, 0 }, { 10, 10 } } }
+    assert.are.equal("polyline", o3.kind)
   end)
 
   describe("files", function()
