@@ -129,7 +129,7 @@ static void small_world_replays(void)
     st_vec2 pts[4] = {{100, 100}, {700, 100}, {700, 500}, {100, 500}};
     st_path *path = st_path_create(pts, 4, true, 20.0);
     for (int threads = 1; threads <= 2; threads++) {
-        st_world *w = mixed_world(3000, threads, path);
+        st_world *w = mixed_world(light ? 400 : 3000, threads, path);
         run(w, 10, (uint64_t[10]){0});
         check_replay(w, STEPS, threads == 1 ? "3000 agents, 1 thread" : "3000 agents, 2 threads");
         st_world_destroy(w);
