@@ -4,7 +4,8 @@
 # ---- libFuzzer targets: tests/fuzz/ (clang only) ----
 #
 # fuzz_core drives the core API (src/steer.h), fuzz_lua the Lua bindings,
-# fuzz_snapshot the snapshot loader (st_snapshot_decode).
+# fuzz_snapshot the snapshot loader (st_snapshot_decode, then the same bytes
+# through steer.decode_snapshot and world:restore).
 # They get their own copies of the core and the bindings, instrumented for
 # coverage with ASan + UBSan and with asserts on (the core asserts its
 # contracts). ctest runs each for a short while over its seed corpus and the
@@ -44,7 +45,7 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND STEER_FUZZ)
     target_include_directories(fuzz_${t} PRIVATE ${CMAKE_SOURCE_DIR}/tests/fuzz)
     target_compile_options(fuzz_${t} PRIVATE ${_fuzz_flags} -fsanitize=fuzzer -Wno-overlength-strings)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
-    if(t STREQUAL "lua")
+    if(t STREQUAL "lua" OR t STREQUAL "snapshot")
       target_link_libraries(fuzz_${t} PRIVATE steer_bindings_fuzz)
     else()
       target_link_libraries(fuzz_${t} PRIVATE steer_core_fuzz)

@@ -8,7 +8,10 @@
  * checksum; set: the bytes are loaded as they are. A load must either fail
  * with a message or give a snapshot that restores into a world, shows the
  * snapshot's checksum, steps (positions and velocities stay finite) and
- * encodes to bytes that load again.
+ * encodes to bytes that load again. The same bytes then go through the Lua
+ * side (steer.decode_snapshot, which also parses the brains' state the
+ * core carries as opaque bytes, and world:restore): a Lua error is fine, a
+ * crash is not.
  *
  *   (built by tests/extra.cmake when the compiler is clang)
  *   ./fuzz_snapshot -max_total_time=60 tests/fuzz/corpus_snapshot
@@ -18,7 +21,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
 #include "steer.h"
+#include "steer_lua.h"
+
+static const char *lua_side =
+    "local steer = require 'steer'\n"
+    "local bytes = ...\n"
+    "local snap, err = steer.decode_snapshot(bytes)\n"
+    "if not snap then assert(type(err) == 'string') return end\n"
+    "local w = steer.world{}\n"
+    "w:spawn{ pos = { 1, 1 } }\n"
+    "w:restore(snap)\n"
+    "assert(w:checksum() == snap.checksum)\n"
+    "for a in w:agents() do local _ = a.self, a.behaviors end\n"
+    "w:step()\n"
+    "w:restore(snap)\n";
+
+/// The bytes through the Lua bindings; errors raised in Lua are expected.
+static void through_lua(const unsigned char *b, size_t n)
+{
+    lua_State *L = luaL_newstate();
+    if (!L) return;
+    luaL_openlibs(L);
+    luaL_requiref(L, "steer", luaopen_steer, 0);
+    lua_pop(L, 1);
+    if (luaL_loadstring(L, lua_side) == LUA_OK) {
+        lua_pushlstring(L, (const char *)b, n);
+        (void)lua_pcall(L, 1, 0, 0);
+    }
+    lua_close(L);
+}
 
 static void require(int cond, const char *what)
 {
@@ -49,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(b);
         return 0;
     }
+    through_lua(b, n);
     st_world_def wd = st_default_world_def();
     st_world *w = st_world_create(&wd);
     require(w != NULL, "no world");
