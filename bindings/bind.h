@@ -360,6 +360,13 @@ void sl_push_weak(lua_State *L, const void *key);
  * loaded one (old_idx) in place; fills info's counts. May raise (memory only). */
 int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info);
 
+/* ---- snapshot.c ---- */
+/* world:snapshot, world:restore; steer.load_snapshot, steer.decode_snapshot
+ * (expects the steer table on top). */
+int sl_world_snapshot(lua_State *L);
+int sl_world_restore(lua_State *L);
+void sl_open_snapshot(lua_State *L);
+
 /* ---- random.c ---- */
 int sl_install_random(lua_State *L);
 

@@ -25,6 +25,8 @@ extern "C" {
 #endif
 
 #define ST_VERSION "1.0.0"
+/// ST_VERSION as one number (major * 10000 + minor * 100 + patch), as snapshots record it.
+#define ST_VERSION_NUM 10000
 
 #define ST_PI 3.14159265358979323846
 
@@ -857,6 +859,75 @@ double st_flowfield_distance(const st_flowfield *f, st_vec2 p);
 int st_flowfield_cols(const st_flowfield *f);
 int st_flowfield_rows(const st_flowfield *f);
 double st_flowfield_cell(const st_flowfield *f);
+/* ------------------------------------------------------------------------ */
+/* snapshots (snapshot.c, snapshot_io.c)                                    */
+/* ------------------------------------------------------------------------ */
+
+/// Everything that decides a world's future steps, copied: agents with
+/// their handles, generations and serials, every RNG stream, standing
+/// behaviours, obstacles, walls, avoidance settings, storage order, tick
+/// and time. Restoring it makes st_world_checksum equal to the value at
+/// capture, and the steps after give the same checksums as the steps after
+/// the capture did, on any thread count.
+typedef struct st_snapshot st_snapshot;
+
+/// Captures w. NULL inside a step or when memory runs out. Paths named by
+/// standing behaviours are kept by pointer: they must outlive the snapshot
+/// (as they must outlive the agents using them).
+st_snapshot *st_world_snapshot(const st_world *w);
+/// Captures w into s, replacing what s held and reusing its memory: a ring
+/// of snapshots taken again and again (the app's rewind) allocates nothing
+/// once warm. False inside a step or when memory runs out (s then holds an
+/// empty world).
+bool st_snapshot_capture(st_snapshot *s, const st_world *w);
+/// Puts w back to the state s holds (any world: its size, edges and seed
+/// become the snapshot's). Ids captured in s are valid again; ids made
+/// since are dead (their slot generations come back too). The thread count
+/// and the behaviour trace stay w's. False, with w unchanged, inside a step
+/// or when memory runs out.
+bool st_world_restore(st_world *w, const st_snapshot *s);
+void st_snapshot_destroy(st_snapshot *s);
+uint64_t st_snapshot_tick(const st_snapshot *s);
+double st_snapshot_time(const st_snapshot *s);
+/// st_world_checksum of the world at capture.
+uint64_t st_snapshot_checksum(const st_snapshot *s);
+/// Live agents captured.
+int st_snapshot_agent_count(const st_snapshot *s);
+/// Bytes the snapshot holds in memory (approximate: the arrays and lists).
+size_t st_snapshot_memory(const st_snapshot *s);
+
+/// The paths the snapshot refers to: those of the standing behaviours, then
+/// any added. A decoded snapshot made them and destroys them with itself
+/// unless st_snapshot_disown_paths hands them to the caller.
+int st_snapshot_path_count(const st_snapshot *s);
+st_path *st_snapshot_path(const st_snapshot *s, int i);
+/// The index of p, or -1.
+int st_snapshot_path_index(const st_snapshot *s, const st_path *p);
+/// Adds p (a path the caller's own data refers to) and returns its index;
+/// the one it had when already there; -1 when memory runs out.
+int st_snapshot_add_path(st_snapshot *s, st_path *p);
+void st_snapshot_disown_paths(st_snapshot *s);
+/// Bytes of the caller's own (the Lua bindings keep brains' state here),
+/// stored and encoded with the snapshot. False when memory runs out.
+bool st_snapshot_set_user(st_snapshot *s, const void *data, size_t n);
+const void *st_snapshot_user(const st_snapshot *s, size_t *n);
+
+/// The snapshot file format's version; st_snapshot_decode refuses others.
+#define ST_SNAPSHOT_FORMAT 1
+/// Bytes of the header that starts every encoded snapshot.
+#define ST_SNAPSHOT_HEADER 64
+
+/// The header's payload checksum of the format (for tools that edit bytes).
+uint64_t st_snapshot_hash(const void *data, size_t n);
+/// The snapshot as bytes (a header, then the payload; see snapshot_io.c),
+/// malloc'd, *size set. NULL when memory runs out.
+void *st_snapshot_encode(const st_snapshot *s, size_t *size);
+/// A snapshot from bytes made by st_snapshot_encode. NULL for anything
+/// else: truncated, corrupt (checksum), foreign (magic), a newer or older
+/// format, another build's layout, or contents that fail the checks a
+/// world's invariants need; err (when not NULL) then says which, in at
+/// most err_cap bytes.
+st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t err_cap);
 
 #ifdef __cplusplus
 }

@@ -433,6 +433,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
         }
         slot = w->slot_count++;
         w->slots[slot].generation = 1;
+        w->slots[slot].freed_serial = 0; // defined bytes: snapshots copy the slots whole
     }
     int i = w->count++;
     w->slots[slot].dense = (uint32_t)i;

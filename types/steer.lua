@@ -263,6 +263,39 @@ function world:checksum() end
 ---@param def? steer.navgrid_def
 ---@return steer.navgrid
 function world:navgrid(def) end
+---(extension) A copy of the whole world (API.md "Snapshots"): restore it
+---with world:restore. Read-only.
+---@class steer.snapshot
+---@field tick integer world.tick at capture
+---@field time number world.time at capture
+---@field checksum integer world:checksum() at capture
+---@field count integer live agents captured
+---@field memory integer bytes the snapshot holds
+local snapshot = {}
+
+---Writes the snapshot to a file (disabled in the app's sandbox).
+---@param path string
+---@return true|nil ok
+---@return string|nil message
+function snapshot:save(path) end
+
+---The bytes a file holds.
+---@return string
+function snapshot:encode() end
+
+---(extension) Captures the world, each brain's `self`, world.user and
+---`scene_data` (any savable value). Raises "snapshot: <key path>: cannot
+---snapshot a function" (etc.) for what cannot be saved; outside a step only.
+---@param scene_data? any
+---@return steer.snapshot
+function world:snapshot(scene_data) end
+
+---(extension) Puts the world back as `snap` holds it; returns a copy of the
+---scene data given to world:snapshot. Agents not in the snapshot read as
+---removed; those in it are alive again.
+---@param snap steer.snapshot
+---@return any scene_data
+function world:restore(snap) end
 
 -- ---------------------------------------------------------------- obstacles
 
@@ -740,5 +773,20 @@ function steer.reload(name) end
 ---is the only seed). nil puts the stock functions back.
 ---@param world steer.world|nil
 function steer.install_random(world) end
+
+---(extension) A snapshot from a file written by snap:save; nil and a message
+---for a missing, truncated, corrupt, foreign or newer-format file. Requires
+---the brains' modules. Disabled in the app's sandbox.
+---@param path string
+---@return steer.snapshot|nil snap
+---@return string|nil message
+function steer.load_snapshot(path) end
+
+---(extension) A snapshot from the bytes snap:encode made; nil and a message
+---otherwise.
+---@param bytes string
+---@return steer.snapshot|nil snap
+---@return string|nil message
+function steer.decode_snapshot(bytes) end
 
 return steer
