@@ -734,6 +734,9 @@ static const luaL_Reg world_methods[] = {
     {"step", world_step},
     {"random", world_random},
     {"checksum", world_checksum},
+    {"navgrid", sl_world_navgrid},
+    {"snapshot", sl_world_snapshot},
+    {"restore", sl_world_restore},
     {NULL, NULL},
 };
 
