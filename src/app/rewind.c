@@ -45,6 +45,8 @@ struct rewinder {
     bool unavailable; ///< the snapshot API is missing or failed: journal-only rewinds
     long taken, dropped;
     unsigned lua_gen; ///< the Lua state the refs belong to (a->lua_gen at capture)
+    char why[256];    ///< why snapshots failed (told at the first rewind that needs them)
+    bool told;
 };
 
 /* Refs of another Lua state (a fresh start, a scene switch) are gone: forget them. */
@@ -176,11 +178,18 @@ static int capture_fn(lua_State *L)
     return 0;
 }
 
+/* Snapshots failed (a `self` or world.user holding what cannot be saved):
+ * rewinds go on without checkpoints. Said when a rewind first needs them,
+ * not on every run of such a scene. */
 static void unavailable(app *a, const char *why)
 {
-    a->rewind->unavailable = true;
-    clear(a, a->rewind);
-    fprintf(stderr, "steer: rewind: no snapshots (%s); going back re-runs the session from the start\n", why);
+    rewinder *r = a->rewind;
+    r->unavailable = true;
+    clear(a, r);
+    app_format(r->why, sizeof r->why, "%s", why);
+    char *nl = strchr(r->why, '\n'); /* the message, not its traceback */
+    if (nl != NULL)
+        *nl = '\0';
 }
 
 void rewind_after_step(app *a)
@@ -262,6 +271,14 @@ static int restore_fn(lua_State *L)
 long rewind_restore(app *a, long target)
 {
     rewinder *r = a->rewind;
+    if (r != NULL && r->unavailable && r->why[0] && !r->told) {
+        r->told = true;
+        fprintf(stderr, "steer: rewind: no checkpoints (%s); going back re-runs the session from the start\n",
+                r->why);
+        app_format(a->flash, sizeof a->flash, "rewind without checkpoints: %s", r->why);
+        a->flash_bad = true;
+        a->flash_until = app_clock() + 4.0;
+    }
     if (r == NULL || r->unavailable || a->L == NULL || a->world == NULL)
         return -1;
     same_state(a, r);
