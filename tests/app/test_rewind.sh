@@ -1,8 +1,9 @@
 #!/bin/sh
 # Rewind (README "Time travel"): after 300 ticks go back 120 and step
 # forward one tick at a time (the window's Left / Right); every tick's
-# checksum must equal the first pass's, across a reload in the past, and the
-# run ends where a run without rewinding ends. An edit in the past branches:
+# checksum must equal the first pass's, from a checkpoint or from the start,
+# across a reload in the past, and the run ends where a run without
+# rewinding ends. An edit in the past branches:
 # the result equals a run where that edit happened at that tick, and the
 # journal written by --record replays identically.
 #
@@ -27,11 +28,34 @@ grep -q '^rewind: forward 120 ticks one at a time: 120 checksums equal to the fi
 [ "$(checksum out)" = "$(checksum plain)" ] || fail "the rewound run ends on another checksum than a plain run"
 echo "ok: hunt.lua: $(grep '^rewind: forward' out)"
 
+# ---- checkpoints (world:snapshot every 30 ticks): back 120 restores tick 180 and
+# re-simulates nothing; with --rewind-mb 0 there are none and it re-runs from the start
+"$APP" --headless --ticks 300 --rewind-test 300:120 replay_scene.lua >out 2>&1 || fail "$(cat out)"
+grep -q '^rewind: memory [0-9.]* MB for 300 ticks: 10 checkpoints ' out || fail "no checkpoints: $(cat out)"
+grep -q '^rewind: back 120 ticks to tick 180 (re-simulated 0 ticks from the checkpoint at tick 180 in ' out ||
+    fail "not from the checkpoint: $(cat out)"
+grep -q '^rewind: forward 120 ticks one at a time: 120 checksums equal to the first pass' out || fail "$(cat out)"
+"$APP" --headless --ticks 300 --rewind-test 300:110 --rewind-every 50 replay_scene.lua >out 2>&1 || fail "$(cat out)"
+grep -q '^rewind: back 110 ticks to tick 190 (re-simulated 40 ticks from the checkpoint at tick 150 in ' out ||
+    fail "--rewind-every 50: $(cat out)"
+"$APP" --headless --ticks 300 --rewind-test 300:120 --rewind-mb 0 replay_scene.lua >out 2>&1 || fail "$(cat out)"
+grep -q '^rewind: back 120 ticks to tick 180 (re-simulated 180 ticks from the start, tick 0 in ' out ||
+    fail "--rewind-mb 0: $(cat out)"
+grep -q '^rewind: forward 120 ticks one at a time: 120 checksums equal to the first pass' out || fail "$(cat out)"
+echo "ok: from a checkpoint (every 30 or 50 ticks) or, with --rewind-mb 0, from the start: the same checksums"
+
 # ---- across a reload: the past runs the code it ran then
 "$APP" --headless --ticks 360 --reload-at 100:replay_brain.lua=v1.lua --rewind-test 300:250 replay_scene.lua >out 2>&1 ||
     fail "$(cat out)"
 grep -q '^rewind: forward 250 ticks one at a time: 250 checksums equal to the first pass' out || fail "$(cat out)"
-echo "ok: rewinding across a reload re-runs the old code, then the reload"
+# a checkpoint holds no code: going back past the reload (tick 100) re-runs from the start
+grep -q '^rewind: back 250 ticks to tick 50 (re-simulated 50 ticks from the start, tick 0 in ' out || fail "$(cat out)"
+"$APP" --headless --ticks 360 --reload-at 100:replay_brain.lua=v1.lua --rewind-test 300:150 replay_scene.lua >out 2>&1 ||
+    fail "$(cat out)"
+grep -q '^rewind: back 150 ticks to tick 150 (re-simulated 0 ticks from the checkpoint at tick 150 in ' out ||
+    fail "after the reload, its checkpoints serve: $(cat out)"
+grep -q '^rewind: forward 150 ticks one at a time: 150 checksums equal to the first pass' out || fail "$(cat out)"
+echo "ok: rewinding across a reload re-runs the old code from the start, then the reload; after it, checkpoints serve"
 
 # ---- an edit in the past is a branch from that tick
 "$APP" --headless --ticks 400 --reload-at 100:replay_brain.lua=v1.lua --rewind-test 300:120:replay_brain.lua=v2.lua \
