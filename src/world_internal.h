@@ -186,6 +186,7 @@ struct st_world {
     uint64_t grid_epoch;  // builds of `grid` so far: what tag grids are checked against
     st_tag_grid tag_grids[ST_TAG_GRIDS];
     uint64_t tag_clock;
+    int tag_last;                  // the tag grid slot last asked for: looked at first
     bool grid_dirty;
     bool brute_force;     // queries scan every item (all-pairs)
 
