@@ -178,7 +178,37 @@ static inline void run(const kflock *k, sums *s, int i, int k0, int k1, double s
                        double hx, double hy, double cos2)
 {
     const double r2 = K_RADIUS * K_RADIUS;
-    for (int j = k0; j < k1; j++) {
+    int j = k0;
+#if defined(__GNUC__)
+    // Two candidates per vector operation (SSE2 doubles), as steer's kernel does.
+    typedef double v2d __attribute__((vector_size(16)));
+    typedef int64_t v2l __attribute__((vector_size(16)));
+    const v2d SX = {shx, shx}, SY = {shy, shy}, CX = {x, x}, CY = {y, y}, R2 = {r2, r2}, HX = {hx, hx},
+              HY = {hy, hy}, C2 = {cos2, cos2}, Z = {0.0, 0.0};
+    for (; j + 1 < k1; j += 2) {
+        if (s->m >= K_BATCH - 1) flush(k, s);
+        v2d X, Y;
+        memcpy(&X, &k->qx[j], sizeof X);
+        memcpy(&Y, &k->qy[j], sizeof Y);
+        v2d DX = X + SX - CX, DY = Y + SY - CY;
+        v2d D2 = DX * DX + DY * DY;
+        v2d DOT = DX * HX + DY * HY;
+        v2l keep = (D2 <= R2) & ((DOT >= Z) | (DOT * DOT <= C2 * D2) | (D2 <= Z));
+        int m = s->m;
+        s->at[m] = j;
+        s->dx[m] = DX[0];
+        s->dy[m] = DY[0];
+        s->d2[m] = D2[0];
+        m += (int)(keep[0] & 1) & (j != i);
+        s->at[m] = j + 1;
+        s->dx[m] = DX[1];
+        s->dy[m] = DY[1];
+        s->d2[m] = D2[1];
+        m += (int)(keep[1] & 1) & (j + 1 != i);
+        s->m = m;
+    }
+#endif
+    for (; j < k1; j++) {
         if (s->m == K_BATCH) flush(k, s);
         double dx = k->qx[j] + shx - x, dy = k->qy[j] + shy - y;
         double d2 = dx * dx + dy * dy;
