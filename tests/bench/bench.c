@@ -17,6 +17,12 @@
  * 7. ORCA (--only orca): RVO2's Circle at 250 and 10,000 agents, and a
  *    random-goal crowd of 100,000 agents at ~10 neighbours (and at sizes and
  *    densities it was not tuned for), 1 and 2 threads, collisions counted
+ * 8. the minimal flocking kernel (kernel.c: the same rules, SoA, no API) at
+ *    10k, 100k and 1M, 1 and 2 threads, timed in blocks alternating with
+ *    steer's flock from the same state: steer's ratio to it
+ * 9. the lean brains at 1 agent per 14,000, 3,600, 900 and 400 square
+ *    units, with each agent's cost split into step, dispatch, Lua and query
+ *    (density.c)
  *
  * Each flock configuration runs in a child process (fork) so its peak RSS is
  * its own. The brains run in a bare Lua state (luaL_newstate and the standard
