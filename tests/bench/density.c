@@ -14,11 +14,14 @@
  *
  * and, outside the steps, every agent's st_world_nearest straight from C
  * ("C query"), so the query splits into the core's search and its binding.
+ * The five worlds of a density (each in its own Lua state) take turns, a
+ * block of steps each, so a busy machine's load falls on all of them alike.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <lauxlib.h>
@@ -96,10 +99,25 @@ static double time_c_queries(st_world *w, int every)
     return pass[3];
 }
 
-static int run(const char *scripts, double side, int every, const char *hunter, const char *prey, int threads,
-               int steps, bool c_query, run_out *o)
+/// One world of the density rows in its own Lua state, stepped a block at
+/// a time so the variants can take turns (see density_rows).
+typedef struct variant {
+    lua_State *L;
+    int world;
+    double block[BLOCKS];
+} variant;
+
+static void variant_close(variant *v)
+{
+    if (v->L) lua_close(v->L);
+    v->L = NULL;
+}
+
+static bool variant_open(variant *v, const char *scripts, double side, int every, const char *hunter, const char *prey,
+                         int threads)
 {
     lua_State *L = luaL_newstate();
+    v->L = L;
     luaL_openlibs(L);
     luaL_requiref(L, "steer", luaopen_steer, 0);
     lua_pop(L, 1);
@@ -115,69 +133,94 @@ static int run(const char *scripts, double side, int every, const char *hunter, 
     lua_pushstring(L, prey);
     lua_pushinteger(L, threads);
     if (lua_pcall(L, 6, 1, 0) != LUA_OK) goto fail;
-    int world = lua_gettop(L);
-    double block[BLOCKS];
-    for (int b = -1; b < BLOCKS; b++) {
-        int k = b < 0 ? 3 : steps; // block -1: warm-up
-        double t0 = now();
-        for (int i = 0; i < k; i++) {
-            lua_getfield(L, world, "step");
-            lua_pushvalue(L, world);
-            if (lua_pcall(L, 1, 0, 0) != LUA_OK) goto fail;
-        }
-        if (b >= 0) block[b] = (now() - t0) / steps * 1e3;
-    }
-    qsort(block, BLOCKS, sizeof block[0], cmp_double);
-    o->ms = block[BLOCKS / 2];
-    o->lo = block[0];
-    o->hi = block[BLOCKS - 1];
-    o->c_query_ns = c_query ? time_c_queries(steer_lua_checkworld(L, world), every) : 0.0;
-    lua_getfield(L, world, "checksum");
-    lua_pushvalue(L, world);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) goto fail;
-    o->checksum = (long long)lua_tointeger(L, -1);
-    lua_close(L);
-    return 0;
+    v->world = lua_gettop(L);
+    return true;
 fail:
     fprintf(stderr, "density brains: %s\n", lua_tostring(L, -1));
-    lua_close(L);
-    return -1;
+    variant_close(v);
+    return false;
+}
+
+/// `steps` steps; the ms per step, or -1 on an error.
+static double variant_steps(variant *v, int steps)
+{
+    double t0 = now();
+    for (int i = 0; i < steps; i++) {
+        lua_getfield(v->L, v->world, "step");
+        lua_pushvalue(v->L, v->world);
+        if (lua_pcall(v->L, 1, 0, 0) != LUA_OK) {
+            fprintf(stderr, "density brains: %s\n", lua_tostring(v->L, -1));
+            return -1;
+        }
+    }
+    return (now() - t0) / steps * 1e3;
+}
+
+static long long variant_checksum(variant *v)
+{
+    lua_getfield(v->L, v->world, "checksum");
+    lua_pushvalue(v->L, v->world);
+    if (lua_pcall(v->L, 1, 1, 0) != LUA_OK) return 0;
+    long long sum = (long long)lua_tointeger(v->L, -1);
+    lua_pop(v->L, 1);
+    return sum;
+}
+
+static run_out variant_out(variant *v)
+{
+    run_out o = {0};
+    qsort(v->block, BLOCKS, sizeof v->block[0], cmp_double);
+    o.ms = v->block[BLOCKS / 2];
+    o.lo = v->block[0];
+    o.hi = v->block[BLOCKS - 1];
+    o.checksum = variant_checksum(v);
+    return o;
 }
 
 void density_rows(const char *scripts, bool quick)
 {
     const double area[4] = {14000, 3600, 900, 400};
     const int n = 10000, every = 10, steps = quick ? 4 : 10;
-    printf("\nlean brains at four densities: %d agents, 1 hunter in %d, wrap, median of %d blocks of %d steps\n", n,
-           every, BLOCKS, steps);
+    printf("\nlean brains at four densities: %d agents, 1 hunter in %d, wrap; the five worlds of a density take\n"
+           "turns a block of %d steps at a time, median of %d blocks; the split from the 1-thread variants\n",
+           n, every, steps, BLOCKS);
     printf("%-22s %9s %7s %10s %12s  %s\n", "case", "area/agent", "threads", "ms/step", "ns/agent",
            "per agent: step + dispatch + lua + query (C query + binding), ns");
+    // 0, 1: the full lean brains on 1 and 2 threads; 2: no brains; 3: empty
+    // brains; 4: the lean brains with their query made once.
+    const char *hb[5] = {"lean_hunter", "lean_hunter", "", "empty", "lean_hunter_cached"};
+    const char *pb[5] = {"lean_prey", "lean_prey", "", "empty", "lean_prey_cached"};
     for (int d = 0; d < 4; d++) {
         double side = sqrt(n * area[d]);
-        run_out full[2] = {{0}}, v[3] = {{0}};
+        variant v[5];
+        memset(v, 0, sizeof v);
         bool ok = true;
-        for (int t = 1; t <= 2; t++) ok &= run(scripts, side, every, "lean_hunter", "lean_prey", t, steps, t == 1,
-                                              &full[t - 1]) == 0;
-        ok &= run(scripts, side, every, "", "", 1, steps, false, &v[0]) == 0;
-        ok &= run(scripts, side, every, "empty", "empty", 1, steps, false, &v[1]) == 0;
-        ok &= run(scripts, side, every, "lean_hunter_cached", "lean_prey_cached", 1, steps, false, &v[2]) == 0;
-        if (!ok) continue;
-        for (int t = 1; t <= 2; t++) {
-            const run_out *o = &full[t - 1];
-            char extra[200];
-            if (t == 1) {
-                double ns = 1e6 / n; // ms per step to ns per agent
-                double step = v[0].ms * ns, disp = (v[1].ms - v[0].ms) * ns, lua = (v[2].ms - v[1].ms) * ns,
-                       query = (o->ms - v[2].ms) * ns;
-                snprintf(extra, sizeof extra, "%.0f + %.0f + %.0f + %.0f (%.0f + %.0f); blocks %.2f..%.2f", step, disp,
-                         lua, query, o->c_query_ns, query - o->c_query_ns, o->lo, o->hi);
-            } else {
-                snprintf(extra, sizeof extra, "blocks %.2f..%.2f; checksum %s 1 thread", o->lo, o->hi,
-                         o->checksum == full[0].checksum ? "==" : "!=");
+        for (int k = 0; k < 5 && ok; k++) ok = variant_open(&v[k], scripts, side, every, hb[k], pb[k], k == 1 ? 2 : 1);
+        for (int k = 0; k < 5 && ok; k++) ok = variant_steps(&v[k], 3) >= 0; // warm-up
+        for (int b = 0; b < BLOCKS && ok; b++)
+            for (int k = 0; k < 5 && ok; k++) ok = (v[k].block[b] = variant_steps(&v[k], steps)) >= 0;
+        if (ok) {
+            run_out full[2] = {variant_out(&v[0]), variant_out(&v[1])}, r[3];
+            for (int k = 0; k < 3; k++) r[k] = variant_out(&v[k + 2]);
+            full[0].c_query_ns = time_c_queries(steer_lua_checkworld(v[0].L, v[0].world), every);
+            for (int t = 1; t <= 2; t++) {
+                const run_out *o = &full[t - 1];
+                char extra[200];
+                if (t == 1) {
+                    double ns = 1e6 / n; // ms per step to ns per agent
+                    double step = r[0].ms * ns, disp = (r[1].ms - r[0].ms) * ns, lua = (r[2].ms - r[1].ms) * ns,
+                           query = (o->ms - r[2].ms) * ns;
+                    snprintf(extra, sizeof extra, "%.0f + %.0f + %.0f + %.0f (%.0f + %.0f); blocks %.2f..%.2f", step,
+                             disp, lua, query, o->c_query_ns, query - o->c_query_ns, o->lo, o->hi);
+                } else {
+                    snprintf(extra, sizeof extra, "blocks %.2f..%.2f; checksum %s 1 thread", o->lo, o->hi,
+                             o->checksum == full[0].checksum ? "==" : "!=");
+                }
+                char what[40];
+                snprintf(what, sizeof what, "lean brains 1/%.0f", area[d]);
+                printf("%-22s %9.0f %7d %10.3f %12.0f  %s\n", what, area[d], t, o->ms, o->ms * 1e6 / n, extra);
             }
-            char what[40];
-            snprintf(what, sizeof what, "lean brains 1/%.0f", area[d]);
-            printf("%-22s %9.0f %7d %10.3f %12.0f  %s\n", what, area[d], t, o->ms, o->ms * 1e6 / n, extra);
         }
+        for (int k = 0; k < 5; k++) variant_close(&v[k]);
     }
 }
