@@ -1053,7 +1053,7 @@ st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double s
     return arrive(w, b, target, slowing, ST_DECEL_LINEAR, dt);
 }
 
-void st__standing_pass(st_world *w)
+void st__standing_pass(st_world *w, bool integrate)
 {
     // Grid order: the agents of one cell run one after another, so the
     // neighbour cells each reads are still in cache from the agent before
@@ -1070,6 +1070,10 @@ void st__standing_pass(st_world *w)
     // The grid lists every agent of the step unless building it ran out of
     // memory; then spawn order it is.
     bool by_grid = w->grid.item_count == n;
+    const double dt = w->step_dt;
+    // Integrating along: agents removed during this step are in the grid
+    // but must not move.
+    const bool all_alive = w->dead == 0;
     // Called by every thread of st_world_step_end's team (or by one, with
     // no team): the loop below is shared out among them.
     {
@@ -1089,11 +1093,13 @@ void st__standing_pass(st_world *w)
             }
             // A removed agent's list is gone: no need to look at `alive`.
             const st_blist *l = w->bodies[i].behaviors;
-            if (!l) continue;
-            for (int m = 0; m < l->count; m++) {
-                const st_behavior *bh = &l->items[m];
-                st__accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
+            if (l) {
+                for (int m = 0; m < l->count; m++) {
+                    const st_behavior *bh = &l->items[m];
+                    st__accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
+                }
             }
+            if (integrate && (all_alive || w->agents[i].alive)) st__integrate(w, i, dt);
         }
     }
 }

@@ -302,11 +302,19 @@ const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
 {
     const st_grid *g = &w->grid;
     if (tag == ST_TAG_ANY || g->item_count < ST_TAG_GRID_MIN || w->brute_force) return g;
+    // Thousands of brains in a row ask for the same tag: its slot first
+    // without the walk over the slots.
+    st_tag_grid *last = &w->tag_grids[w->tag_last];
+    if (last->tag == tag && last->epoch == w->grid_epoch) {
+        last->used = ++w->tag_clock;
+        return last->rare ? &last->g : g;
+    }
     st_tag_grid *slot = NULL;
     for (int k = 0; k < ST_TAG_GRIDS; k++) {
         st_tag_grid *t = &w->tag_grids[k];
         if (t->tag == tag && t->epoch == w->grid_epoch) {
             t->used = ++w->tag_clock;
+            w->tag_last = k;
             return t->rare ? &t->g : g;
         }
         if (t->tag == tag && t->epoch != 0) slot = t; // stale: rebuild in place
@@ -317,6 +325,7 @@ const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
             if (w->tag_grids[k].used < slot->used) slot = &w->tag_grids[k];
     }
     slot->used = ++w->tag_clock;
+    w->tag_last = (int)(slot - w->tag_grids);
     slot->tag = tag;
     slot->epoch = w->grid_epoch;
     int count = 0;
@@ -385,13 +394,19 @@ ST__INLINE void visit_run(void *ctx, const st_grid_item *items, int k0, int k1, 
     }
 }
 
-/// Visits every live agent within q (fov/tag/exclude applied) with its
-/// offset and distance^2. Inlined into each query with its callback.
-ST__INLINE void grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx)
+/// Visits every live agent within q (fov/tag/exclude applied) on grid g
+/// (the main grid or q's tag grid) with its offset and distance^2. Inlined
+/// into each query with its callback.
+ST__INLINE void grid_visit_on(const st_world *w, const st_grid *g, const st_query *q, st__visit_fn fn, void *ctx)
 {
     visit_ctx v = {w, q, st__dense(w, q->exclude), q->fov > 0.0 && q->fov < 2.0 * ST_PI, 0.0, fn, ctx};
     v.cos_half = v.cone ? cos(0.5 * q->fov) : -2.0;
-    st__grid_runs(w, st__grid_for_tag((st_world *)w, q->tag), q->center, q->radius, visit_run, &v);
+    st__grid_runs(w, g, q->center, q->radius, visit_run, &v);
+}
+
+ST__INLINE void grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx)
+{
+    grid_visit_on(w, st__grid_for_tag((st_world *)w, q->tag), q, fn, ctx);
 }
 
 void st_world_set_brute_force(st_world *w, bool on) { w->brute_force = on; }
@@ -534,6 +549,15 @@ ST__INLINE void nearest(void *ctx, uint32_t index, st_vec2 offset, double dist2)
     }
 }
 
+/// Whether st__grid_runs folds the offsets of q's disc on grid g.
+static bool nearest_folds(const st_world *w, const st_grid *g, const st_query *q)
+{
+    if (w->edges != ST_EDGES_WRAP) return false;
+    double cx = st__wrap_coord(q->center.x, w->width), cy = st__wrap_coord(q->center.y, w->height);
+    return st__grid_folds(g, floor((cx - q->radius) / g->cell_w), floor((cx + q->radius) / g->cell_w),
+                          floor((cy - q->radius) / g->cell_h), floor((cy + q->radius) / g->cell_h));
+}
+
 st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist)
 {
     st_world *w = (st_world *)cw;
@@ -541,7 +565,23 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     if (!query_ok(q)) return st_null_agent();
     st__grid_ensure(w);
     nearest_ctx c = {INFINITY, -1, {0.0, 0.0}, w};
-    grid_visit(w, q, nearest, &c);
+    const st_grid *g = st__grid_for_tag(w, q->tag);
+    // Nearest first: a radius many cells wide is searched in discs of one
+    // cell, two, four ... cells first. Once a disc holds a candidate, the
+    // nearest one there is the answer within the whole radius (anyone
+    // nearer, or as near, lies in that disc too), found with the same
+    // offsets and ties as the full search, so with every bit the same; a
+    // crowd's "nearest prey within 150" reads 9 cells instead of 49. Not
+    // when the full disc folds across a wrap world (other arithmetic for the
+    // offsets) or the grid is bypassed.
+    double step = fmax(g->cell_w, g->cell_h);
+    if (g->item_count > 0 && !w->brute_force && q->radius > 1.5 * step && !nearest_folds(w, g, q)) {
+        st_query near = *q;
+        near.radius = step;
+        for (int k = 0; k < 4 && near.radius * 1.5 < q->radius && c.index < 0; k++, near.radius *= 2.0)
+            grid_visit_on(w, g, &near, nearest, &c);
+    }
+    if (c.index < 0) grid_visit_on(w, g, q, nearest, &c);
     if (c.index < 0) return st_null_agent();
     const st_agent *a = &w->agents[c.index];
     if (dist) {

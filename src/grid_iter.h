@@ -95,6 +95,14 @@ ST__INLINE st_vec2 st__run_offset(const st_world *w, const st_grid_item *it, dou
     return st_v2(it->pos.x + sx - c.x, it->pos.y + sy - c.y);
 }
 
+/// Whether a wrap world's disc spanning cell columns fx0..fx1 and rows
+/// fy0..fy1 is as wide as the world: st__grid_runs then folds every
+/// offset instead of shifting whole cells.
+static inline bool st__grid_folds(const st_grid *g, double fx0, double fx1, double fy0, double fy1)
+{
+    return fx1 - fx0 + 1.0 >= g->nx || fy1 - fy0 + 1.0 >= g->ny;
+}
+
 /// Calls fn for the runs of grid items that cover the disc of `radius`
 /// around `center`. The cells of one row sit next to each other in the item
 /// array, so each row is one run (two when it crosses a wrap edge): no
@@ -129,7 +137,7 @@ ST__INLINE void st__grid_runs(const st_world *w, const st_grid *g, st_vec2 cente
     double fx0 = floor((c.x - radius) / g->cell_w), fx1 = floor((c.x + radius) / g->cell_w);
     double fy0 = floor((c.y - radius) / g->cell_h), fy1 = floor((c.y + radius) / g->cell_h);
 
-    if (w->brute_force || fx1 - fx0 + 1.0 >= nx || fy1 - fy0 + 1.0 >= ny) {
+    if (w->brute_force || st__grid_folds(g, fx0, fx1, fy0, fy1)) {
         // The disc is as wide as the world: every item once, offsets folded.
         fn(ctx, items, 0, g->item_count, 0.0, 0.0, c, r2, true);
         return;

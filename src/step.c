@@ -112,6 +112,8 @@ ST__INLINE void integrate_move(st_world *w, int i, st_vec2 v, double dt)
 
 ST__INLINE void integrate(st_world *w, int i, double dt) { integrate_move(w, i, integrate_velocity(w, i, dt), dt); }
 
+void st__integrate(st_world *w, int i, double dt) { integrate(w, i, dt); }
+
 /// Steps 3-4 when some agent avoids: the standing pass, every agent's
 /// preferred velocity, then ORCA replaces some of them (reading only the
 /// state at the start of the step), then everyone moves.
@@ -122,7 +124,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 #pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 256)
 #endif
     {
-        st__standing_pass(w);
+        st__standing_pass(w, false);
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(static)
 #endif
@@ -160,7 +162,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 
 /// Steps 3-4 when nobody avoids: one team for the standing pass and the
 /// integration, which also counts the next grid's cells on the way.
-static void step_plain(st_world *w, int n, int ns, bool all_alive, double dt)
+static void step_plain(st_world *w, int n, int ns, bool all_alive, double dt, bool fused)
 {
     // One team for both passes: every fork and join is a wait for the
     // slowest thread, which on a busy machine can be a whole time slice.
@@ -168,8 +170,10 @@ static void step_plain(st_world *w, int n, int ns, bool all_alive, double dt)
 #pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 2048)
 #endif
     {
-        st__standing_pass(w); // its loop is shared out among the team, then all wait
-        if (ns > 1) {
+        st__standing_pass(w, fused); // its loop is shared out among the team, then all wait
+        if (fused) {
+            // moved already, in the standing pass
+        } else if (ns > 1) {
 #ifdef STEER_HAVE_OPENMP
             int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
 #else
@@ -210,9 +214,14 @@ void st_world_step_end(st_world *w)
     // next grid's histograms on the way saves the build a second stream
     // over them. It fixes the integrator's shares to the build's slices.
     st_vec2 *pref = w->avoid_active ? st__avoid_begin(w, n) : NULL;
-    const int ns = all_alive && !w->contacts ? st__grid_slices(w, n) : 1;
+    // Without avoidance, and when no standing behaviour reads another
+    // agent's body, each agent moves right after its behaviours, in the
+    // standing pass: one stream over the bodies instead of two (the build
+    // then counts the next grid's cells itself, from the positions alone).
+    const bool fused = !pref && w->others_readers == 0;
+    const int ns = all_alive && !w->contacts && !fused ? st__grid_slices(w, n) : 1;
     if (pref) step_avoiding(w, pref, n, ns, dt);
-    else step_plain(w, n, ns, all_alive, dt);
+    else step_plain(w, n, ns, all_alive, dt, fused);
     // After the team's last barrier; a removal or a move before the next
     // build clears it (st__moved).
     w->grid.pre_slices = ns > 1 ? ns : 0;

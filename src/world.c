@@ -485,6 +485,7 @@ bool st_world_remove(st_world *w, st_agent_id id)
     if (i < 0) return false;
     st_agent *a = &w->agents[i];
     a->alive = 0;
+    if (w->bodies[i].behaviors && w->bodies[i].behaviors->reads_others) w->others_readers--;
     st__blist_release(w, w->bodies[i].behaviors);
     w->bodies[i].behaviors = NULL;
     st_slot *s = &w->slots[id.index];
@@ -812,6 +813,27 @@ static bool behavior_equal(const st_behavior *a, const st_behavior *b)
            a->path_mode == b->path_mode && a->predict == b->predict && a->ahead == b->ahead && a->zone == b->zone;
 }
 
+/// Whether a behaviour reads some other agent's body during the standing
+/// pass (see st_blist.reads_others). Neighbour rules read the grid's copies.
+static bool reads_others(st_behavior_type t)
+{
+    switch (t) {
+    case ST_WANDER:
+    case ST_SEPARATE:
+    case ST_ALIGN:
+    case ST_COHERE:
+    case ST_FLOCK:
+    case ST_AVOID_OBSTACLES:
+    case ST_AVOID_WALLS:
+    case ST_CONTAIN:
+    case ST_FOLLOW_PATH:
+    case ST_FOLLOW_FLOW: // reads its field, never another body
+        return false;
+    default:
+        return true;
+    }
+}
+
 void st__blist_release(st_world *w, st_blist *l)
 {
     if (!l || --l->refs > 0) return;
@@ -839,11 +861,14 @@ bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list
             if (!l) return false;
             l->refs = 1;
             l->count = n;
+            l->reads_others = false;
+            for (int k = 0; k < n; k++) l->reads_others |= reads_others(list[k].type);
             memcpy(l->items, list, (size_t)n * sizeof *list);
             w->last_list = l;
         }
     }
     st_body *b = &w->bodies[i];
+    w->others_readers += (l && l->reads_others) - (b->behaviors && b->behaviors->reads_others);
     st__blist_release(w, b->behaviors);
     b->behaviors = l;
     return true;

@@ -58,6 +58,9 @@ _Static_assert(sizeof(st_body) == 2 * ST_BODY_ALIGN, "st_body is two cache lines
 typedef struct st_blist {
     int refs;
     int count;
+    // Some item reads another agent's body (a target's, a neighbour's
+    // velocity ...), rather than only its own and the grid's copies.
+    bool reads_others;
     st_behavior items[];
 } st_blist;
 
@@ -191,6 +194,7 @@ struct st_world {
     uint64_t grid_epoch;  // builds of `grid` so far: what tag grids are checked against
     st_tag_grid tag_grids[ST_TAG_GRIDS];
     uint64_t tag_clock;
+    int tag_last;                  // the tag grid slot last asked for: looked at first
     bool grid_dirty;
     bool brute_force;     // queries scan every item (all-pairs)
 
@@ -216,6 +220,10 @@ struct st_world {
 
     st_query_hit *scratch;   // st_world_query's sort buffer
     st_blist *last_list;     // the list set last, offered for sharing
+    // Live agents whose standing list reads other agents' bodies. While
+    // there are none, nothing in the standing pass looks at anyone's body
+    // but its own, so each agent can move as soon as its forces are in.
+    int others_readers;
     int scratch_cap;
 
     // Orientation records (motion.c) by handle slot, for agents whose body
@@ -364,8 +372,14 @@ st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double s
 /* behaviors.c */
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);
 /// Standing behaviours of every agent of the step. Call from every thread of
-/// a parallel region (its loop is an orphaned omp for), or from one.
-void st__standing_pass(st_world *w);
+/// a parallel region (its loop is an orphaned omp for), or from one. With
+/// `integrate`, each agent is integrated (st__integrate) right after its
+/// behaviours, while its body is still in cache: only when no standing
+/// behaviour reads another agent's body (others_readers == 0).
+void st__standing_pass(st_world *w, bool integrate);
+/* step.c */
+/// Step 4 for agent i (live): truncate, integrate, move, clear.
+void st__integrate(st_world *w, int i, double dt);
 
 /// st_world_offset, inlined for the neighbour kernels. Grid positions and
 /// agent positions lie inside a wrap world, so one conditional fold handles

@@ -27,6 +27,12 @@
  *
  * 9. the app's rewind buffer after 30 s of the demo (--only rewind,
  *    --rewind-test): its memory, and the time one step back takes
+ * 10. the minimal flocking kernel (kernel.c: the same rules, SoA, no API) at
+ *    10k, 100k and 1M, 1 and 2 threads, timed in blocks alternating with
+ *    steer's flock from the same state: steer's ratio to it
+ * 11. the lean brains at 1 agent per 14,000, 3,600, 900 and 400 square
+ *    units, with each agent's cost split into step, dispatch, Lua and query
+ *    (density.c)
  *
  * Each flock configuration runs in a child process (fork) so its peak RSS is
  * its own. The brains run in a bare Lua state (luaL_newstate and the standard
@@ -44,6 +50,8 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "density.h"
+#include "kernel.h"
 #include "steer.h"
 #include "steer_lua.h"
 
@@ -121,7 +129,7 @@ static result run_flock(int n, int threads, bool brute, int steps)
     return r;
 }
 
-/// Runs fn in a child process and reads its result back through a pipe.
+/// Runs run_flock in a child process and reads its result back through a pipe.
 static result in_child(int n, int threads, bool brute, int steps)
 {
     int fd[2];
@@ -315,6 +323,153 @@ fail:
     fprintf(stderr, "lua brains: %s\n", lua_tostring(L, -1));
     lua_close(L);
     return -1;
+}
+
+/* ---- the minimal flocking kernel (tests/bench/kernel.c) ---- */
+
+/// A kernel with the state of steer's flock world w (n agents, spawn order).
+static kflock *kernel_of(st_world *w, int n, int threads)
+{
+    double *a = malloc((size_t)n * 6 * sizeof *a);
+    if (!a) return NULL;
+    int i = 0;
+    for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id) && i < n;
+         id = st_world_next(w, id, ST_TAG_ANY), i++) {
+        st_vec2 p = st_agent_pos(w, id), v = st_agent_vel(w, id), h = st_agent_heading(w, id);
+        a[i] = p.x, a[n + i] = p.y, a[2 * n + i] = v.x, a[3 * n + i] = v.y, a[4 * n + i] = h.x, a[5 * n + i] = h.y;
+    }
+    kflock *k = kflock_create(n, st_world_width(w), 50.0, threads, a, a + n, a + 2 * n, a + 3 * n, a + 4 * n, a + 5 * n);
+    free(a);
+    return k;
+}
+
+/// Steer's flock and the kernel from one state, timed in alternate blocks
+/// of `steps` steps in one process, so both see the same load: the median
+/// block of each and the median of the blocks' ratios (steer / kernel).
+typedef struct kernel_pair {
+    double steer_ms, kernel_ms, ratio, ratio_lo, ratio_hi;
+    unsigned long long kernel_checksum;
+    int blocks;
+} kernel_pair;
+
+enum { KERNEL_BLOCKS_MAX = 9 };
+
+static kernel_pair run_kernel_pair(int n, int threads, int blocks, int steps)
+{
+    kernel_pair o = {0};
+    st_world *w = make_flock(n, threads, false);
+    kflock *k = w ? kernel_of(w, n, threads) : NULL;
+    if (!k) {
+        st_world_destroy(w);
+        return o;
+    }
+    for (int i = 0; i < 3; i++) st_world_step(w, 1.0 / 60.0), kflock_step(k, 1.0 / 60.0);
+    double sm[KERNEL_BLOCKS_MAX], km[KERNEL_BLOCKS_MAX], ra[KERNEL_BLOCKS_MAX];
+    if (blocks > KERNEL_BLOCKS_MAX) blocks = KERNEL_BLOCKS_MAX;
+    for (int b = 0; b < blocks; b++) {
+        double t0 = now();
+        for (int i = 0; i < steps; i++) st_world_step(w, 1.0 / 60.0);
+        double t1 = now();
+        for (int i = 0; i < steps; i++) kflock_step(k, 1.0 / 60.0);
+        double t2 = now();
+        sm[b] = (t1 - t0) / steps * 1e3;
+        km[b] = (t2 - t1) / steps * 1e3;
+        ra[b] = sm[b] / km[b];
+    }
+    qsort(sm, (size_t)blocks, sizeof sm[0], cmp_double);
+    qsort(km, (size_t)blocks, sizeof km[0], cmp_double);
+    qsort(ra, (size_t)blocks, sizeof ra[0], cmp_double);
+    o.steer_ms = sm[blocks / 2];
+    o.kernel_ms = km[blocks / 2];
+    o.ratio = ra[blocks / 2];
+    o.ratio_lo = ra[0];
+    o.ratio_hi = ra[blocks - 1];
+    o.kernel_checksum = kflock_checksum(k);
+    o.blocks = blocks;
+    kflock_destroy(k);
+    st_world_destroy(w);
+    return o;
+}
+
+/// run_kernel_pair in a child process (its memory is its own).
+static kernel_pair kernel_pair_in_child(int n, int threads, int blocks, int steps)
+{
+    int fd[2];
+    kernel_pair r = {0};
+    if (pipe(fd) != 0) return run_kernel_pair(n, threads, blocks, steps);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        kernel_pair c = run_kernel_pair(n, threads, blocks, steps);
+        ssize_t wr = write(fd[1], &c, sizeof c);
+        _exit(wr == (ssize_t)sizeof c ? 0 : 1);
+    }
+    close(fd[1]);
+    if (pid < 0 || read(fd[0], &r, sizeof r) != (ssize_t)sizeof r) memset(&r, 0, sizeof r);
+    close(fd[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
+    return r;
+}
+
+/// The kernel does what steer's flock does: both from one state, the
+/// largest position difference after 1 and after 10 steps.
+static void kernel_agrees(int n)
+{
+    st_world *w = make_flock(n, 1, false);
+    kflock *k = w ? kernel_of(w, n, 1) : NULL;
+    st_agent_id *ids = malloc((size_t)n * sizeof *ids);
+    if (!k || !ids) goto out;
+    int m = 0;
+    for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id) && m < n;
+         id = st_world_next(w, id, ST_TAG_ANY))
+        ids[m++] = id;
+    double diff[2] = {0, 0};
+    for (int s = 1; s <= 10; s++) {
+        st_world_step(w, 1.0 / 60.0);
+        kflock_step(k, 1.0 / 60.0);
+        if (s != 1 && s != 10) continue;
+        double dmax = 0.0;
+        for (int i = 0; i < m; i++) {
+            double x, y;
+            kflock_pos(k, i, &x, &y);
+            st_vec2 d = st_world_offset(w, st_agent_pos(w, ids[i]), st_v2(x, y));
+            if (!(st_v2_len(d) <= dmax)) dmax = st_v2_len(d);
+        }
+        diff[s == 10] = dmax;
+    }
+    printf("flock kernel vs steer at N=%d from one state: largest position difference %.2g after 1 step, %.2g after "
+           "10\n(the kernel rounds headings to float as steer's grid items keep them)\n",
+           n, diff[0], diff[1]);
+out:
+    free(ids);
+    kflock_destroy(k);
+    st_world_destroy(w);
+}
+
+/// The kernel at 10k, 100k and 1M (not 1M with --quick), and steer's
+/// ratio to it, each pair timed in alternate blocks in one process.
+static void kernel_rows(bool quick)
+{
+    printf("\n");
+    kernel_agrees(10000);
+    printf("%-22s %9s %7s %10s %12s %12s\n", "case", "N", "threads", "ms/step", "ns/agent", "steps/s");
+    const int sizes[3] = {10000, 100000, 1000000};
+    for (int s = 0; s < (quick ? 2 : 3); s++) {
+        int n = sizes[s];
+        int steps = n >= 1000000 ? 2 : n >= 100000 ? 5 : 20, blocks = quick ? 3 : n >= 1000000 ? 5 : 9;
+        unsigned long long sum1 = 0;
+        for (int t = 1; t <= 2; t++) {
+            kernel_pair p = kernel_pair_in_child(n, t, blocks, steps);
+            if (t == 1) sum1 = p.kernel_checksum;
+            result k = {p.kernel_ms, p.kernel_checksum, 0, steps};
+            char extra[200];
+            snprintf(extra, sizeof extra, "steer %.2f ms: steer is %.2fx the kernel (blocks %.2f..%.2f)%s", p.steer_ms,
+                     p.ratio, p.ratio_lo, p.ratio_hi,
+                     t == 1 ? "" : p.kernel_checksum == sum1 ? "; checksum == 1 thread" : "; checksum != 1 thread");
+            row("flock kernel", n, t, &k, extra);
+        }
+    }
 }
 
 /* ---- ORCA ---- */
@@ -895,6 +1050,7 @@ int main(int argc, char **argv)
                  ap.ms_per_step / grid1[s].ms_per_step, ap.ms_per_step / grid2[s].ms_per_step);
         row("flock (all-pairs)", n, 1, &ap, ratio);
     }
+    if (do_flock) kernel_rows(quick);
 
     // The brains three times. "lean": the workload the issue defines (a
     // state machine, a nearest query and one or two behaviour calls per
@@ -946,6 +1102,8 @@ int main(int argc, char **argv)
         row(k == 0 ? "lua brains (app)" : "lua brains (app*)", nb, 1, &r,
             k == 0 ? "lean, in steer --headless (default budget)" : "lean, *with --budget 0");
     }
+
+    if (do_brains) density_rows(scripts, quick);
 
     if (do_orca) orca_rows(quick);
     if (do_nav) nav_rows(scripts, quick);
