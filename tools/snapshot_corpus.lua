@@ -60,8 +60,9 @@ do -- format 2: orientation records, the motion behaviours' fields
   w:spawn { pos = { 100, 150 }, turn_rate = 4,
             behaviors = { { "follow_leader", leader = leader, distance = 20, zone = 30 }, { "queue", distance = 6 } } }
   w:spawn { pos = { 50, 50 }, behaviors = { { "face", target = leader }, { "wander", weight = 0.5 } } }
-  w:spawn { pos = { 60, 60 }, behaviors = { { "follow_path", path = path, mode = "predict", predict = 0.3, offset = 12 },
-                                            { "look_where_going" } } }
+  w:spawn { pos = { 60, 60 },
+            behaviors = { { "follow_path", path = path, mode = "predict", predict = 0.3, offset = 12 },
+                          { "look_where_going" } } }
   w:spawn { pos = { 70, 70 }, behaviors = { { "match_velocity", target = leader, time = 0.2 } } }
   for _ = 1, 5 do w:step() end
   write("motion", 0, w:snapshot())

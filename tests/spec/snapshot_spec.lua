@@ -343,7 +343,8 @@ describe("snapshots", function()
                                behaviors = { { "wander" } } }
       local f = steer.formation { pattern = "wedge", spacing = 16, leader = leader }
       for i = 1, 6 do f:add(w:spawn { pos = { 280 - i * 10, 80 }, max_speed = 70, turn_rate = 5 }) end
-      w:spawn { pos = { 100, 250 }, turn_rate = 1.5, behaviors = { { "face", target = leader }, { "wander", weight = 0.3 } } }
+      w:spawn { pos = { 100, 250 }, turn_rate = 1.5,
+                behaviors = { { "face", target = leader }, { "wander", weight = 0.3 } } }
       return w, { nav = nav, field = field, formation = f }
     end
 
