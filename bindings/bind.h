@@ -306,11 +306,20 @@ int sl_world_navgrid(lua_State *L);
 void sl_open_nav(lua_State *L);
 /* The flow field of the userdata at idx, or NULL when it is not one. */
 const st_flowfield *sl_toflowfield(lua_State *L, int idx);
+/* Whether the value at idx is a steer.navgrid userdata. */
+bool sl_isnavgrid(lua_State *L, int idx);
 
 /* ---- path.c ---- */
 void sl_open_path(lua_State *L);
 /* formation.c: steer.formation */
 void sl_open_formation(lua_State *L);
+/* Whether the value at idx is a steer.formation userdata. */
+bool sl_isformation(lua_State *L, int idx);
+/* Pushes a copy of the formation at idx (members, slots, pattern, leader). */
+void sl_formation_save(lua_State *L, int idx);
+/* Puts the copy at saved_idx back into the formation at idx (when neither
+ * belongs to a world other than sw). */
+void sl_formation_load(lua_State *L, int idx, int saved_idx, const sl_world *sw);
 int sl_path_new(lua_State *L);
 
 /* ---- vec2.c ---- */

@@ -28,6 +28,8 @@ typedef struct sl_formation {
 
 static const char *const pattern_names[] = {"wedge", "line", "column", "circle", NULL};
 
+bool sl_isformation(lua_State *L, int idx) { return sl_testudata(L, idx, &sl_key_formation) != NULL; }
+
 static sl_formation *checkformation(lua_State *L, int arg)
 {
     sl_formation *sf = (sl_formation *)sl_checkudata(L, arg, &sl_key_formation, SL_FORMATION);
@@ -433,6 +435,49 @@ static const luaL_Reg formation_meta[] = {
     {"__tostring", formation_tostring},
     {NULL, NULL},
 };
+
+/* A copy of the formation at idx (a formation userdata no script sees),
+ * pushed: world snapshots keep one for every formation their Lua values
+ * reach, and put it back at restore. */
+void sl_formation_save(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    sl_formation *src = checkformation(L, idx);
+    st_formation_def def = st_default_formation_def();
+    sl_formation *c = (sl_formation *)lua_newuserdatauv(L, sizeof *c, FUV_COUNT);
+    c->f = NULL;
+    c->sw = src->sw;
+    c->custom_n = src->custom_n;
+    sl_setmetatable(L, &sl_key_formation);
+    c->f = st_formation_create(&def);
+    if (c->f == NULL || !st_formation_copy(c->f, src->f))
+        luaL_error(L, "not enough memory");
+    for (int uv = 1; uv <= FUV_COUNT; uv++) {
+        lua_getiuservalue(L, idx, uv);
+        lua_setiuservalue(L, -2, uv);
+    }
+}
+
+/* The formation at idx becomes the copy at saved_idx (sl_formation_save),
+ * unless either belongs to a world other than sw: restoring one world
+ * leaves another's formations alone. */
+void sl_formation_load(lua_State *L, int idx, int saved_idx, const sl_world *sw)
+{
+    idx = lua_absindex(L, idx);
+    saved_idx = lua_absindex(L, saved_idx);
+    sl_formation *dst = checkformation(L, idx);
+    sl_formation *src = checkformation(L, saved_idx);
+    if ((src->sw != NULL && src->sw != sw) || (dst->sw != NULL && dst->sw != sw))
+        return;
+    if (!st_formation_copy(dst->f, src->f))
+        luaL_error(L, "not enough memory");
+    dst->sw = src->sw;
+    dst->custom_n = src->custom_n;
+    for (int uv = 1; uv <= FUV_COUNT; uv++) {
+        lua_getiuservalue(L, saved_idx, uv);
+        lua_setiuservalue(L, idx, uv);
+    }
+}
 
 /* Expects the steer table on top; sets steer.formation. */
 void sl_open_formation(lua_State *L)

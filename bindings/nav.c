@@ -45,6 +45,8 @@ const st_flowfield *sl_toflowfield(lua_State *L, int idx)
     return f ? f->f : NULL;
 }
 
+bool sl_isnavgrid(lua_State *L, int idx) { return sl_testudata(L, idx, &sl_key_nav) != NULL; }
+
 /* world:navgrid([{ cell = 10, clearance = 6 }]) */
 int sl_world_navgrid(lua_State *L)
 {

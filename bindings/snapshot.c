@@ -22,6 +22,16 @@
  * makes its agents' userdata at the first restore (reusing those the
  * world holds with the same id and serial) and its paths at load.
  *
+ * Objects of their own: flow fields (in follow_flow entries), navgrids and
+ * formations are not values but shared objects a snapshot cannot copy. The
+ * serialiser writes each as an index into SV_OBJECTS, which holds the
+ * userdata: a flow field a standing list points at lives as long as the
+ * snapshot, and a restore hands back the same objects. A formation of the
+ * world is also copied (SV_SAVED) and put back at restore (members, slots,
+ * pattern, leader): it decides the members' next forces. A navgrid is not:
+ * it re-reads the restored obstacles at its next query. SV_WHERE names where each was first met, for the error of
+ * snap:save / snap:encode: a file cannot hold them.
+ *
  * The app's scene runner passes the scene's state through:
  *     snap = world:snapshot(scene.save and scene.save())
  *     local data = world:restore(snap)
@@ -41,7 +51,10 @@ enum {
     SV_PATHS = 1, /* core path index + 1 -> steer.path userdata */
     SV_AGENTS,    /* rank in spawn order (1-based) -> agent userdata */
     SV_BRAINS,    /* brain index (1-based) -> module table (captured here; loaded: by name at restore) */
-    SV_COUNT = SV_BRAINS
+    SV_OBJECTS,   /* object index (1-based) -> flowfield / navgrid / formation userdata, and back */
+    SV_WHERE,     /* object index (1-based) -> where it was first met ("world.user.nav: a steer.navgrid") */
+    SV_SAVED,     /* object index (1-based) -> a formation's copy at capture */
+    SV_COUNT = SV_SAVED
 };
 
 typedef struct sl_snap {
@@ -56,7 +69,7 @@ typedef struct sl_snap {
 /* Value tags of the serialiser. */
 enum {
     V_NIL = 'n', V_FALSE = 'f', V_TRUE = 't', V_INT = 'i', V_NUM = 'd', V_STR = 's', V_TABLE = 'T',
-    V_REF = 'R', V_END = 'E', V_VEC2 = 'v', V_AGENT = 'a', V_PATH = 'p'
+    V_REF = 'R', V_END = 'E', V_VEC2 = 'v', V_AGENT = 'a', V_PATH = 'p', V_OBJECT = 'o'
 };
 
 /* Record flags. */
@@ -79,6 +92,9 @@ typedef struct enc {
     st_snapshot *s;
     int paths_idx;    /* SV_PATHS table */
     const char *prefix; /* "agent 12 self", "world.user" */
+    int snap_idx;     /* the snapshot userdata (SV_OBJECTS, SV_WHERE) */
+    int nobjects;
+    uint64_t beh_serial; /* encoding this agent's behaviours list; 0: none */
     int keys[MAX_DEPTH + 1]; /* stack indices of the keys on the way down */
     int depth;
 } enc;
@@ -114,13 +130,13 @@ static void e_str(enc *e, const char *s, size_t n)
     e_bytes(e, s, n);
 }
 
-/* Raises "snapshot: <prefix><key path>: cannot snapshot <what>". */
-static int e_fail(enc *e, const char *what)
+/* Pushes "<lead><prefix><key path><tail>". */
+static void e_pushwhere(enc *e, const char *lead, const char *tail)
 {
     lua_State *L = e->L;
     luaL_Buffer b;
     luaL_buffinit(L, &b);
-    luaL_addstring(&b, "snapshot: ");
+    luaL_addstring(&b, lead);
     luaL_addstring(&b, e->prefix);
     for (int d = 0; d < e->depth; d++) {
         int k = e->keys[d];
@@ -141,10 +157,69 @@ static int e_fail(enc *e, const char *what)
             luaL_addstring(&b, " key>]");
         }
     }
-    luaL_addstring(&b, ": cannot snapshot ");
-    luaL_addstring(&b, what);
+    luaL_addstring(&b, tail);
     luaL_pushresult(&b);
+}
+
+/* Raises "snapshot: <prefix><key path>: cannot snapshot <what>". */
+static int e_fail(enc *e, const char *what)
+{
+    lua_State *L = e->L;
+    e_pushwhere(e, "snapshot: ", ": cannot snapshot ");
+    lua_pushstring(L, what);
+    lua_concat(L, 2);
     return lua_error(L);
+}
+
+/* Flow fields, navgrids and formations: written as an index into
+ * SV_OBJECTS (the same index for every reference to one object). False
+ * when the value at idx is none of them. */
+static bool e_object(enc *e, int idx)
+{
+    lua_State *L = e->L;
+    const char *what;
+    bool field = false;
+    if (sl_toflowfield(L, idx) != NULL) {
+        what = ": a steer.flowfield";
+        field = true;
+    } else if (sl_isnavgrid(L, idx)) {
+        what = ": a steer.navgrid";
+    } else if (sl_isformation(L, idx)) {
+        what = ": a steer.formation";
+    } else {
+        return false;
+    }
+    luaL_checkstack(L, 6, "snapshot: tables nested too deep");
+    lua_getiuservalue(L, e->snap_idx, SV_OBJECTS);
+    int objs = lua_gettop(L);
+    lua_pushvalue(L, idx);
+    lua_Integer k;
+    if (lua_rawget(L, objs) == LUA_TNUMBER) {
+        k = lua_tointeger(L, -1);
+    } else {
+        k = ++e->nobjects;
+        lua_pushvalue(L, idx);
+        lua_rawseti(L, objs, k);
+        lua_pushvalue(L, idx);
+        lua_pushinteger(L, k);
+        lua_rawset(L, objs);
+        if (sl_isformation(L, idx)) {
+            lua_getiuservalue(L, e->snap_idx, SV_SAVED);
+            sl_formation_save(L, idx);
+            lua_rawseti(L, -2, k);
+            lua_pop(L, 1);
+        }
+        lua_getiuservalue(L, e->snap_idx, SV_WHERE);
+        if (field && e->beh_serial != 0)
+            lua_pushfstring(L, "agent %I: a follow_flow field", (lua_Integer)e->beh_serial);
+        else
+            e_pushwhere(e, "", what);
+        lua_rawseti(L, -2, k);
+    }
+    lua_settop(L, objs - 1);
+    e_u8(e, V_OBJECT);
+    e_u32(e, (uint32_t)(k - 1));
+    return true;
 }
 
 static void e_value(enc *e, int idx);
@@ -258,6 +333,8 @@ static void e_value(enc *e, int idx)
             e_u32(e, (uint32_t)k);
             return;
         }
+        if (e_object(e, idx))
+            return;
         if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) {
             const char *name = lua_tostring(L, -1);
             char what[96];
@@ -284,6 +361,8 @@ typedef struct dec {
     int paths_idx;    /* SV_PATHS */
     int ghosts_idx;   /* serial -> removed agent userdata made for a reference */
     int npaths;
+    int objects_idx;  /* SV_OBJECTS */
+    int nobjects;     /* 0 for a snapshot from a file: a file holds none */
     int depth;
 } dec;
 
@@ -413,6 +492,13 @@ static void d_value(dec *d)
         if ((int64_t)k >= d->npaths)
             d_bad(d, "a path index is out of range");
         lua_rawgeti(L, d->paths_idx, (lua_Integer)k + 1);
+        return;
+    }
+    case V_OBJECT: {
+        uint32_t k = d_u32(d);
+        if ((int64_t)k >= d->nobjects)
+            d_bad(d, "an object index is out of range");
+        lua_rawgeti(L, d->objects_idx, (lua_Integer)k + 1);
         return;
     }
     case V_AGENT: {
@@ -558,6 +644,7 @@ static int world_snapshot(lua_State *L)
     e.world_idx = 1;
     e.s = sn->s;
     e.paths_idx = 4;
+    e.snap_idx = 3;
     e.prefix = "";
     e_bytes(&e, BLOB_MAGIC, 4);
 
@@ -644,8 +731,10 @@ static int world_snapshot(lua_State *L)
             e_value(&e, ai + 1);
         }
         snprintf(prefix, sizeof prefix, "agent %llu behaviors", (unsigned long long)a->serial);
+        e.beh_serial = a->serial;
         if (has_beh)
             e_value(&e, ai + 3);
+        e.beh_serial = 0;
         snprintf(prefix, sizeof prefix, "agent %llu path", (unsigned long long)a->serial);
         if (has_path)
             e_value(&e, ai + 4);
@@ -715,6 +804,14 @@ static void apply_lua_state(lua_State *L, int snap_idx, sl_snap *sn, int world_i
     lua_getiuservalue(L, snap_idx, SV_PATHS);
     d.paths_idx = lua_gettop(L);
     d.npaths = st_snapshot_path_count(sn->s);
+    lua_getiuservalue(L, snap_idx, SV_OBJECTS);
+    d.objects_idx = lua_gettop(L);
+    d.nobjects = 0;
+    while (lua_rawgeti(L, d.objects_idx, d.nobjects + 1) != LUA_TNIL) {
+        d.nobjects++;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
     lua_getiuservalue(L, snap_idx, SV_AGENTS);
     int agents_idx = lua_gettop(L);
     lua_getiuservalue(L, snap_idx, SV_BRAINS);
@@ -1020,13 +1117,31 @@ static int world_restore(lua_State *L)
     }
     if (!st_world_restore(sw->w, sn->s))
         return luaL_error(L, "not enough memory");
+    /* the formations the snapshot's values reach, as they were */
+    lua_getiuservalue(L, 2, SV_SAVED);
+    lua_getiuservalue(L, 2, SV_OBJECTS);
+    lua_pushnil(L);
+    while (lua_next(L, 3)) {
+        lua_rawgeti(L, 4, lua_tointeger(L, -2));
+        sl_formation_load(L, -1, -2, sw);
+        lua_pop(L, 2);
+    }
+    lua_settop(L, 2);
     apply_lua_state(L, 2, sn, 1);
     return 1;
 }
 
-/* Files name brains by module: raise for a snapshot with a nameless one. */
-static void check_savable(lua_State *L, sl_snap *sn)
+/* Files name brains by module and hold no objects: raise for a snapshot
+ * with a nameless brain, a follow_flow field, a navgrid or a formation. */
+static void check_savable(lua_State *L, sl_snap *sn, int snap_idx)
 {
+    uint64_t serial = 0;
+    if (!st_snapshot_encodable(sn->s, &serial))
+        luaL_error(L, "snapshot: agent %I: a follow_flow field cannot be saved to a file", (lua_Integer)serial);
+    lua_getiuservalue(L, snap_idx, SV_WHERE);
+    if (lua_rawgeti(L, -1, 1) == LUA_TSTRING)
+        luaL_error(L, "snapshot: %s cannot be saved to a file", lua_tostring(L, -1));
+    lua_pop(L, 2);
     if (sn->unnamed > 0)
         luaL_error(L, "snapshot: %d brain(s) are not modules (nor fields of one) in package.loaded: "
                       "a file could not name them", sn->unnamed);
@@ -1037,7 +1152,7 @@ static int snap_save(lua_State *L)
 {
     sl_snap *sn = checksnap(L, 1);
     const char *path = luaL_checkstring(L, 2);
-    check_savable(L, sn);
+    check_savable(L, sn, 1);
     size_t size = 0;
     void *bytes = st_snapshot_encode(sn->s, &size);
     if (bytes == NULL)
@@ -1065,7 +1180,7 @@ static int snap_save(lua_State *L)
 static int snap_encode(lua_State *L)
 {
     sl_snap *sn = checksnap(L, 1);
-    check_savable(L, sn);
+    check_savable(L, sn, 1);
     size_t size = 0;
     void *bytes = st_snapshot_encode(sn->s, &size);
     if (bytes == NULL)

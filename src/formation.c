@@ -283,6 +283,29 @@ static bool reserve(st_formation *f, int need)
     return true;
 }
 
+bool st_formation_copy(st_formation *dst, const st_formation *src)
+{
+    if (!dst || !src) return false;
+    if (dst == src) return true;
+    if (!reserve(dst, src->count)) return false;
+    if (src->custom_n > dst->custom_cap) {
+        st_vec2 *c = realloc(dst->custom, (size_t)src->custom_n * sizeof *c);
+        if (!c) return false;
+        dst->custom = c;
+        dst->custom_cap = src->custom_n;
+    }
+    dst->def = src->def;
+    if (src->count > 0) {
+        memcpy(dst->members, src->members, (size_t)src->count * sizeof *src->members);
+        memcpy(dst->slot, src->slot, (size_t)src->count * sizeof *src->slot);
+    }
+    dst->count = src->count;
+    if (src->custom_n > 0) memcpy(dst->custom, src->custom, (size_t)src->custom_n * sizeof *src->custom);
+    dst->custom_n = src->custom_n;
+    dst->assigned_heading = src->assigned_heading;
+    return true;
+}
+
 void st_formation_reassign(st_world *w, st_formation *f)
 {
     st_vec2 pos, h, vel;

@@ -20,11 +20,19 @@
  *  - the standing behaviour lists: one copy of each distinct list and each
  *    entry's list, so sharing comes back as it was;
  *  - obstacles (ids, kinds, centres, prev_center, outlines) and walls;
- *  - avoid_defs (per-slot avoidance settings);
+ *  - avoid_defs (per-slot avoidance settings) and orients (per-slot
+ *    orientation records: turn rate and this step's facing request);
  *  - the paths the lists point at (by pointer: paths belong to the caller
  *    and must outlive the snapshot; see st_snapshot_path). Agents' last
  *    followed path (st_agent.path) is kept as the pointer it was, which the
- *    core only ever compares.
+ *    core only ever compares. Path-following progress (st_agent.path_index)
+ *    travels with the agent records;
+ *  - the flow fields of follow_flow entries, by pointer like paths: the
+ *    caller keeps them alive as long as the snapshot (the Lua bindings hold
+ *    their userdata), and st_snapshot_encode refuses them.
+ * Not captured, because they are not the world's: formations (their members
+ * and slot assignment stay as they are) and navgrids (they re-read the
+ * obstacles at the next query: restore moves obstacle_epoch on).
  * Not captured, because no step result depends on it: the grid and tag
  * grids (rebuilt from positions), ORCA's buffers and outline cache (remade
  * from the obstacles), the query scratch, the sharing offer (last_list),
@@ -149,7 +157,7 @@ size_t st_snapshot_memory(const st_snapshot *s)
     size_t n = sizeof *s + (size_t)w->count * (sizeof(st_body) + sizeof(st_agent) + sizeof(int32_t) * 2) +
                (size_t)w->slot_count * sizeof(st_slot) + s->user_len +
                (size_t)w->obstacle_count * sizeof(st_obstacle) + (size_t)w->wall_count * sizeof(st_wall) +
-               (size_t)w->avoid_def_cap * sizeof(st_avoid_def);
+               (size_t)w->avoid_def_cap * sizeof(st_avoid_def) + (size_t)w->orient_cap * sizeof(st_orient);
     if (w->order_cap > 0) n += (size_t)w->count * 2 * sizeof(uint32_t);
     for (int k = 0; k < s->list_count; k++) n += sizeof(st_blist) + (size_t)s->lists[k]->count * sizeof(st_behavior);
     for (int i = 0; i < w->obstacle_count; i++) n += (size_t)w->obstacles[i].point_count * sizeof(st_vec2);
@@ -175,6 +183,7 @@ void st_snapshot_destroy(st_snapshot *s)
     free(s->w.order);
     free(s->w.order_pos);
     free(s->w.avoid_defs);
+    free(s->w.orients);
     if (s->w.obstacles)
         for (int i = 0; i < s->w.obstacle_count; i++) free(s->w.obstacles[i].points);
     free(s->w.obstacles);
@@ -263,6 +272,8 @@ bool st_snapshot_capture(st_snapshot *s, const st_world *w)
     c->walls = kept.walls;
     c->avoid_defs = kept.avoid_defs;
     c->avoid_def_cap = 0;
+    c->orients = kept.orients;
+    c->orient_cap = 0;
     memset(&c->grid, 0, sizeof c->grid);
     memset(c->tag_grids, 0, sizeof c->tag_grids);
     c->avoid = NULL;
@@ -301,6 +312,11 @@ bool st_snapshot_capture(st_snapshot *s, const st_world *w)
         if (!reserve((void **)&c->avoid_defs, &s->cap_defs, w->avoid_def_cap, sizeof(st_avoid_def), false)) goto fail;
         memcpy(c->avoid_defs, w->avoid_defs, (size_t)w->avoid_def_cap * sizeof(st_avoid_def));
         c->avoid_def_cap = w->avoid_def_cap;
+    }
+    if (w->orient_cap > 0) {
+        if (!reserve((void **)&c->orients, &s->cap_orients, w->orient_cap, sizeof(st_orient), false)) goto fail;
+        memcpy(c->orients, w->orients, (size_t)w->orient_cap * sizeof(st_orient));
+        c->orient_cap = w->orient_cap;
     }
     if (w->wall_count > 0) {
         if (!reserve((void **)&c->walls, &s->cap_walls, (size_t)w->wall_count, sizeof(st_wall), false)) goto fail;
@@ -402,6 +418,7 @@ fail:
     c->slot_count = 0;
     c->order_cap = 0;
     c->avoid_def_cap = 0;
+    c->orient_cap = 0;
     c->wall_count = 0;
     return false;
 }
@@ -502,6 +519,13 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
             w->avoid_def_cap = c->avoid_def_cap;
         } else ok = false;
     }
+    if (ok && c->orient_cap > w->orient_cap) {
+        st_orient *q = realloc(w->orients, (size_t)c->orient_cap * sizeof *q);
+        if (q) {
+            w->orients = q;
+            w->orient_cap = c->orient_cap;
+        } else ok = false;
+    }
     if (ok && c->obstacle_count > 0) {
         obstacles = dup_array(c->obstacles, (size_t)c->obstacle_count, sizeof *obstacles);
         points = calloc((size_t)c->obstacle_count, sizeof *points);
@@ -564,6 +588,8 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
         w->grid_epoch = keep.grid_epoch + 1; // the tag grids hold the old indices
         w->avoid_defs = keep.avoid_defs;
         w->avoid_def_cap = keep.avoid_def_cap;
+        w->orients = keep.orients;
+        w->orient_cap = keep.orient_cap;
         w->avoid = keep.avoid;
         w->scratch = keep.scratch;
         w->scratch_cap = keep.scratch_cap;
@@ -606,6 +632,9 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
         w->order_cap = 0;
     }
     if (c->avoid_def_cap > 0) memcpy(w->avoid_defs, c->avoid_defs, (size_t)c->avoid_def_cap * sizeof(st_avoid_def));
+    // Records past the snapshot's cap belong to no agent with `orient` set
+    // (the flags came back with the bodies): stale, never read.
+    if (c->orient_cap > 0) memcpy(w->orients, c->orients, (size_t)c->orient_cap * sizeof(st_orient));
     for (int i = 0; i < c->obstacle_count; i++) w->obstacles[i].points = points[i];
     free(points);
     free(lists);

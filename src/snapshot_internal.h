@@ -10,7 +10,7 @@
 struct st_snapshot {
     // The world's scalars as they were, and its arrays as this snapshot's
     // own copies: bodies (with behaviors NULL), agents, tags, slots, order,
-    // avoid_defs, obstacles (with their points), walls. The grid, tag
+    // avoid_defs, orients, obstacles (with their points), walls. The grid, tag
     // grids, avoid state, scratch and last_list are always empty here.
     st_world w;
     int32_t *list_of;   // per dense entry: index into lists, -1 for none
@@ -25,8 +25,8 @@ struct st_snapshot {
     bool checksum_known;
     // Allocated sizes of the arrays above, kept across captures into the
     // same snapshot (st_snapshot_capture): bodies, agents, tags, list_of;
-    // slots; order, order_pos; avoid_defs; walls; obstacles; lists.
-    size_t cap_agents[4], cap_slots, cap_order[2], cap_defs, cap_walls, cap_obstacles;
+    // slots; order, order_pos; avoid_defs; orients; walls; obstacles; lists.
+    size_t cap_agents[4], cap_slots, cap_order[2], cap_defs, cap_orients, cap_walls, cap_obstacles;
     int cap_lists;
 };
 

@@ -16,16 +16,23 @@
  *   payload    layout (endianness mark, sizeof of the records written
  *              whole), world scalars, paths, standing lists, bodies,
  *              list index per entry, agents, path index per entry, tags,
- *              slots, spawn-order index, avoidance settings, obstacles,
- *              walls, the caller's bytes.
+ *              slots, spawn-order index, avoidance settings, orientation
+ *              records, obstacles, walls, the caller's bytes.
+ *
+ * Format 2 (steer 1.x with motion and nav): standing-list entries carry
+ * path_mode, predict, ahead and zone; orientation records (turn rate and
+ * facing request) follow the avoidance settings. A follow_flow entry is
+ * written without its field: st_snapshot_encode refuses a snapshot that
+ * has one (st_snapshot_encodable), so a file's follow_flow entries never
+ * name one and decode with none.
  *
  * Numbers are in the machine's order; the layout record refuses a file
  * from a machine or build whose order or record sizes differ. Bodies,
  * agents and slots are written as whole records (fast: a memcpy for 100k
  * agents, and a field added to them travels without a line here; the size
  * check then refuses older files). Everything else is written field by
- * field: adding a scalar to st_world, a field to st_behavior, st_avoid_def
- * or st_obstacle, means adding it to write_payload and read_payload and
+ * field: adding a scalar to st_world, a field to st_behavior, st_avoid_def,
+ * st_orient or st_obstacle, means adding it to write_payload and read_payload and
  * bumping ST_SNAPSHOT_FORMAT.
  *
  * Decoding trusts nothing: every count is checked against the bytes left,
@@ -187,6 +194,10 @@ static void write_payload(writer *o, const st_snapshot *s)
             w_f64(o, b->flock.separation_radius);
             w_i32(o, b->flock.tag);
             for (int r = 0; r < 4; r++) w_f64(o, b->rect[r]);
+            w_u32(o, (uint32_t)b->path_mode);
+            w_f64(o, b->predict);
+            w_f64(o, b->ahead);
+            w_f64(o, b->zone);
         }
     }
 
@@ -241,6 +252,19 @@ static void write_payload(writer *o, const st_snapshot *s)
         w_u8(o, d->locked);
     }
 
+    // Orientation records of the live agents that have them, by slot.
+    uint32_t orients = 0;
+    for (int i = 0; i < n; i++)
+        if (c->agents[i].alive && c->bodies[i].orient) orients++;
+    w_u32(o, orients);
+    for (int i = 0; i < n; i++) {
+        if (!c->agents[i].alive || !c->bodies[i].orient) continue;
+        const st_orient *q = &c->orients[c->agents[i].slot];
+        w_u32(o, c->agents[i].slot);
+        w_f64(o, q->turn_rate);
+        w_vec(o, q->face);
+    }
+
     w_u32(o, (uint32_t)c->obstacle_count);
     for (int i = 0; i < c->obstacle_count; i++) {
         const st_obstacle *ob = &c->obstacles[i];
@@ -277,8 +301,28 @@ static uint64_t get_u64(const unsigned char *p)
     return v;
 }
 
+bool st_snapshot_encodable(const st_snapshot *s, uint64_t *serial)
+{
+    // The first offender in spawn order: the one with the lowest serial.
+    const st_world *c = &s->w;
+    uint64_t first = 0;
+    for (int i = 0; i < c->count; i++) {
+        int k = s->list_of[i];
+        if (k < 0 || !c->agents[i].alive || (first && c->agents[i].serial > first)) continue;
+        const st_blist *l = s->lists[k];
+        for (int e = 0; e < l->count; e++)
+            if (l->items[e].field) {
+                first = c->agents[i].serial;
+                break;
+            }
+    }
+    if (serial) *serial = first;
+    return first == 0;
+}
+
 void *st_snapshot_encode(const st_snapshot *s, size_t *size)
 {
+    if (!st_snapshot_encodable(s, NULL)) return NULL;
     // One pass to size the bytes, one to write them into a single block.
     writer o = {0};
     o.count = true;
@@ -486,7 +530,7 @@ static void read_payload(reader *r, st_snapshot *s)
     for (uint32_t k = 0; k < lists && !r->bad; k++) {
         uint32_t cnt = r_u32(r);
         r_check(r, cnt >= 1 && cnt <= MAX_LIST, "a standing list's length is out of range");
-        if (!r_fits(r, cnt, 100) || r->bad) return;
+        if (!r_fits(r, cnt, 128) || r->bad) return;
         st_blist *l = malloc(sizeof *l + (size_t)cnt * sizeof(st_behavior));
         if (!l) {
             r->bad = "out of memory";
@@ -519,6 +563,17 @@ static void read_payload(reader *r, st_snapshot *s)
             b->flock.separation_radius = r_f64(r);
             b->flock.tag = r_i32(r);
             for (int q = 0; q < 4; q++) b->rect[q] = r_f64(r);
+            uint32_t mode = r_u32(r);
+            r_check(r, mode <= ST_PATH_PREDICT, "unknown path mode");
+            b->path_mode = (st_path_mode)(mode <= ST_PATH_PREDICT ? mode : 0);
+            b->predict = r_f64(r);
+            b->ahead = r_f64(r);
+            b->zone = r_f64(r);
+            b->field = NULL;
+            // predict is a time (>= 0); ahead and zone are distances, or
+            // negative for "automatic" (queue, follow_leader).
+            r_check(r, nonneg_finite(b->predict) && st_finite(b->ahead) && st_finite(b->zone),
+                    "a behaviour's motion parameters are out of range");
             r_check(r, st_finite(b->weight) && !isnan(b->radius) && b->radius >= 0.0 && st_v2_finite(b->offset) &&
                            nonneg_finite(b->flock.radius) && !isnan(b->flock.fov) && st_finite(b->flock.fov) &&
                            st_finite(b->flock.separation) && st_finite(b->flock.alignment) &&
@@ -598,7 +653,13 @@ static void read_payload(reader *r, st_snapshot *s)
                        st_v2_finite(b->accum) && st_v2_finite(b->force) && nonneg_finite(b->max_speed) &&
                        nonneg_finite(b->max_force) && pos_finite(b->mass) && nonneg_finite(b->radius),
                 "an agent's body is out of range");
-        r_check(r, b->combine <= ST_COMBINE_PRIORITY && (b->avoid & ~7u) == 0, "an agent's flags are out of range");
+        r_check(r, b->combine <= ST_COMBINE_PRIORITY && (b->avoid & ~7u) == 0 && b->orient <= 1,
+                "an agent's flags are out of range");
+        // face / look_where_going write the record from the threaded pass,
+        // which never makes one: a list holding them needs it up front.
+        if (li >= 0 && li < s->list_count)
+            r_check(r, b->orient || !st__orient_list_needs(s->lists[li]->items, s->lists[li]->count),
+                    "an agent that faces has no orientation record");
         r_check(r, st_v2_finite(a->wander_target) && st_finite(a->wander_distance) &&
                        nonneg_finite(a->wander_radius) && nonneg_finite(a->wander_jitter) && a->path_index >= 0,
                 "an agent's wander or path state is out of range");
@@ -693,6 +754,50 @@ static void read_payload(reader *r, st_snapshot *s)
     for (int i = 0; i < n && !r->bad; i++)
         if (c->agents[i].alive && (c->bodies[i].avoid & ST__AV_DEF))
             r_check(r, given[c->agents[i].slot], "an agent's avoidance settings are missing");
+    if (r->bad) {
+        free(given);
+        return;
+    }
+
+    // Orientation records: exactly one for every live agent flagged with
+    // one, none for any other slot.
+    uint32_t orients = r_u32(r);
+    if (!r_fits(r, orients, 28)) {
+        free(given);
+        return;
+    }
+    if (cap > 0) {
+        c->orients = malloc((size_t)cap * sizeof *c->orients);
+        if (!c->orients) {
+            free(given);
+            r->bad = "out of memory";
+            return;
+        }
+        c->orient_cap = cap;
+        for (uint32_t q = 0; q < cap; q++) c->orients[q] = (st_orient){INFINITY, {0.0, 0.0}};
+    }
+    // given[slot]: 2 = a live agent flagged with a record holds it, 3 = read
+    memset(given, 0, cap > 0 ? cap : 1);
+    for (int i = 0; i < n; i++)
+        if (c->agents[i].alive && c->bodies[i].orient) given[c->agents[i].slot] = 2;
+    for (uint32_t k = 0; k < orients && !r->bad; k++) {
+        st_orient q;
+        uint32_t slot = r_u32(r);
+        q.turn_rate = r_f64(r);
+        q.face = r_vec(r);
+        r_check(r, q.turn_rate >= 0.0 && !isnan(q.turn_rate), "a turn rate is out of range");
+        // a facing request is a unit direction (as face makes it) or none
+        double len2 = st_v2_len2(q.face);
+        r_check(r, st_v2_finite(q.face) && (len2 == 0.0 || fabs(len2 - 1.0) < 1e-6),
+                "a facing request is not a direction");
+        r_check(r, slot < cap && given[slot] == 2, "an orientation record for a slot no such agent holds");
+        if (r->bad) break;
+        given[slot] = 3;
+        c->orients[slot] = q;
+    }
+    for (int i = 0; i < n && !r->bad; i++)
+        if (c->agents[i].alive && c->bodies[i].orient)
+            r_check(r, given[c->agents[i].slot] == 3, "an agent's orientation record is missing");
     free(given);
     if (r->bad) return;
 

@@ -733,6 +733,11 @@ st_agent_id st_formation_leader(const st_formation *f);
 void st_formation_anchor(const st_world *w, const st_formation *f, st_vec2 *pos, st_vec2 *heading);
 /// Assigns members to slots by least total distance now.
 void st_formation_reassign(st_world *w, st_formation *f);
+/// Makes dst what src is (def, members, slots, custom offsets, the heading
+/// of the last assignment), reusing dst's memory: a copy taken with a world
+/// snapshot puts the formation back with the world. False (dst unchanged)
+/// when memory runs out.
+bool st_formation_copy(st_formation *dst, const st_formation *src);
 /// Once a step (inside it, or before it): prunes, reassigns if the anchor
 /// turned past reassign_angle, and adds to each member the force that brings
 /// it to its slot at the anchor's velocity.
@@ -873,7 +878,11 @@ typedef struct st_snapshot st_snapshot;
 
 /// Captures w. NULL inside a step or when memory runs out. Paths named by
 /// standing behaviours are kept by pointer: they must outlive the snapshot
-/// (as they must outlive the agents using them).
+/// (as they must outlive the agents using them), and so must the flow
+/// fields of follow_flow entries. Formations and navgrids are objects of
+/// their own, not part of the world: a restore leaves a formation's members
+/// and slot assignment as they are, and a navgrid re-reads the restored
+/// obstacles at its next query.
 st_snapshot *st_world_snapshot(const st_world *w);
 /// Captures w into s, replacing what s held and reusing its memory: a ring
 /// of snapshots taken again and again (the app's rewind) allocates nothing
@@ -913,15 +922,22 @@ bool st_snapshot_set_user(st_snapshot *s, const void *data, size_t n);
 const void *st_snapshot_user(const st_snapshot *s, size_t *n);
 
 /// The snapshot file format's version; st_snapshot_decode refuses others.
-#define ST_SNAPSHOT_FORMAT 1
+#define ST_SNAPSHOT_FORMAT 2
 /// Bytes of the header that starts every encoded snapshot.
 #define ST_SNAPSHOT_HEADER 64
 
 /// The header's payload checksum of the format (for tools that edit bytes).
 uint64_t st_snapshot_hash(const void *data, size_t n);
 /// The snapshot as bytes (a header, then the payload; see snapshot_io.c),
-/// malloc'd, *size set. NULL when memory runs out.
+/// malloc'd, *size set. NULL when memory runs out, or when
+/// st_snapshot_encodable says the snapshot has no byte form.
 void *st_snapshot_encode(const st_snapshot *s, size_t *size);
+/// Whether st_snapshot_encode can write s. A flow field has no byte form
+/// (it is the caller's object, like a path, but made from a navgrid the file
+/// cannot hold), so a snapshot whose standing lists hold a follow_flow field
+/// cannot be written: false, with *serial (when not NULL) the serial of the
+/// first such agent in spawn order.
+bool st_snapshot_encodable(const st_snapshot *s, uint64_t *serial);
 /// A snapshot from bytes made by st_snapshot_encode. NULL for anything
 /// else: truncated, corrupt (checksum), foreign (magic), a newer or older
 /// format, another build's layout, or contents that fail the checks a

@@ -280,19 +280,26 @@ function world:navgrid(def) end
 ---@field memory integer bytes the snapshot holds
 local snapshot = {}
 
----Writes the snapshot to a file (disabled in the app's sandbox).
+---Writes the snapshot to a file (disabled in the app's sandbox). Raises
+---for what a file cannot hold: "snapshot: agent 12: a follow_flow field
+---cannot be saved to a file", "snapshot: world.user.sight: a steer.navgrid
+---cannot be saved to a file" (also a steer.formation), and brains no module
+---name reaches.
 ---@param path string
 ---@return true|nil ok
 ---@return string|nil message
 function snapshot:save(path) end
 
----The bytes a file holds.
+---The bytes a file holds; raises as snap:save does.
 ---@return string
 function snapshot:encode() end
 
 ---(extension) Captures the world, each brain's `self`, world.user and
 ---`scene_data` (any savable value). Raises "snapshot: <key path>: cannot
 ---snapshot a function" (etc.) for what cannot be saved; outside a step only.
+---Flow fields, navgrids and formations are held by reference (the snapshot
+---keeps them alive); formations it reaches are also copied and put back at
+---restore, navgrids re-read the restored obstacles.
 ---@param scene_data? any
 ---@return steer.snapshot
 function world:snapshot(scene_data) end

@@ -4,12 +4,16 @@
  * same checksums step for step as the run it was taken from, on 1 and 2
  * threads, through re-sorts of a big world's storage and ORCA crowds, in
  * memory and through bytes; ids come back exactly as they were; bad bytes
- * are refused with a reason.
+ * are refused with a reason. Motion and nav: turn rates and facing records
+ * come back (also when their array moved since the capture), standing
+ * face / follow_path (predict) / follow_leader / queue lists round-trip
+ * through bytes, a follow_flow crowd replays in memory and is refused by
+ * the encoder, and a formation copied with the world replays with it.
  */
 #include <string.h>
 
 #include "test_util.h"
-#include "world_internal.h"
+#include "snapshot_internal.h"
 
 #define STEPS 48
 
@@ -319,6 +323,267 @@ static void empty_world(void)
     st_world_destroy(w);
 }
 
+/* ---- motion and nav (orientation records, new list fields, flow fields) ---- */
+
+/// Turn-limited wanderers, agents facing others (standing face /
+/// look_where_going), predictive path followers, a follow_leader line and a
+/// queue: every per-agent thing motion.c and path_follow.c keep.
+static st_world *motion_world(int n, int threads, st_path *path)
+{
+    st_world_def wd = st_default_world_def();
+    wd.width = wd.height = 600.0;
+    wd.threads = threads;
+    wd.seed = 7;
+    st_world *w = st_world_create(&wd);
+    st_agent_id leader = st_null_agent();
+    for (int i = 0; i < n; i++) {
+        st_agent_def a = st_default_agent_def();
+        a.pos = st_v2(st_world_random(w) * wd.width, st_world_random(w) * wd.height);
+        a.vel = st_v2(st_world_random(w) * 40 - 20, st_world_random(w) * 40 - 20);
+        st_agent_id id = st_world_spawn(w, &a);
+        st_behavior l[2] = {st_default_behavior(ST_WANDER), st_default_behavior(ST_WANDER)};
+        int k = 1;
+        switch (i % 6) {
+        case 0: st_agent_set_turn_rate(w, id, 1.5 + (i % 5)); break; // turn-limited wanderer
+        case 1:
+            l[0] = st_default_behavior(ST_FACE);
+            l[0].target = i > 6 ? st_target_agent(leader) : st_target_point(st_v2(300, 300));
+            k = 2;
+            st_agent_set_turn_rate(w, id, 2.0);
+            break;
+        case 2: l[1] = st_default_behavior(ST_LOOK_WHERE_GOING), k = 2; break;
+        case 3:
+            l[0] = st_default_behavior(ST_FOLLOW_PATH);
+            l[0].path = path;
+            l[0].path_mode = ST_PATH_PREDICT;
+            l[0].predict = 0.4;
+            l[0].ahead = 25.0;
+            break;
+        case 4:
+            if (st_id_is_null(leader)) break;
+            l[0] = st_default_behavior(ST_FOLLOW_LEADER);
+            l[0].target = st_target_agent(leader);
+            l[0].ahead = 20.0 + (i % 3);
+            l[0].zone = 35.0;
+            l[1] = st_default_behavior(ST_QUEUE);
+            l[1].ahead = 8.0;
+            k = 2;
+            break;
+        default: leader = id; break;
+        }
+        st_agent_set_behaviors(w, id, l, k);
+    }
+    return w;
+}
+
+static void motion_replays(void)
+{
+    st_vec2 pts[4] = {{100, 100}, {500, 100}, {500, 500}, {100, 500}};
+    st_path *path = st_path_create(pts, 4, true, 20.0);
+    for (int threads = 1; threads <= 2; threads++) {
+        st_world *w = motion_world(light ? 300 : 1500, threads, path);
+        run(w, 10, (uint64_t[10]){0});
+        check_replay(w, STEPS, threads == 1 ? "motion, 1 thread" : "motion, 2 threads");
+        st_world_destroy(w);
+    }
+    st_path_destroy(path);
+}
+
+/// Turn rates and facing records made or changed after a capture are undone
+/// by the restore, also when the record array moved since (it grows by
+/// slot): the world never keeps the snapshot's array or its old one.
+static void orientation_records_come_back(void)
+{
+    st_world *w = motion_world(40, 1, NULL); // records in slots < 64 only
+    st_agent_id first = st_world_next(w, st_null_agent(), ST_TAG_ANY); // i = 0: turn rate 1.5
+    st_agent_id plain = st_world_next(w, st_world_next(w, first, ST_TAG_ANY), ST_TAG_ANY); // i = 2: none
+    CHECK(st_agent_turn_rate(w, first) == 1.5 && st_agent_turn_rate(w, plain) == INFINITY, "setup turn rates");
+    st_snapshot *s = st_world_snapshot(w);
+    uint64_t sums[STEPS], again[STEPS];
+    run(w, STEPS, sums);
+    st_world_restore(w, s);
+    // Changes after the capture: a rate changed, a record made, and agents
+    // spawned in slots far past the array's size, so it is reallocated.
+    st_agent_set_turn_rate(w, first, 0.25);
+    st_agent_set_turn_rate(w, plain, 0.5);
+    for (int i = 0; i < 300; i++) {
+        st_agent_def a = st_default_agent_def();
+        st_agent_set_turn_rate(w, st_world_spawn(w, &a), 3.0);
+    }
+    st_world_step(w, st_world_dt(w));
+    CHECK(st_world_restore(w, s), "restore");
+    CHECK(st_agent_turn_rate(w, first) == 1.5, "a changed turn rate survived the restore: %g",
+          st_agent_turn_rate(w, first));
+    CHECK(st_agent_turn_rate(w, plain) == INFINITY, "a record made after the capture survived: %g",
+          st_agent_turn_rate(w, plain));
+    run(w, STEPS, again);
+    CHECK(memcmp(sums, again, sizeof sums) == 0, "replay after the orientation changes diverged");
+    // Destroying the snapshot leaves the world's records alone (ASan).
+    st_snapshot_destroy(s);
+    st_world_step(w, st_world_dt(w));
+    CHECK(st_agent_turn_rate(w, first) == 1.5, "records after the snapshot is gone");
+    st_world_destroy(w);
+}
+
+/// The decoder checks orientation records like everything else.
+static void bad_orientation_bytes_are_refused(void)
+{
+    st_world *w = motion_world(60, 1, NULL);
+    st_world_step(w, st_world_dt(w));
+    st_snapshot *s = st_world_snapshot(w);
+    char err[200] = "";
+    size_t size = 0;
+    void *b = st_snapshot_encode(s, &size);
+    st_snapshot *d = st_snapshot_decode(b, size, err, sizeof err);
+    CHECK(d != NULL, "decode: %s", err);
+    st_snapshot_destroy(d);
+    free(b);
+    st_agent_id first = st_world_next(w, st_null_agent(), ST_TAG_ANY);
+    st_agent_id facer = st_world_next(w, first, ST_TAG_ANY);
+    int fi = st__dense(&s->w, first), fa = st__dense(&s->w, facer);
+
+    s->w.orients[s->w.agents[fi].slot].turn_rate = -1.0;
+    b = st_snapshot_encode(s, &size);
+    d = st_snapshot_decode(b, size, err, sizeof err);
+    CHECK(d == NULL && strstr(err, "turn rate"), "a negative turn rate: '%s'", err);
+    st_snapshot_destroy(d);
+    free(b);
+    s->w.orients[s->w.agents[fi].slot].turn_rate = 1.5;
+
+    s->w.orients[s->w.agents[fi].slot].face = st_v2(3.0, 0.0);
+    b = st_snapshot_encode(s, &size);
+    d = st_snapshot_decode(b, size, err, sizeof err);
+    CHECK(d == NULL && strstr(err, "facing request"), "a facing request of length 3: '%s'", err);
+    st_snapshot_destroy(d);
+    free(b);
+    s->w.orients[s->w.agents[fi].slot].face = st_v2(0.0, 0.0);
+
+    // an agent with a standing face but no record: refused, not a world
+    // whose threaded pass would have to make one
+    s->w.bodies[fa].orient = 0;
+    b = st_snapshot_encode(s, &size);
+    d = st_snapshot_decode(b, size, err, sizeof err);
+    CHECK(d == NULL && strstr(err, "orientation record"), "a facer without a record: '%s'", err);
+    st_snapshot_destroy(d);
+    free(b);
+    s->w.bodies[fa].orient = 2;
+    b = st_snapshot_encode(s, &size);
+    d = st_snapshot_decode(b, size, err, sizeof err);
+    CHECK(d == NULL && strstr(err, "flags"), "an orient flag of 2: '%s'", err);
+    st_snapshot_destroy(d);
+    free(b);
+    st_snapshot_destroy(s);
+    st_world_destroy(w);
+}
+
+/// A follow_flow crowd around an obstacle: replays in memory on 1 and 2
+/// threads (the field is the caller's, kept alive here as the bindings do),
+/// and cannot be encoded, with the first follower named.
+static void flow_crowd(void)
+{
+    for (int threads = 1; threads <= 2; threads++) {
+        st_world_def wd = st_default_world_def();
+        wd.width = 400.0;
+        wd.height = 300.0;
+        wd.threads = threads;
+        st_world *w = st_world_create(&wd);
+        st_world_add_obstacle(w, st_v2(200, 150), 30);
+        st_navgrid_def nd = st_default_navgrid_def();
+        st_navgrid *g = st_navgrid_create(w, &nd);
+        st_flowfield *f = st_flowfield_create(g, st_v2(370, 270), NULL);
+        CHECK(g && f, "navgrid / flow field");
+        st_behavior l[2] = {st_default_behavior(ST_FOLLOW_FLOW), st_default_behavior(ST_SEPARATE)};
+        l[0].field = f;
+        uint64_t first_follower = 0;
+        for (int i = 0; i < (light ? 150 : 600); i++) {
+            st_agent_def a = st_default_agent_def();
+            a.pos = st_v2(10 + (i % 30) * 6, 10 + (i / 30) * 6);
+            a.max_speed = 60;
+            st_agent_id id = st_world_spawn(w, &a);
+            if (i % 4 == 0) st_agent_set_turn_rate(w, id, 4.0);
+            if (i >= 3) {
+                st_agent_set_behaviors(w, id, l, 2);
+                if (!first_follower) first_follower = st_agent_serial(w, id);
+            }
+        }
+        run(w, 5, (uint64_t[5]){0});
+        st_snapshot *s = st_world_snapshot(w);
+        uint64_t first[STEPS], again[STEPS];
+        run(w, STEPS, first);
+        // the lists go (the field stays: the snapshot refers to it)
+        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
+             id = st_world_next(w, id, ST_TAG_ANY))
+            st_agent_set_behaviors(w, id, NULL, 0);
+        CHECK(st_world_restore(w, s), "restore");
+        run(w, STEPS, again);
+        CHECK(memcmp(first, again, sizeof first) == 0, "follow_flow crowd (%d threads) diverged after restore",
+              threads);
+        uint64_t serial = 0;
+        size_t size = 0;
+        CHECK(!st_snapshot_encodable(s, &serial) && serial == first_follower,
+              "encodable: the first follow_flow agent is %llu, got %llu", (unsigned long long)first_follower,
+              (unsigned long long)serial);
+        CHECK(st_snapshot_encode(s, &size) == NULL, "a follow_flow field was encoded");
+        st_snapshot_destroy(s);
+        st_world_destroy(w);
+        st_flowfield_destroy(f);
+        st_navgrid_destroy(g);
+    }
+}
+
+/// st_formation_copy taken with a snapshot puts the formation back with the
+/// world: members, slots and the last assignment's heading.
+static void formation_comes_back(void)
+{
+    st_world_def wd = st_default_world_def();
+    st_world *w = st_world_create(&wd);
+    st_agent_def ad = st_default_agent_def();
+    ad.pos = st_v2(400, 300);
+    st_agent_id lead = st_world_spawn(w, &ad);
+    st_agent_set_turn_rate(w, lead, 1.0);
+    st_behavior wander = st_default_behavior(ST_WANDER);
+    st_agent_set_behaviors(w, lead, &wander, 1);
+    st_formation_def fd = st_default_formation_def();
+    fd.leader = lead;
+    fd.reassign_angle = 0.3; // reassigns often while the leader wanders
+    st_formation *f = st_formation_create(&fd);
+    for (int i = 0; i < 12; i++) {
+        ad.pos = st_v2(300 + i * 13 % 90, 250 + i * 29 % 100);
+        st_agent_id id = st_world_spawn(w, &ad);
+        st_agent_set_turn_rate(w, id, 5.0);
+        st_formation_add(w, f, id);
+    }
+    st_formation_def dd = st_default_formation_def();
+    st_formation *saved = st_formation_create(&dd);
+    for (int i = 0; i < 20; i++) {
+        st_formation_update(w, f);
+        st_world_step(w, st_world_dt(w));
+    }
+    st_snapshot *s = st_world_snapshot(w);
+    CHECK(st_formation_copy(saved, f), "copy");
+    uint64_t first[STEPS * 2], again[STEPS * 2];
+    for (int i = 0; i < STEPS * 2; i++) {
+        st_formation_update(w, f);
+        st_world_step(w, st_world_dt(w));
+        first[i] = st_world_checksum(w);
+    }
+    ad.pos = st_v2(10, 10);
+    st_formation_add(w, f, st_world_spawn(w, &ad));
+    st_world_restore(w, s);
+    CHECK(st_formation_copy(f, saved), "copy back");
+    CHECK(st_formation_count(f) == 12, "members after the copy back: %d", st_formation_count(f));
+    for (int i = 0; i < STEPS * 2; i++) {
+        st_formation_update(w, f);
+        st_world_step(w, st_world_dt(w));
+        again[i] = st_world_checksum(w);
+    }
+    CHECK(memcmp(first, again, sizeof first) == 0, "formation replay diverged");
+    st_snapshot_destroy(s);
+    st_formation_destroy(saved);
+    st_formation_destroy(f);
+    st_world_destroy(w);
+}
+
 int main(void)
 {
     light = getenv("STEER_TEST_LIGHT") != NULL;
@@ -329,6 +594,11 @@ int main(void)
     RUN(restore_twice);
     RUN(bad_bytes_are_refused);
     RUN(empty_world);
+    RUN(motion_replays);
+    RUN(orientation_records_come_back);
+    RUN(bad_orientation_bytes_are_refused);
+    RUN(flow_crowd);
+    RUN(formation_comes_back);
     RUN(big_world_resorts);
     return tu_summary();
 }
