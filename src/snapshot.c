@@ -618,7 +618,15 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
         int k = s->list_of[i];
         w->bodies[i].behaviors = k >= 0 ? lists[k] : NULL;
     }
-    for (int k = 0; k < s->list_count; k++) lists[k]->refs = s->lists[k]->refs;
+    for (int k = 0; k < s->list_count; k++) {
+        lists[k]->refs = s->lists[k]->refs;
+        // Derived, so decoded lists carry it too: whether the step may fuse
+        // the move into the standing pass depends on it.
+        lists[k]->reads_others = st__blist_reads_others(lists[k]->items, lists[k]->count);
+    }
+    w->others_readers = 0;
+    for (int i = 0; i < n; i++)
+        if (w->bodies[i].behaviors && w->bodies[i].behaviors->reads_others) w->others_readers++;
     restore_slots(w, c, old_slots);
     if (c->order_cap > 0) {
         if (n > 0) {

@@ -834,6 +834,13 @@ static bool reads_others(st_behavior_type t)
     }
 }
 
+bool st__blist_reads_others(const st_behavior *list, int n)
+{
+    bool any = false;
+    for (int k = 0; k < n; k++) any |= reads_others(list[k].type);
+    return any;
+}
+
 void st__blist_release(st_world *w, st_blist *l)
 {
     if (!l || --l->refs > 0) return;
@@ -861,8 +868,7 @@ bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list
             if (!l) return false;
             l->refs = 1;
             l->count = n;
-            l->reads_others = false;
-            for (int k = 0; k < n; k++) l->reads_others |= reads_others(list[k].type);
+            l->reads_others = st__blist_reads_others(list, n);
             memcpy(l->items, list, (size_t)n * sizeof *list);
             w->last_list = l;
         }

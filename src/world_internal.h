@@ -284,6 +284,9 @@ int32_t *st__grid_slice(st_world *w, int s, int ns, int count, int *i0, int *i1)
 typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
 
 void st__blist_release(st_world *w, st_blist *l);
+/// Whether some behaviour of the list reads another agent's body in the
+/// standing pass (st_blist.reads_others; the world counts such agents).
+bool st__blist_reads_others(const st_behavior *list, int n);
 
 /* obstacle.c */
 void st__obstacles_free(st_world *w);

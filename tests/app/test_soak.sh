@@ -13,7 +13,9 @@ TICKS=${3:-100000}
 run() {
     rm -rf "$TMP/$1" && mkdir -p "$TMP/$1"
     cp "$SRC/tests/app/scenes/soak.lua" "$SRC/scripts/hunter.lua" "$TMP/$1/"
-    "$APP" --headless --trust --ticks "$TICKS" "$TMP/$1/soak.lua" -- "$TMP/$1" >"$TMP/$1.out" 2>&1
+    # The rewind ring fills up to its bound and then stays there: a small
+    # bound, reached long before tick 20000, puts its recycling under test.
+    "$APP" --headless --trust --rewind-mb 4 --ticks "$TICKS" "$TMP/$1/soak.lua" -- "$TMP/$1" >"$TMP/$1.out" 2>&1
     rc=$?
     cat "$TMP/$1.out" | grep -v "load error" | head -40
     [ $rc -eq 0 ] || fail "run $1: exit status $rc"
@@ -38,6 +40,12 @@ grep -q "errors=0" "$TMP/a.out" || fail "a brain raised at run time during the s
 warm=$(grep '^soak tick=20000 ' "$TMP/a.out" | sed 's/.*rss_kb=\([0-9]*\).*/\1/')
 end=$(echo "$last" | sed 's/.*rss_kb=\([0-9]*\).*/\1/')
 [ -n "$warm" ] && [ "$warm" -gt 0 ] || fail "no memory report at tick 20000"
-# end <= warm * 1.05, in integers
-[ $((end * 100)) -le $((warm * 105)) ] || fail "resident memory grew from $warm kB to $end kB (> 5%)"
+# end <= warm * 1.05 plus the session journal's share, in integers: the
+# journal (src/app/record.c, what rewinds and --record replay from) keeps the
+# text of every reloaded source, so each reload after tick 20000 may add the
+# brain file's size and 1 kB of bookkeeping; nothing else may grow.
+src_kb=$(( ($(wc -c <"$SRC/scripts/hunter.lua") + 1023) / 1024 + 1 ))
+journal_kb=$(( (reloads - 20) * src_kb ))
+[ $((end * 100)) -le $((warm * 105 + journal_kb * 100)) ] ||
+    fail "resident memory grew from $warm kB to $end kB (> 5% + $journal_kb kB for the journal's sources)"
 echo "ok: $TICKS ticks, $reloads reloads ($failed broken), rss $warm kB -> $end kB, $sum_a on both runs"

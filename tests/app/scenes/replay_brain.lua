@@ -3,7 +3,7 @@
 local brain = {}
 local SPEEDUP = 1.0
 
-function brain.spawn(self, agent)
+function brain.spawn(self)
     self.energy, self.turns, self.state = 100.0, 0, "roam"
 end
 
