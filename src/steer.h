@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define ST_VERSION "1.0.0"
+#define ST_VERSION "1.1.0"
 
 #define ST_PI 3.14159265358979323846
 

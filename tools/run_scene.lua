@@ -74,4 +74,4 @@ for _ = 1, ticks do
     end
     world:step()
 end
-print(("ticks=%d agents=%d checksum=%016x errors=%d"):format(ticks, world:count(), world:checksum(), errors))
+print(("ticks=%d agents=%d checksum=%s errors=%d"):format(ticks, world:count(), world:checksum(), errors))
