@@ -54,7 +54,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/src/steer.h ${PROJECT_SOURCE_DIR}/bindings/s
 set(_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/steer)
 install(EXPORT steerTargets NAMESPACE steer:: DESTINATION ${_cmakedir})
 include(CMakePackageConfigHelpers)
-set(STEER_CONFIG_OPENMP ${_steer_omp})
+if(_steer_omp)
+  set(STEER_CONFIG_OPENMP ON)
+else()
+  set(STEER_CONFIG_OPENMP OFF)
+endif()
 set(STEER_CONFIG_LUA ${STEER_LUA})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/steerConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/steerConfig.cmake INSTALL_DESTINATION ${_cmakedir})
