@@ -51,7 +51,8 @@ test-luas: build-lua51 build-lua53 build-luajit
 # LuaRocks into scratch trees for 5.4 and 5.1; the LÖVE example under Xvfb
 # with the LuaJIT build (skipped with a message when love or xvfb-run is
 # missing).
-test-reach: build build-luajit
+test-reach: build build-lua51 build-lua53 build-luajit
+	sh tests/reach/same_checksum.sh $(BUILD) build-lua51 build-lua53 build-luajit
 	sh tests/reach/install.sh $(BUILD)
 	sh tests/reach/luarocks.sh
 	sh tests/reach/love.sh build-luajit
