@@ -84,8 +84,14 @@ test-fuzz: deps
 # The whole suite in Release, then the sanitizer build, valgrind, the fuzzers.
 test: test-release test-luas test-reach test-asan test-valgrind test-fuzz
 
-bench: build
+# Then the lean-brains row once more from each interpreter's own process
+# (tests/bench/brains.lua): LuaJIT with build-luajit's steer.so, and lua5.4
+# in the same harness for comparison.
+bench: build build-luajit
 	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
+	@echo
+	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua
+	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks
