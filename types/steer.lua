@@ -20,7 +20,7 @@
 ---@alias steer.deceleration "slow"|"normal"|"fast"
 
 ---@class steer
----@field version string         library version, like "1.0.0"
+---@field version string         library version, like "1.1.0"
 ---@field vec2 steer.vec2lib      vec2 constructor (callable) and helpers
 local steer = {}
 
@@ -249,7 +249,7 @@ function world:step(dt) end
 ---@return number
 function world:random(m, n) end
 
----@return integer hash of every agent's state
+---@return string checksum 16 lowercase hex digits: a 64-bit hash of every agent's state, exact on every Lua
 function world:checksum() end
 
 -- ---------------------------------------------------------------- obstacles
