@@ -797,6 +797,17 @@ static int agent_hide(lua_State *L)
     return push_steer(L, a, &b);
 }
 
+/* a:follow_flow(field [, weight]) */
+static int agent_follow_flow(lua_State *L)
+{
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[ST_FOLLOW_FLOW];
+    if ((b.field = sl_toflowfield(L, 2)) == NULL)
+        luaL_typeerror(L, 2, "steer.flowfield");
+    b.weight = sl_optfinite(L, 3, 1.0);
+    return push_steer(L, a, &b);
+}
+
 static int agent_apply(lua_State *L)
 {
     sl_agent *a = method_self(L);
@@ -827,6 +838,7 @@ static const luaL_Reg agent_methods[] = {
     {"interpose", agent_interpose},
     {"hide", agent_hide},
     {"apply", agent_apply},
+    {"follow_flow", agent_follow_flow},
     {NULL, NULL},
 };
 

@@ -34,6 +34,7 @@ enum {
     BF_COHESION = 1u << 17,
     BF_SEPARATION_RADIUS = 1u << 18,
     BF_RECT = 1u << 19,
+    BF_FIELD = 1u << 20,
 };
 
 #define BF_QUERY (BF_RADIUS | BF_FOV | BF_TAG)
@@ -60,6 +61,7 @@ static const struct { const char *name; unsigned bit; } entry_fields[] = {
     {"cohesion", BF_COHESION},
     {"separation_radius", BF_SEPARATION_RADIUS},
     {"rect", BF_RECT},
+    {"field", BF_FIELD},
 };
 #define N_ENTRY_FIELDS (sizeof entry_fields / sizeof entry_fields[0])
 
@@ -90,6 +92,7 @@ static const struct {
     {"interpose", ST_INTERPOSE, BF_A | BF_B, BF_A | BF_B, false},
     {"hide", ST_HIDE, BF_THREAT, BF_THREAT, false},
     {"avoid_agents", ST_AVOID_AGENTS, 0, 0, false},
+    {"follow_flow", ST_FOLLOW_FLOW, BF_FIELD, BF_FIELD, false},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -326,6 +329,10 @@ static void parse_entry(lua_State *L, int world_idx, sl_world *sw, sl_src *src, 
             b->path = p->p;
             break;
         }
+        case BF_FIELD:
+            if ((b->field = sl_toflowfield(L, -1)) == NULL)
+                sl_raise_type(L, &fs, -1, "steer.flowfield");
+            break;
         case BF_RECT:
             sl_rect(L, -1, &fs, b->rect);
             lua_pop(L, 1);

@@ -296,6 +296,12 @@ bool sl_avoid_parse_def(lua_State *L, int def_idx, st_avoid_def *d);
 void sl_rect(lua_State *L, int idx, const sl_src *src, double rect[4]);
 void sl_pushrect(lua_State *L, const double rect[4]);
 
+/* ---- nav.c: steer.navgrid, steer.flowfield ---- */
+int sl_world_navgrid(lua_State *L);
+void sl_open_nav(lua_State *L);
+/* The flow field of the userdata at idx, or NULL when it is not one. */
+const st_flowfield *sl_toflowfield(lua_State *L, int idx);
+
 /* ---- path.c ---- */
 void sl_open_path(lua_State *L);
 int sl_path_new(lua_State *L);

@@ -246,6 +246,7 @@ int luaopen_steer(lua_State *L)
     sl_open_vec2(L);
     sl_open_path(L);
     sl_open_obstacle(L);
+    sl_open_nav(L);
     sl_open_agent(L); /* before the world: its methods keep the agent metatable */
     sl_open_world(L);
     return 1;

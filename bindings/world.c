@@ -739,6 +739,7 @@ static const luaL_Reg world_methods[] = {
     {"step", world_step},
     {"random", world_random},
     {"checksum", world_checksum},
+    {"navgrid", sl_world_navgrid},
     {NULL, NULL},
 };
 

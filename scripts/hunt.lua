@@ -1,9 +1,10 @@
 -- hunt.lua — the hunter/prey demo, the default scene of `steer`.
 --
 -- Orange hunters chase grey prey while their stamina lasts (the bar over each
--- hunter), then rest; prey turn red and evade, flock loosely (ORCA keeps
--- them from overlapping each other), come to the
--- mouse pointer (green) when no hunter is near, and respawn when caught.
+-- hunter), then rest; they spot and chase only prey that no obstacle hides
+-- (line of sight, world.user.sight). Prey turn red and evade, flock loosely
+-- (ORCA keeps them from overlapping each other), come to the mouse pointer
+-- (green) when no hunter is near, and respawn when caught.
 -- The brains are hunter.lua and prey.lua: edit them while this runs.
 --
 -- Mouse: left click drops a prey, right click a hunter.
@@ -58,6 +59,8 @@ end
 
 function scene.load(world)
     for _, o in ipairs(OBSTACLES) do world:obstacle({ o[1], o[2] }, o[3]) end
+    -- line of sight for the hunters (hunter.lua): they do not see through obstacles
+    world.user.sight = world:navgrid { cell = 20, clearance = 0 }
     for _ = 1, PREY do spawn_prey(world, open_point(world)) end
     for _ = 1, HUNTERS do spawn_hunter(world, open_point(world)) end
 end

@@ -35,15 +35,34 @@ local function clamp(x, lo, hi)
     return x
 end
 
--- The closest prey in sight that nobody has caught yet. Usually the nearest
--- prey is uncaught, and world:nearest finds it without listing every prey in
--- sight; only when it was just caught does the sorted list decide.
+-- The shortest offset from a to b: across the edges of a wrap world.
+local function offset(world, a, b)
+    local d = b - a
+    if world.edges == "wrap" then
+        local w, h = world.width, world.height
+        local dx, dy = (d.x + w / 2) % w - w / 2, (d.y + h / 2) % h - h / 2
+        d = steer.vec2(dx, dy)
+    end
+    return d
+end
+
+-- Whether the hunter sees p: no obstacle on the straight line between them
+-- (the scene's line-of-sight grid, world.user.sight; without one, always).
+local function sees(agent, p)
+    local nav = agent.world.user.sight
+    return not nav or nav:visible(agent.pos, agent.pos + offset(agent.world, agent.pos, p.pos))
+end
+
+-- The closest prey in sight (within radius, and not behind an obstacle)
+-- that nobody has caught yet. Usually the nearest prey is that one, and
+-- world:nearest finds it without listing every prey around; otherwise the
+-- sorted list decides.
 local function closest_prey(agent, radius)
     local world = agent.world
     local nearest = world:nearest(agent, radius, "prey")
-    if not nearest or not nearest.self.caught then return nearest end
+    if not nearest or (not nearest.self.caught and sees(agent, nearest)) then return nearest end
     for _, p in ipairs(world:neighbors(agent, radius, { tag = "prey" })) do
-        if not p.self.caught then return p end
+        if not p.self.caught and sees(agent, p) then return p end
     end
 end
 
@@ -60,12 +79,12 @@ local function distance(world, a, b)
     return math.sqrt(dx * dx + dy * dy)
 end
 
--- Whether `target` is still a prey within `radius`. The distance decides,
+-- Whether `target` is still a prey within `radius`, in sight. The distance decides,
 -- without listing the hundreds of prey around. It is measured to where the
 -- prey is now: one that respawned earlier in this step is let go at once
 -- (the neighbour grid would still place it where the step began).
 local function still_in_range(agent, target, radius)
-    return target.tag == "prey" and distance(agent.world, agent, target) <= radius
+    return target.tag == "prey" and distance(agent.world, agent, target) <= radius and sees(agent, target)
 end
 
 -- Steering shared by every state: obstacles first, then personal space.

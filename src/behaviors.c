@@ -47,7 +47,9 @@ static const st_vec2 ZERO = {0.0, 0.0};
 static const char *const names[ST_BEHAVIOR_COUNT + 1] = {
     "seek",  "flee",     "arrive", "pursue",          "evade",       "intercept",   "wander",
     "separate", "align", "cohere", "flock",           "avoid_obstacles", "avoid_walls", "contain",
-    "follow_path", "offset_pursue", "interpose", "hide", "avoid_agents", "apply",
+    "follow_path", "offset_pursue", "interpose", "hide", "avoid_agents",
+    "follow_flow",
+    "apply",
 };
 
 const char *st_behavior_name(st_behavior_type type)
@@ -82,6 +84,7 @@ st_behavior st_default_behavior(st_behavior_type type)
     b.path = NULL;
     b.flock = st_default_flock_params();
     b.rect[0] = b.rect[1] = b.rect[2] = b.rect[3] = 0.0;
+    b.field = NULL;
     return b;
 }
 
@@ -913,6 +916,8 @@ static st_vec2 force_of(st_world *w, int i, const st_behavior *bh, view_memo *me
     case ST_HIDE:
         if (!target_kin(w, &bh->target, &k)) return ZERO;
         return hide(w, b, &k, dt);
+    case ST_FOLLOW_FLOW:
+        return steer_velocity(b, st__flow_desired(bh->field, b->pos, b->max_speed), dt);
     case ST_BEHAVIOR_COUNT:
         break;
     }

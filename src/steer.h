@@ -432,6 +432,7 @@ typedef enum st_behavior_type {
     ST_INTERPOSE,
     ST_HIDE,
     ST_AVOID_AGENTS, ///< predictive: away from the neighbour of soonest closest approach
+    ST_FOLLOW_FLOW,  ///< down a flow field (st_flowfield) at max speed
     ST_BEHAVIOR_COUNT
 } st_behavior_type;
 
@@ -474,6 +475,7 @@ typedef struct st_behavior {
     const st_path *path;      ///< follow_path; must outlive its use
     st_flock_params flock;    ///< flock, and separate/align/cohere in standing form
     double rect[4];           ///< contain: x, y, w, h; w <= 0, h <= 0 or not finite: the world's rectangle
+    const struct st_flowfield *field; ///< follow_flow; must outlive its use
 } st_behavior;
 
 /// A behaviour of this type with its defaults.
@@ -633,6 +635,103 @@ void st_world_set_trace(st_world *w, st_agent_id id);
 int st_world_trace(const st_world *w, const st_trace_entry **entries);
 /// "seek", "flee", ... for a type; "apply" for ST_BEHAVIOR_COUNT.
 const char *st_behavior_name(st_behavior_type type);
+
+
+/* ------------------------------------------------------------------------ */
+/* navigation: grid, any-angle paths, flow fields (nav.c, flowfield.c)     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A navigation grid covers the world's rectangle [0, width] x [0, height]
+ * with square cells. A cell is blocked when any point of it lies closer
+ * than `clearance` to an obstacle or wall (circles, polygons and their
+ * insides, polylines, walls): a free cell is clear as a whole, so a path
+ * through free cells keeps `clearance` from everything. Paths are straight
+ * in the plane (they do not cross a wrap world's edges). The grid follows
+ * the world's obstacles by itself: every query first recomputes the cells
+ * of the obstacles added, moved or removed since the last one.
+ */
+typedef struct st_navgrid st_navgrid;
+typedef struct st_flowfield st_flowfield;
+
+typedef struct st_navgrid_def {
+    double cell;       ///< cell side in world units, > 0; default 10
+    double clearance;  ///< distance paths keep from obstacles and walls, >= 0; default 6
+} st_navgrid_def;
+
+st_navgrid_def st_default_navgrid_def(void);
+/// NULL when the def is invalid (non-finite, cell <= 0, clearance < 0,
+/// more than ST_NAV_MAX_CELLS cells, about 60 bytes each) or memory runs
+/// out. The grid reads the world at every query: destroy it before the
+/// world. Its queries share its search buffers: one query at a time.
+st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def);
+void st_navgrid_destroy(st_navgrid *g);
+#define ST_NAV_MAX_CELLS (1 << 22)
+
+/// Brings the cells up to date with the world's obstacles and walls; only
+/// the cells under what changed are recomputed. Returns how many cells were
+/// rasterised (0 when nothing changed), -1 when memory ran out (the grid
+/// then stays as it was and the next call tries again).
+int st_navgrid_update(st_navgrid *g);
+int st_navgrid_cols(const st_navgrid *g);
+int st_navgrid_rows(const st_navgrid *g);
+double st_navgrid_cell(const st_navgrid *g);
+double st_navgrid_clearance(const st_navgrid *g);
+/// Whether cell (cx, cy) is blocked; cells outside the grid are.
+bool st_navgrid_blocked(const st_navgrid *g, int cx, int cy);
+/// Whether the cell under p is blocked (outside the world: true).
+bool st_navgrid_blocked_at(st_navgrid *g, st_vec2 p);
+/// Exact line of sight: whether the segment a-b keeps at least `clearance`
+/// from every obstacle and wall (a circle of radius r: r + clearance from
+/// its centre; a polygon: outside it and clearance from its outline).
+bool st_navgrid_visible(st_navgrid *g, st_vec2 a, st_vec2 b);
+
+typedef enum st_nav_result {
+    ST_NAV_OK = 0,
+    ST_NAV_NO_ROUTE,       ///< start and goal lie in parts the obstacles separate
+    ST_NAV_START_BLOCKED,  ///< no free cell within the snap radius of the start
+    ST_NAV_GOAL_BLOCKED,   ///< no free cell reachable from the start within the snap radius of the goal
+    ST_NAV_OUTSIDE,        ///< start or goal outside the world's rectangle (or not finite)
+    ST_NAV_NO_MEMORY,
+} st_nav_result;
+
+/// "ok", "no route", "start blocked", "goal blocked", "outside the world", "out of memory".
+const char *st_nav_result_name(st_nav_result r);
+
+/// How far (world units) a start or goal inside a blocked cell is moved to
+/// the nearest free cell: max(2 cells, clearance + 1 cell).
+double st_navgrid_snap_radius(const st_navgrid *g);
+
+/// A shortest any-angle path from `from` to `to`: Lazy Theta* over the free
+/// cells (8-connected, no corner cutting; line of sight through free cells),
+/// then string-pulled and its corners tightened with the exact line of
+/// sight. The path starts at `from` and ends at `to`; a start in a blocked
+/// cell first leaves for the nearest free cell within the snap radius, and a
+/// goal in a blocked cell is reached through the nearest free cell, or
+/// replaced by it when `to` itself lies within the clearance. Deterministic;
+/// allocates nothing once warm. On ST_NAV_OK *points (valid until the next
+/// query on this grid) holds *n >= 2 points.
+st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_vec2 **points, int *n);
+
+/// A flow field towards `goal` over the grid's free cells: the travel
+/// distance of every cell to the goal by fast marching (the eikonal
+/// equation, so distances are Euclidean rather than 8-directional), and a
+/// direction per cell down its gradient. Blocked cells and cells cut off
+/// from the goal point towards the nearest reachable free cell. The field
+/// is a snapshot: it does not follow later changes of the obstacles. NULL
+/// with *why set when the goal is outside, blocked with no free cell
+/// within the snap radius, or memory runs out.
+st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *why);
+void st_flowfield_destroy(st_flowfield *f);
+st_vec2 st_flowfield_goal(const st_flowfield *f);
+/// The direction to go at p (unit; bilinear between cell centres, so it
+/// turns smoothly; zero at the goal). Positions outside read the edge.
+st_vec2 st_flowfield_dir(const st_flowfield *f, st_vec2 p);
+/// Travel distance from p's cell to the goal, INFINITY when unreachable.
+double st_flowfield_distance(const st_flowfield *f, st_vec2 p);
+int st_flowfield_cols(const st_flowfield *f);
+int st_flowfield_rows(const st_flowfield *f);
+double st_flowfield_cell(const st_flowfield *f);
 
 #ifdef __cplusplus
 }

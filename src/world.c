@@ -797,7 +797,7 @@ static bool behavior_equal(const st_behavior *a, const st_behavior *b)
            a->flock.radius == b->flock.radius && a->flock.fov == b->flock.fov &&
            a->flock.separation == b->flock.separation && a->flock.alignment == b->flock.alignment &&
            a->flock.cohesion == b->flock.cohesion && a->flock.separation_radius == b->flock.separation_radius &&
-           a->flock.tag == b->flock.tag;
+           a->flock.tag == b->flock.tag && a->field == b->field;
 }
 
 void st__blist_release(st_world *w, st_blist *l)

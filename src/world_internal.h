@@ -317,6 +317,11 @@ void st__contacts_pass(st_world *w);
 /// soonest, if that pass is a collision.
 st_vec2 st__avoid_agents_force(const st_world *w, int i, double dt);
 
+/* flowfield.c */
+/// follow_flow's desired velocity at pos: down the field at max_speed,
+/// slowing over the last cell before the goal.
+st_vec2 st__flow_desired(const st_flowfield *f, st_vec2 pos, double max_speed);
+
 /* behaviors.c */
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);
 /// Standing behaviours of every agent of the step. Call from every thread of

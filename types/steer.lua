@@ -252,6 +252,17 @@ function world:random(m, n) end
 ---@return string checksum 16 lowercase hex digits: a 64-bit hash of every agent's state, exact on every Lua
 function world:checksum() end
 
+---@class steer.navgrid_def
+---@field cell? number       cell side, > 0; default 10
+---@field clearance? number  distance paths keep from obstacles and walls, >= 0; default 6
+
+---A navigation grid over the world's rectangle, made from its obstacles and
+---walls inflated by the clearance; it follows obstacles that move or go.
+---Keeps the world alive.
+---@param def? steer.navgrid_def
+---@return steer.navgrid
+function world:navgrid(def) end
+
 -- ---------------------------------------------------------------- obstacles
 
 ---@alias steer.obstacle_kind "circle"|"polygon"|"polyline"
@@ -288,6 +299,75 @@ function path:points() end
 ---@return steer.path
 function steer.path(def) end
 
+-- ---------------------------------------------------------------- navigation
+
+---@alias steer.nav_reason "no route"|"start blocked"|"goal blocked"|"outside the world"
+
+---A navigation grid (world:navgrid). Read only.
+---@class steer.navgrid
+---@field cell number         cell side
+---@field clearance number    distance kept from obstacles and walls
+---@field cols integer
+---@field rows integer
+---@field snap_radius number  how far a blocked start or goal is moved to a free cell
+local navgrid = {}
+
+---A shortest any-angle path from `from` to `to` keeping the clearance, or
+---nil and the reason. A start or goal in a blocked cell is moved to the
+---nearest free cell within snap_radius.
+---@param from steer.point
+---@param to steer.point
+---@param radius? number waypoint radius of the path, > 0; default the cell size
+---@return steer.path|nil
+---@return steer.nav_reason|nil
+function navgrid:path(from, to, radius) end
+
+---Whether the segment a-b keeps the clearance from every obstacle and wall.
+---@param a steer.point
+---@param b steer.point
+---@return boolean
+function navgrid:visible(a, b) end
+
+---Whether the cell under p (or cell cx, cy, from 0) is blocked; outside is.
+---@param p steer.point|integer
+---@param cy? integer
+---@return boolean
+function navgrid:blocked(p, cy) end
+
+---The centres of the blocked cells (for drawing).
+---@return steer.vec2[]
+function navgrid:cells() end
+
+---Recomputes the cells of obstacles changed since the last query (queries
+---do this themselves); returns how many cells were rasterised.
+---@return integer
+function navgrid:update() end
+
+---A flow field towards goal over the free cells, or nil and the reason.
+---@param goal steer.point
+---@return steer.flowfield|nil
+---@return steer.nav_reason|nil
+function navgrid:flow_field(goal) end
+
+---Directions to one goal for every cell (navgrid:flow_field). A snapshot:
+---it does not follow later obstacle changes. Read only.
+---@class steer.flowfield
+---@field goal steer.vec2
+---@field cell number
+---@field cols integer
+---@field rows integer
+local flowfield = {}
+
+---The unit direction to go at p (blended between cell centres).
+---@param p steer.point
+---@return steer.vec2
+function flowfield:dir(p) end
+
+---The travel distance from p's cell to the goal, nil when unreachable.
+---@param p steer.point
+---@return number|nil
+function flowfield:distance(p) end
+
 -- ---------------------------------------------------------------- behaviours
 
 ---One standing behaviour: the name first, then the method's parameters by
@@ -295,7 +375,7 @@ function steer.path(def) end
 ---for {"wander"}. Reading agent.behaviors gives back an equivalent list
 ---(points as vec2s).
 ---@class steer.behavior
----@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"
+---@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"|"follow_flow"
 ---@field weight? number
 ---@field target? steer.point|steer.agent  seek, flee, arrive (point or agent); pursue, evade, intercept (agent)
 ---@field panic_radius? number             flee
@@ -308,6 +388,7 @@ function steer.path(def) end
 ---@field b? steer.agent                   interpose
 ---@field threat? steer.agent              hide
 ---@field path? steer.path                 follow_path
+---@field field? steer.flowfield           follow_flow
 ---@field radius? number                   flock, separate, align, cohere: neighbour radius
 ---@field fov? number                      flock, separate, align, cohere
 ---@field tag? string                      flock, separate, align, cohere
@@ -477,6 +558,12 @@ function agent:hide(threat, weight) end
 ---@param force steer.point
 ---@param weight? number (extension)
 function agent:apply(force, weight) end
+
+---Down a flow field at max speed (slowing over the last cell before its goal).
+---@param field steer.flowfield
+---@param weight? number
+---@return steer.vec2 force
+function agent:follow_flow(field, weight) end
 
 -- ---------------------------------------------------------------- brains
 

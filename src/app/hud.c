@@ -35,6 +35,7 @@ static const char *const HELP[] = {
     "F9         paths             F10  HUD on / off",
     "F11        ORCA half-planes, preferred and chosen velocity",
     "           of the selected agent (on by default)",
+    "F12        the scene's own (maze: nav grid, paths, flow field)",
     "F1         this help         Esc  quit",
     "",
     "Overlays apply to every agent; the selected one shows all of its own.",

@@ -1,7 +1,7 @@
 /*
  * bench.c — steer's benchmark: prints figures, asserts nothing about speed.
  *
- *   steer_bench [--quick] [--only flock|brains|draw|orca] [--scripts DIR] [--app PATH]
+ *   steer_bench [--quick] [--only flock|brains|draw|orca|nav] [--scripts DIR] [--app PATH]
  *
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
@@ -14,6 +14,9 @@
  * 4. drawing 10k and 100k agents headless through the app's renderer
  * 5. bytes per agent at 1M (peak RSS over N)
  * 6. the flock checksum with 1 and with 2 threads, which must be equal
+ * 8. navigation (--only nav): nav:path per second on the maze scene's
+ *    walls (960 x 640, cells of 10), a flow-field build there, and 100k
+ *    agents following that field (a standing follow_flow), 1 and 2 threads
  * 7. ORCA (--only orca): RVO2's Circle at 250 and 10,000 agents, and a
  *    random-goal crowd of 100,000 agents at ~10 neighbours (and at sizes and
  *    densities it was not tuned for), 1 and 2 threads, collisions counted
@@ -154,6 +157,99 @@ static const char *brain_bench_lua =
     "           max_speed = hunter and 160 or 150 }\n"
     "end\n"
     "return w\n";
+
+/* ---- navigation ---- */
+
+/* The maze scene's walls and pillars in a bare world; then nav:path between
+ * random free points, flow-field builds, and a crowd of n following one
+ * field. Returns paths/s, ms per field build, ms per step with 1 and 2
+ * threads and both checksums. */
+static const char *nav_bench_lua =
+    "local steer = require 'steer'\n"
+    "local now, n, quick = ...\n"
+    "local maze = require 'maze'\n"
+    "local function build(threads)\n"
+    "  local w = steer.world{ width = 960, height = 640, edges = 'bounce', seed = 5, threads = threads }\n"
+    "  for _, r in ipairs(maze.walls) do\n"
+    "    w:add_obstacle{ polygon = { { r[1], r[2] }, { r[3], r[2] }, { r[3], r[4] }, { r[1], r[4] } } }\n"
+    "  end\n"
+    "  for _, p in ipairs(maze.pillars) do w:add_obstacle{ pos = { p[1], p[2] }, radius = p[3] } end\n"
+    "  return w, w:navgrid{ cell = 10, clearance = 9 }\n"
+    "end\n"
+    "local w, nav = build(1)\n"
+    "local pts = {}\n"
+    "while #pts < 400 do\n"
+    "  local p = steer.vec2(w:random() * 960, w:random() * 640)\n"
+    "  if not nav:blocked(p) then pts[#pts + 1] = p end\n"
+    "end\n"
+    "local q = quick and 400 or 3000\n"
+    "nav:path(pts[1], pts[2])\n"
+    "local t0, ok = now(), 0\n"
+    "for i = 1, q do if nav:path(pts[i % 400 + 1], pts[(i * 7) % 400 + 1]) then ok = ok + 1 end end\n"
+    "local paths = q / (now() - t0)\n"
+    "local fb = quick and 5 or 20\n"
+    "t0 = now()\n"
+    "for _ = 1, fb do nav:flow_field(maze.exit) end\n"
+    "local field_ms = (now() - t0) / fb * 1e3\n"
+    "local res = { paths, field_ms, ok / q }\n"
+    "for threads = 1, 2 do\n"
+    "  local cw, cnav = build(threads)\n"
+    "  local f = cnav:flow_field(maze.exit)\n"
+    "  local list = { { 'follow_flow', field = f } }\n"
+    "  for i = 1, n do cw:spawn{ pos = pts[i % 400 + 1], radius = 1, max_speed = 60, behaviors = list } end\n"
+    "  for _ = 1, 3 do cw:step() end\n"
+    "  local steps = quick and 5 or 30\n"
+    "  t0 = now()\n"
+    "  for _ = 1, steps do cw:step() end\n"
+    "  res[#res + 1] = (now() - t0) / steps * 1e3\n"
+    "  res[#res + 1] = cw:checksum()\n"
+    "end\n"
+    "return res\n";
+
+static int lua_now(lua_State *L)
+{
+    lua_pushnumber(L, now());
+    return 1;
+}
+
+static void nav_rows(const char *scripts, bool quick)
+{
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    luaL_requiref(L, "steer", luaopen_steer, 0);
+    lua_pop(L, 1);
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/?.lua", scripts);
+    lua_setfield(L, -2, "path");
+    lua_pop(L, 1);
+    int n = 100000;
+    if (luaL_loadstring(L, nav_bench_lua) != LUA_OK) goto fail;
+    lua_pushcfunction(L, lua_now);
+    lua_pushinteger(L, n);
+    lua_pushboolean(L, quick);
+    if (lua_pcall(L, 3, 1, 0) != LUA_OK) goto fail;
+    double v[7];
+    for (int i = 0; i < 7; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        v[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_rawgeti(L, -1, 5);
+    long long sum1 = lua_tointeger(L, -1);
+    lua_rawgeti(L, -2, 7);
+    long long sum2 = lua_tointeger(L, -1);
+    printf("\nnavigation (the maze scene's walls, 960 x 640, cells of 10, clearance 9):\n");
+    printf("  nav:path             %10.0f paths/s   (%.0f%% of random pairs found a route)\n", v[0], v[2] * 100);
+    printf("  flow-field build     %10.2f ms\n", v[1]);
+    result r1 = {v[3], 0, 0, 0}, r2 = {v[5], 0, 0, 0};
+    row("follow_flow", n, 1, &r1, "standing, C only");
+    row("follow_flow", n, 2, &r2, sum1 == sum2 ? "checksum == 1 thread" : "checksum != 1 thread");
+    lua_close(L);
+    return;
+fail:
+    fprintf(stderr, "nav bench: %s\n", lua_tostring(L, -1));
+    lua_close(L);
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -588,16 +684,18 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) scripts = argv[++i];
         else if (!strcmp(argv[i], "--app") && i + 1 < argc) app = argv[++i];
         else {
-            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca] [--scripts DIR] [--app PATH]\n");
+            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav] [--scripts DIR] [--app PATH]\n");
             return 2;
         }
     }
-    if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw") && strcmp(only, "orca")) {
-        fprintf(stderr, "steer_bench: --only takes flock, brains, draw or orca, not '%s'\n", only);
+    if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw") && strcmp(only, "orca") &&
+        strcmp(only, "nav")) {
+        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca or nav, not '%s'\n", only);
         return 2;
     }
     bool do_flock = !only || !strcmp(only, "flock"), do_brains = !only || !strcmp(only, "brains"),
-         do_draw = !only || !strcmp(only, "draw"), do_orca = !only || !strcmp(only, "orca");
+         do_draw = !only || !strcmp(only, "draw"), do_orca = !only || !strcmp(only, "orca"),
+         do_nav = !only || !strcmp(only, "nav");
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n\n",
@@ -679,6 +777,7 @@ int main(int argc, char **argv)
     }
 
     if (do_orca) orca_rows(quick);
+    if (do_nav) nav_rows(scripts, quick);
 
     if (do_draw) {
         printf("\n");

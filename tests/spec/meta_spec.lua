@@ -83,6 +83,9 @@ local function registered()
   add("steer.world", "world", names_of(world))
   add("steer.agent", "agent", names_of(agent))
   add("steer.path", "path", names_of(path))
+  local nav = world:navgrid()
+  add("steer.navgrid", "navgrid", names_of(nav))
+  add("steer.flowfield", "flowfield", names_of(nav:flow_field { 50, 50 }))
   return groups
 end
 

@@ -14,7 +14,7 @@ package.path = here .. "?.lua;" .. package.path
 local steer = require "steer"
 local runner = require "scene_runner"
 
-local EXPECTED = { "hunt", "seek_flee_arrive", "pursuit_evade", "wander", "flocking",
+local EXPECTED = { "hunt", "maze", "seek_flee_arrive", "pursuit_evade", "wander", "flocking",
                    "obstacles_walls", "path_following", "formation", "hide_interpose" }
 
 -- Every module in scripts/ that is a scene (returns a table with load).
@@ -415,5 +415,27 @@ describe("hide_interpose", function()
         end })
         assert.is_true(hidden > 2 * seen, ("hidden %d, in sight %d"):format(hidden, seen))
         assert.is_true(between > 0.7 * samples, ("between %d of %d"):format(between, samples))
+    end)
+end)
+
+describe("maze.lua", function()
+    -- The crowd on the flow field reaches the exit (and comes back in on the
+    -- left): over 40 s most evacuees pass it, and nobody ends inside a wall.
+    it("evacuates its crowd through the exit and keeps everyone out of the walls", function()
+        local scene, world = runner.load("maze")
+        local crossed, seen = 0, {}
+        runner.run(scene, world, 60 * 40, { each = function()
+            for a in world:agents("crowd") do
+                if a.pos.x > 930 and not seen[a] then seen[a] = true crossed = crossed + 1 end
+            end
+        end })
+        assert.is_true(crossed >= 60, "only " .. crossed .. " of 120 reached the exit")
+        for a in world:agents() do
+            for _, r in ipairs(scene.walls) do
+                local p = a.pos
+                assert.is_false(p.x > r[1] + 1 and p.x < r[3] - 1 and p.y > r[2] + 1 and p.y < r[4] - 1,
+                    "agent inside a wall at " .. tostring(p))
+            end
+        end
     end)
 end)

@@ -1,0 +1,318 @@
+/*
+ * nav.c — steer.navgrid and steer.flowfield: world:navgrid{...},
+ * nav:path, nav:visible, nav:blocked, nav:flow_field, field:dir.
+ *
+ * A navgrid reads its world at every query, so its userdata pins the world
+ * (uservalue 1): the world lives as long as any grid made from it. A flow
+ * field is a snapshot of plain data and needs nothing alive; a standing
+ * follow_flow entry keeps its field alive through the agent's behaviour
+ * list copy (as follow_path keeps its path).
+ */
+#include <string.h>
+
+#include "bind.h"
+
+#define SL_NAV "steer.navgrid"
+#define SL_FIELD "steer.flowfield"
+
+static const char sl_key_nav = 0, sl_key_field = 0;
+
+typedef struct sl_nav {
+    st_navgrid *g;   /* NULL once collected */
+    sl_world *sw;    /* pinned by uservalue 1 */
+} sl_nav;
+
+typedef struct sl_flow {
+    st_flowfield *f;
+} sl_flow;
+
+static sl_nav *checknav(lua_State *L, int arg)
+{
+    sl_nav *n = (sl_nav *)sl_checkudata(L, arg, &sl_key_nav, SL_NAV);
+    if (n->g == NULL || n->sw->w == NULL)
+        luaL_error(L, "attempt to use a navgrid whose world is gone");
+    return n;
+}
+
+static sl_flow *checkfield(lua_State *L, int arg)
+{
+    return (sl_flow *)sl_checkudata(L, arg, &sl_key_field, SL_FIELD);
+}
+
+const st_flowfield *sl_toflowfield(lua_State *L, int idx)
+{
+    sl_flow *f = (sl_flow *)sl_testudata(L, idx, &sl_key_field);
+    return f ? f->f : NULL;
+}
+
+/* world:navgrid([{ cell = 10, clearance = 6 }]) */
+int sl_world_navgrid(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    st_navgrid_def def = st_default_navgrid_def();
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 2)) {
+            lua_pop(L, 1);
+            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (!k || (strcmp(k, "cell") != 0 && strcmp(k, "clearance") != 0))
+                return luaL_error(L, "bad argument #1 to 'navgrid' (unknown field '%s')", luaL_tolstring(L, -1, NULL));
+        }
+        sl_src src = sl_field(2, "cell");
+        lua_getfield(L, 2, "cell");
+        def.cell = sl_optnumber_min(L, -1, &src, def.cell, 0.0);
+        if (!(def.cell > 0.0))
+            sl_raise(L, &src, "must be > 0");
+        src.field = "clearance";
+        lua_getfield(L, 2, "clearance");
+        def.clearance = sl_optnumber_min(L, -1, &src, def.clearance, 0.0);
+        lua_pop(L, 2);
+        double cells = ceil(st_world_width(sw->w) / def.cell) * ceil(st_world_height(sw->w) / def.cell);
+        if (!(cells <= ST_NAV_MAX_CELLS)) {
+            src.field = "cell";
+            sl_raise(L, &src, "too small for this world (more than %d cells)", ST_NAV_MAX_CELLS);
+        }
+    }
+    sl_nav *n = (sl_nav *)lua_newuserdatauv(L, sizeof *n, 1);
+    n->g = NULL;
+    n->sw = sw;
+    sl_setmetatable(L, &sl_key_nav);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    n->g = st_navgrid_create(sw->w, &def);
+    if (n->g == NULL)
+        return luaL_error(L, "not enough memory");
+    return 1;
+}
+
+static int nav_gc(lua_State *L)
+{
+    sl_nav *n = (sl_nav *)sl_checkudata(L, 1, &sl_key_nav, SL_NAV);
+    st_navgrid_destroy(n->g);
+    n->g = NULL;
+    return 0;
+}
+
+/* nav:path(from, to [, radius]) -> steer.path | nil, reason */
+static int nav_path(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    st_vec2 from = steer_lua_checkpoint(L, 2);
+    st_vec2 to = steer_lua_checkpoint(L, 3);
+    double radius = st_navgrid_cell(n->g);
+    if (!lua_isnoneornil(L, 4)) {
+        sl_src src = sl_arg(4);
+        radius = sl_number_min(L, 4, &src, 0.0, true);
+    }
+    const st_vec2 *pts;
+    int count;
+    st_nav_result r = st_navgrid_path(n->g, from, to, &pts, &count);
+    if (r == ST_NAV_NO_MEMORY)
+        return luaL_error(L, "not enough memory");
+    if (r != ST_NAV_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, st_nav_result_name(r));
+        return 2;
+    }
+    sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 0);
+    p->p = NULL;
+    sl_setmetatable(L, &sl_key_path);
+    p->p = st_path_create(pts, count, false, radius);
+    if (p->p == NULL)
+        return luaL_error(L, "not enough memory");
+    return 1;
+}
+
+static int nav_visible(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    st_vec2 a = steer_lua_checkpoint(L, 2);
+    st_vec2 b = steer_lua_checkpoint(L, 3);
+    lua_pushboolean(L, st_navgrid_visible(n->g, a, b));
+    return 1;
+}
+
+/* nav:blocked(p) or nav:blocked(cx, cy) with integer cell coordinates (0-based) */
+static int nav_blocked(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_Integer cx = luaL_checkinteger(L, 2), cy = luaL_checkinteger(L, 3);
+        st_navgrid_update(n->g);
+        bool in = cx >= 0 && cy >= 0 && cx < st_navgrid_cols(n->g) && cy < st_navgrid_rows(n->g);
+        lua_pushboolean(L, !in || st_navgrid_blocked(n->g, (int)cx, (int)cy));
+        return 1;
+    }
+    lua_pushboolean(L, st_navgrid_blocked_at(n->g, steer_lua_checkpoint(L, 2)));
+    return 1;
+}
+
+static int nav_update(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    int r = st_navgrid_update(n->g);
+    if (r < 0)
+        return luaL_error(L, "not enough memory");
+    lua_pushinteger(L, r);
+    return 1;
+}
+
+/* nav:cells() -> array of {x, y} centres of the blocked cells (for drawing) */
+static int nav_cells(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    st_navgrid_update(n->g);
+    int cols = st_navgrid_cols(n->g), rows = st_navgrid_rows(n->g);
+    double c = st_navgrid_cell(n->g);
+    lua_newtable(L);
+    int k = 0;
+    for (int y = 0; y < rows; y++)
+        for (int x = 0; x < cols; x++)
+            if (st_navgrid_blocked(n->g, x, y)) {
+                steer_lua_pushvec2(L, st_v2((x + 0.5) * c, (y + 0.5) * c));
+                lua_rawseti(L, -2, ++k);
+            }
+    return 1;
+}
+
+/* nav:flow_field(goal) -> steer.flowfield | nil, reason */
+static int nav_flow_field(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    st_vec2 goal = steer_lua_checkpoint(L, 2);
+    sl_flow *f = (sl_flow *)lua_newuserdatauv(L, sizeof *f, 0);
+    f->f = NULL;
+    sl_setmetatable(L, &sl_key_field);
+    st_nav_result why;
+    f->f = st_flowfield_create(n->g, goal, &why);
+    if (f->f == NULL) {
+        if (why == ST_NAV_NO_MEMORY)
+            return luaL_error(L, "not enough memory");
+        lua_pushnil(L);
+        lua_pushstring(L, st_nav_result_name(why));
+        return 2;
+    }
+    return 1;
+}
+
+static int nav_index(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "cell") == 0) lua_pushnumber(L, st_navgrid_cell(n->g));
+    else if (strcmp(k, "clearance") == 0) lua_pushnumber(L, st_navgrid_clearance(n->g));
+    else if (strcmp(k, "cols") == 0) lua_pushinteger(L, st_navgrid_cols(n->g));
+    else if (strcmp(k, "rows") == 0) lua_pushinteger(L, st_navgrid_rows(n->g));
+    else if (strcmp(k, "snap_radius") == 0) lua_pushnumber(L, st_navgrid_snap_radius(n->g));
+    else if (lua_getfield(L, lua_upvalueindex(1), k) == LUA_TNIL)
+        return luaL_error(L, "no field '%s' in steer.navgrid", k);
+    return 1;
+}
+
+static int nav_newindex(lua_State *L)
+{
+    return luaL_error(L, "steer.navgrid is read-only (cannot assign field '%s')", luaL_tolstring(L, 2, NULL));
+}
+
+static int nav_tostring(lua_State *L)
+{
+    sl_nav *n = (sl_nav *)sl_checkudata(L, 1, &sl_key_nav, SL_NAV);
+    if (n->g == NULL) {
+        lua_pushliteral(L, "navgrid(collected)");
+        return 1;
+    }
+    lua_pushfstring(L, "navgrid(%dx%d cells of %f, clearance %f)", st_navgrid_cols(n->g), st_navgrid_rows(n->g),
+                    st_navgrid_cell(n->g), st_navgrid_clearance(n->g));
+    return 1;
+}
+
+/* ---- steer.flowfield ---- */
+
+static int field_gc(lua_State *L)
+{
+    sl_flow *f = checkfield(L, 1);
+    st_flowfield_destroy(f->f);
+    f->f = NULL;
+    return 0;
+}
+
+static int field_dir(lua_State *L)
+{
+    sl_flow *f = checkfield(L, 1);
+    steer_lua_pushvec2(L, st_flowfield_dir(f->f, steer_lua_checkpoint(L, 2)));
+    return 1;
+}
+
+static int field_distance(lua_State *L)
+{
+    sl_flow *f = checkfield(L, 1);
+    double d = st_flowfield_distance(f->f, steer_lua_checkpoint(L, 2));
+    if (isfinite(d))
+        lua_pushnumber(L, d);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int field_index(lua_State *L)
+{
+    sl_flow *f = checkfield(L, 1);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "goal") == 0) steer_lua_pushvec2(L, st_flowfield_goal(f->f));
+    else if (strcmp(k, "cell") == 0) lua_pushnumber(L, st_flowfield_cell(f->f));
+    else if (strcmp(k, "cols") == 0) lua_pushinteger(L, st_flowfield_cols(f->f));
+    else if (strcmp(k, "rows") == 0) lua_pushinteger(L, st_flowfield_rows(f->f));
+    else if (lua_getfield(L, lua_upvalueindex(1), k) == LUA_TNIL)
+        return luaL_error(L, "no field '%s' in steer.flowfield", k);
+    return 1;
+}
+
+static int field_newindex(lua_State *L)
+{
+    return luaL_error(L, "steer.flowfield is read-only (cannot assign field '%s')", luaL_tolstring(L, 2, NULL));
+}
+
+static int field_tostring(lua_State *L)
+{
+    sl_flow *f = checkfield(L, 1);
+    st_vec2 g = st_flowfield_goal(f->f);
+    lua_pushfstring(L, "flowfield(to %f, %f)", g.x, g.y);
+    return 1;
+}
+
+static void open_type(lua_State *L, const char *name, const void *key, const luaL_Reg *methods, lua_CFunction index,
+                      lua_CFunction newindex, lua_CFunction gc, lua_CFunction tostring)
+{
+    luaL_newmetatable(L, name);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_pushcclosure(L, index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, tostring);
+    lua_setfield(L, -2, "__tostring");
+    steer_lua_protect_metatable(L, -1, name, false);
+    lua_pop(L, 1);
+}
+
+void sl_open_nav(lua_State *L)
+{
+    static const luaL_Reg nav_methods[] = {
+        {"path", nav_path},     {"visible", nav_visible},       {"blocked", nav_blocked},
+        {"update", nav_update}, {"flow_field", nav_flow_field}, {"cells", nav_cells},
+        {NULL, NULL},
+    };
+    static const luaL_Reg field_methods[] = {
+        {"dir", field_dir},
+        {"distance", field_distance},
+        {NULL, NULL},
+    };
+    open_type(L, SL_NAV, &sl_key_nav, nav_methods, nav_index, nav_newindex, nav_gc, nav_tostring);
+    open_type(L, SL_FIELD, &sl_key_field, field_methods, field_index, field_newindex, field_gc, field_tostring);
+}

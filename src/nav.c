@@ -1,0 +1,792 @@
+/*
+ * nav.c — the navigation grid: the world's obstacles and walls rasterised,
+ * inflated by a clearance, into square cells; exact line of sight; any-angle
+ * paths (Lazy Theta*, then string pulling and corner tightening).
+ *
+ * A cell is blocked when its centre lies closer than clearance + half its
+ * diagonal to some obstacle: then no point of a free cell comes within the
+ * clearance, so a segment that only crosses free cells is clear without any
+ * further test, and the search needs no geometry at all. That margin is
+ * what the grid costs in narrow passages; the exact line of sight, used to
+ * pull the finished path straight, gives it back where it matters (corners).
+ *
+ * Each obstacle and wall keeps its footprint (the cells it blocks, counted in
+ * `count`), so a moved or removed obstacle takes back exactly its own cells
+ * and stamps the new ones: an update costs the obstacles that changed, not
+ * the grid. Connected parts of the free cells are labelled after a change,
+ * so a query between parts fails at once instead of searching the whole
+ * grid.
+ *
+ * Every search pops cells in one fixed order (ties by cell index) and reuses
+ * the grid's buffers (a stamp per cell instead of clearing them), so a query
+ * allocates nothing once warm and gives the same path every time.
+ */
+#include <assert.h>
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nav_internal.h"
+
+st_navgrid_def st_default_navgrid_def(void)
+{
+    st_navgrid_def d;
+    d.cell = 10.0;
+    d.clearance = 6.0;
+    return d;
+}
+
+const char *st_nav_result_name(st_nav_result r)
+{
+    switch (r) {
+    case ST_NAV_OK: return "ok";
+    case ST_NAV_NO_ROUTE: return "no route";
+    case ST_NAV_START_BLOCKED: return "start blocked";
+    case ST_NAV_GOAL_BLOCKED: return "goal blocked";
+    case ST_NAV_OUTSIDE: return "outside the world";
+    case ST_NAV_NO_MEMORY: return "out of memory";
+    }
+    return "?";
+}
+
+/* ---- the heap ---- */
+
+static inline bool heap_less(const double *key, int32_t a, int32_t b)
+{
+    return key[a] < key[b] || (key[a] == key[b] && a < b);
+}
+
+static void heap_up(nav_heap *h, const double *key, int i)
+{
+    int32_t c = h->items[i];
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!heap_less(key, c, h->items[p])) break;
+        h->items[i] = h->items[p];
+        h->pos[h->items[i]] = i;
+        i = p;
+    }
+    h->items[i] = c;
+    h->pos[c] = i;
+}
+
+bool nav__heap_push(nav_heap *h, const double *key, int32_t c)
+{
+    h->items[h->n] = c;
+    h->pos[c] = h->n;
+    heap_up(h, key, h->n++);
+    return true;
+}
+
+void nav__heap_decrease(nav_heap *h, const double *key, int32_t c)
+{
+    heap_up(h, key, h->pos[c]);
+}
+
+int32_t nav__heap_pop(nav_heap *h, const double *key)
+{
+    int32_t top = h->items[0];
+    h->pos[top] = -1;
+    int32_t last = h->items[--h->n];
+    int i = 0, n = h->n;
+    if (n > 0) {
+        for (;;) {
+            int l = 2 * i + 1, r = l + 1, m = i;
+            int32_t best = last;
+            if (l < n && heap_less(key, h->items[l], best)) { m = l; best = h->items[l]; }
+            if (r < n && heap_less(key, h->items[r], best)) { m = r; best = h->items[r]; }
+            if (m == i) break;
+            h->items[i] = h->items[m];
+            h->pos[h->items[i]] = i;
+            i = m;
+        }
+        h->items[i] = last;
+        h->pos[last] = i;
+    }
+    return top;
+}
+
+/* ---- create / destroy ---- */
+
+st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
+{
+    if (!w || !def || !st_finite(def->cell) || !(def->cell > 0.0) || !st_finite(def->clearance) ||
+        !(def->clearance >= 0.0))
+        return NULL;
+    double cols = ceil(st_world_width(w) / def->cell), rows = ceil(st_world_height(w) / def->cell);
+    if (!(cols >= 1.0 && rows >= 1.0 && cols * rows <= (double)ST_NAV_MAX_CELLS)) return NULL;
+    st_navgrid *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->w = w;
+    g->cell = def->cell;
+    g->clearance = def->clearance;
+    g->cols = (int)cols;
+    g->rows = (int)rows;
+    g->cells = g->cols * g->rows;
+    size_t n = (size_t)g->cells;
+    g->count = calloc(n, sizeof *g->count);
+    g->comp = malloc(n * sizeof *g->comp);
+    g->g = malloc(n * sizeof *g->g);
+    g->key = malloc(n * sizeof *g->key);
+    g->parent = malloc(n * sizeof *g->parent);
+    g->stamp = calloc(n, sizeof *g->stamp);
+    g->closed = calloc(n, sizeof *g->closed);
+    g->heap.items = malloc(n * sizeof *g->heap.items);
+    g->heap.pos = malloc(n * sizeof *g->heap.pos);
+    g->out_cap = g->cells + 4;
+    g->out = malloc((size_t)g->out_cap * sizeof *g->out);
+    if (!g->count || !g->comp || !g->g || !g->key || !g->parent || !g->stamp || !g->closed || !g->heap.items ||
+        !g->heap.pos || !g->out) {
+        st_navgrid_destroy(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) g->heap.pos[i] = -1;
+    g->comp_dirty = true;
+    if (st_navgrid_update(g) < 0) {
+        st_navgrid_destroy(g);
+        return NULL;
+    }
+    return g;
+}
+
+void st_navgrid_destroy(st_navgrid *g)
+{
+    if (!g) return;
+    for (int i = 0; i < g->obs_count; i++) free(g->obs[i].cells);
+    for (int i = 0; i < g->wall_count; i++) free(g->walls[i].cells);
+    free(g->obs);
+    free(g->walls);
+    free(g->count);
+    free(g->comp);
+    free(g->g);
+    free(g->key);
+    free(g->parent);
+    free(g->stamp);
+    free(g->closed);
+    free(g->heap.items);
+    free(g->heap.pos);
+    free(g->out);
+    free(g);
+}
+
+int st_navgrid_cols(const st_navgrid *g) { return g->cols; }
+int st_navgrid_rows(const st_navgrid *g) { return g->rows; }
+double st_navgrid_cell(const st_navgrid *g) { return g->cell; }
+double st_navgrid_clearance(const st_navgrid *g) { return g->clearance; }
+
+double st_navgrid_snap_radius(const st_navgrid *g) { return fmax(2.0 * g->cell, g->clearance + g->cell); }
+
+/* ---- geometry ---- */
+
+/// Distance from p to the outline of an obstacle (0 inside a closed polygon).
+static double obstacle_distance(const st_obstacle *o, st_vec2 p)
+{
+    if (o->kind == ST_OBSTACLE_CIRCLE) return st_v2_dist(p, o->center) - o->radius;
+    st_vec2 q = st_v2_sub(p, o->center);
+    int n = o->point_count, segs = o->kind == ST_OBSTACLE_POLYGON ? n : n - 1;
+    double best = INFINITY;
+    bool in = false;
+    for (int k = 0; k < segs; k++) {
+        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
+        best = fmin(best, st_v2_dist2(q, st__closest_on_segment(q, a, b)));
+        if ((a.y > q.y) != (b.y > q.y)) {
+            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            if (x > q.x) in = !in;
+        }
+    }
+    if (o->kind == ST_OBSTACLE_POLYGON && in) return 0.0;
+    return sqrt(best);
+}
+
+static double segment_point_distance(st_vec2 p, st_vec2 a, st_vec2 b)
+{
+    return st_v2_dist(p, st__closest_on_segment(p, a, b));
+}
+
+/// Whether segments a-b and c-d meet (touching counts).
+static bool segments_meet(st_vec2 a, st_vec2 b, st_vec2 c, st_vec2 d)
+{
+    double d1 = st_v2_cross(st_v2_sub(b, a), st_v2_sub(c, a));
+    double d2 = st_v2_cross(st_v2_sub(b, a), st_v2_sub(d, a));
+    double d3 = st_v2_cross(st_v2_sub(d, c), st_v2_sub(a, c));
+    double d4 = st_v2_cross(st_v2_sub(d, c), st_v2_sub(b, c));
+    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return true;
+    // Collinear or touching cases: an endpoint on the other segment.
+    if (d1 == 0 && segment_point_distance(c, a, b) == 0) return true;
+    if (d2 == 0 && segment_point_distance(d, a, b) == 0) return true;
+    if (d3 == 0 && segment_point_distance(a, c, d) == 0) return true;
+    if (d4 == 0 && segment_point_distance(b, c, d) == 0) return true;
+    return false;
+}
+
+static double segment_segment_distance(st_vec2 a, st_vec2 b, st_vec2 c, st_vec2 d)
+{
+    if (segments_meet(a, b, c, d)) return 0.0;
+    double x = segment_point_distance(a, c, d), y = segment_point_distance(b, c, d);
+    double z = segment_point_distance(c, a, b), u = segment_point_distance(d, a, b);
+    x = x < y ? x : y;
+    z = z < u ? z : u;
+    return x < z ? x : z;
+}
+
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/// Whether p lies inside the closed polygon (points relative to o->center).
+static bool inside_polygon(const st_obstacle *o, st_vec2 p)
+{
+    st_vec2 q = st_v2_sub(p, o->center);
+    bool in = false;
+    for (int k = 0, n = o->point_count; k < n; k++) {
+        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
+        if ((a.y > q.y) != (b.y > q.y)) {
+            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            if (x > q.x) in = !in;
+        }
+    }
+    return in;
+}
+
+/// Whether segment a-b stays at least r from the obstacle (and out of it).
+/// The bounding circle first: most obstacles near a segment's box are not
+/// near the segment.
+static bool segment_clear_of(const st_obstacle *o, st_vec2 a, st_vec2 b, double r)
+{
+    double dc = segment_point_distance(o->center, a, b);
+    if (o->kind == ST_OBSTACLE_CIRCLE) return r > 0.0 || o->radius > 0.0 ? dc >= o->radius + r : dc > 0.0;
+    if (dc > o->radius + r) return true;
+    st_vec2 qa = st_v2_sub(a, o->center), qb = st_v2_sub(b, o->center);
+    double lox = dmin(qa.x, qb.x) - r, hix = dmax(qa.x, qb.x) + r;
+    double loy = dmin(qa.y, qb.y) - r, hiy = dmax(qa.y, qb.y) + r;
+    int n = o->point_count, segs = o->kind == ST_OBSTACLE_POLYGON ? n : n - 1;
+    for (int k = 0; k < segs; k++) {
+        st_vec2 e0 = o->points[k], e1 = o->points[(k + 1) % n];
+        if (dmax(e0.x, e1.x) < lox || dmin(e0.x, e1.x) > hix || dmax(e0.y, e1.y) < loy || dmin(e0.y, e1.y) > hiy)
+            continue; // the edge's box misses the segment's, widened by r
+        double d = segment_segment_distance(qa, qb, e0, e1);
+        if (d < r || (d == 0.0)) return false;
+    }
+    // Clear of the outline: wholly inside or wholly outside.
+    return o->kind != ST_OBSTACLE_POLYGON || !inside_polygon(o, a);
+}
+
+/// Whether the axis-aligned boxes [lo, hi] overlap.
+static inline bool boxes_overlap(st_vec2 alo, st_vec2 ahi, st_vec2 blo, st_vec2 bhi)
+{
+    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y;
+}
+
+static bool visible_exact(const st_world *w, st_vec2 a, st_vec2 b, double c)
+{
+    st_vec2 lo = st_v2(dmin(a.x, b.x), dmin(a.y, b.y)), hi = st_v2(dmax(a.x, b.x), dmax(a.y, b.y));
+    for (int i = 0; i < w->obstacle_count; i++) {
+        const st_obstacle *o = &w->obstacles[i];
+        double r = o->radius + c;
+        if (!boxes_overlap(lo, hi, st_v2(o->center.x - r, o->center.y - r), st_v2(o->center.x + r, o->center.y + r)))
+            continue;
+        if (!segment_clear_of(o, a, b, c)) return false;
+    }
+    for (int i = 0; i < w->wall_count; i++) {
+        const st_wall *wl = &w->walls[i];
+        st_vec2 wlo = st_v2(dmin(wl->from.x, wl->to.x) - c, dmin(wl->from.y, wl->to.y) - c);
+        st_vec2 whi = st_v2(dmax(wl->from.x, wl->to.x) + c, dmax(wl->from.y, wl->to.y) + c);
+        if (!boxes_overlap(lo, hi, wlo, whi)) continue;
+        double d = segment_segment_distance(a, b, wl->from, wl->to);
+        if (d < c || d == 0.0) return false;
+    }
+    return true;
+}
+
+bool st_navgrid_visible(st_navgrid *g, st_vec2 a, st_vec2 b)
+{
+    if (!st_v2_finite(a) || !st_v2_finite(b)) return false;
+    return visible_exact(g->w, a, b, g->clearance);
+}
+
+/// Whether the point keeps the clearance from everything.
+static bool point_clear(const st_world *w, st_vec2 p, double c)
+{
+    for (int i = 0; i < w->obstacle_count; i++) {
+        const st_obstacle *o = &w->obstacles[i];
+        if (st_v2_dist2(p, o->center) > (o->radius + c) * (o->radius + c)) continue;
+        double d = obstacle_distance(o, p);
+        if (d < c || (o->kind == ST_OBSTACLE_POLYGON && d == 0.0)) return false;
+    }
+    for (int i = 0; i < w->wall_count; i++)
+        if (segment_point_distance(p, w->walls[i].from, w->walls[i].to) < c) return false;
+    return true;
+}
+
+/* ---- rasterising ---- */
+
+static bool fp_push(nav_footprint *f, int32_t c)
+{
+    if (f->n == f->cap && !st__grow((void **)&f->cells, &f->cap, f->n + 1, sizeof *f->cells)) return false;
+    f->cells[f->n++] = c;
+    return true;
+}
+
+/// The cells whose centres lie within the box [lo, hi].
+static void cell_range(const st_navgrid *g, st_vec2 lo, st_vec2 hi, int *x0, int *y0, int *x1, int *y1)
+{
+    *x0 = (int)fmax(0.0, ceil(lo.x / g->cell - 0.5));
+    *y0 = (int)fmax(0.0, ceil(lo.y / g->cell - 0.5));
+    *x1 = (int)fmin(g->cols - 1.0, floor(hi.x / g->cell - 0.5));
+    *y1 = (int)fmin(g->rows - 1.0, floor(hi.y / g->cell - 0.5));
+}
+
+/// Stamps the cells the obstacle blocks into f (emptied first) and count.
+static bool stamp_obstacle(st_navgrid *g, const st_obstacle *o, nav_footprint *f)
+{
+    f->n = 0;
+    double reach = g->clearance + 0.5 * sqrt(2.0) * g->cell;
+    double r = o->radius + reach;
+    int x0, y0, x1, y1;
+    cell_range(g, st_v2(o->center.x - r, o->center.y - r), st_v2(o->center.x + r, o->center.y + r), &x0, &y0, &x1, &y1);
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int c = y * g->cols + x;
+            if (obstacle_distance(o, nav__center(g, c)) < reach && !fp_push(f, c)) return false;
+        }
+    for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
+    return true;
+}
+
+static bool stamp_wall(st_navgrid *g, const st_wall *wl, nav_footprint *f)
+{
+    f->n = 0;
+    double reach = g->clearance + 0.5 * sqrt(2.0) * g->cell;
+    st_vec2 lo = st_v2(fmin(wl->from.x, wl->to.x) - reach, fmin(wl->from.y, wl->to.y) - reach);
+    st_vec2 hi = st_v2(fmax(wl->from.x, wl->to.x) + reach, fmax(wl->from.y, wl->to.y) + reach);
+    int x0, y0, x1, y1;
+    cell_range(g, lo, hi, &x0, &y0, &x1, &y1);
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int c = y * g->cols + x;
+            if (segment_point_distance(nav__center(g, c), wl->from, wl->to) < reach && !fp_push(f, c)) return false;
+        }
+    for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
+    return true;
+}
+
+static void unstamp(st_navgrid *g, nav_footprint *f)
+{
+    for (int k = 0; k < f->n; k++) g->count[f->cells[k]]--;
+    f->n = 0;
+}
+
+int st_navgrid_update(st_navgrid *g)
+{
+    const st_world *w = g->w;
+    if (g->synced && g->epoch == w->obstacle_epoch) return 0;
+    int touched = 0;
+    // Walls only come: stamp the new ones.
+    if (!st__grow((void **)&g->walls, &g->wall_cap, w->wall_count, sizeof *g->walls)) return -1;
+    while (g->wall_count < w->wall_count) {
+        nav_footprint *f = &g->walls[g->wall_count];
+        memset(f, 0, sizeof *f);
+        f->id = g->wall_count + 1;
+        if (!stamp_wall(g, &w->walls[g->wall_count], f)) {
+            unstamp(g, f);
+            free(f->cells);
+            return -1;
+        }
+        touched += f->n;
+        g->wall_count++;
+        g->comp_dirty = true;
+    }
+    // Obstacles: both lists in id order; merge them.
+    int i = 0, j = 0;
+    while (i < g->obs_count || j < w->obstacle_count) {
+        nav_footprint *f = i < g->obs_count ? &g->obs[i] : NULL;
+        const st_obstacle *o = j < w->obstacle_count ? &w->obstacles[j] : NULL;
+        if (f && (!o || f->id < o->id)) { // removed from the world
+            touched += f->n;
+            unstamp(g, f);
+            free(f->cells);
+            memmove(f, f + 1, (size_t)(g->obs_count - i - 1) * sizeof *f);
+            g->obs_count--;
+            g->comp_dirty = true;
+            continue;
+        }
+        if (f && f->id == o->id) {
+            if (f->center.x != o->center.x || f->center.y != o->center.y) {
+                touched += f->n;
+                unstamp(g, f);
+                f->center = o->center;
+                if (!stamp_obstacle(g, o, f)) {
+                    unstamp(g, f);
+                    f->center = st_v2(NAN, NAN); // restamped next time
+                    return -1;
+                }
+                touched += f->n;
+                g->comp_dirty = true;
+            }
+            i++;
+            j++;
+            continue;
+        }
+        // New in the world: insert before i.
+        if (!st__grow((void **)&g->obs, &g->obs_cap, g->obs_count + 1, sizeof *g->obs)) return -1;
+        f = &g->obs[i];
+        memmove(f + 1, f, (size_t)(g->obs_count - i) * sizeof *f);
+        memset(f, 0, sizeof *f);
+        f->id = o->id;
+        f->center = o->center;
+        g->obs_count++;
+        if (!stamp_obstacle(g, o, f)) {
+            unstamp(g, f);
+            f->center = st_v2(NAN, NAN);
+            return -1;
+        }
+        touched += f->n;
+        g->comp_dirty = true;
+        i++;
+        j++;
+    }
+    g->epoch = w->obstacle_epoch;
+    g->synced = true;
+    return touched;
+}
+
+bool st_navgrid_blocked(const st_navgrid *g, int cx, int cy)
+{
+    if (cx < 0 || cy < 0 || cx >= g->cols || cy >= g->rows) return true;
+    return g->count[cy * g->cols + cx] > 0;
+}
+
+static bool inside_world(const st_navgrid *g, st_vec2 p)
+{
+    return st_v2_finite(p) && p.x >= 0.0 && p.y >= 0.0 && p.x <= st_world_width(g->w) &&
+           p.y <= st_world_height(g->w);
+}
+
+bool st_navgrid_blocked_at(st_navgrid *g, st_vec2 p)
+{
+    if (!inside_world(g, p)) return true;
+    st_navgrid_update(g);
+    int cx, cy;
+    return g->count[nav__cell_of(g, p, &cx, &cy)] > 0;
+}
+
+/* ---- moves between cells ---- */
+
+/// Labels the connected parts of the free cells (8-connected without
+/// corner cutting, which is symmetric), using parent as the queue.
+static void label_parts(st_navgrid *g)
+{
+    if (!g->comp_dirty) return;
+    for (int c = 0; c < g->cells; c++) g->comp[c] = g->count[c] ? -1 : INT32_MAX;
+    int32_t part = 0;
+    for (int s = 0; s < g->cells; s++) {
+        if (g->comp[s] != INT32_MAX) continue;
+        int head = 0, tail = 0;
+        g->parent[tail++] = s;
+        g->comp[s] = part;
+        while (head < tail) {
+            int c = g->parent[head++], x = c % g->cols, y = c / g->cols;
+            for (int k = 0; k < 8; k++) {
+                int n = nav__step(g, x, y, k);
+                if (n >= 0 && g->comp[n] == INT32_MAX) {
+                    g->comp[n] = part;
+                    g->parent[tail++] = n;
+                }
+            }
+        }
+        part++;
+    }
+    g->comp_dirty = false;
+}
+
+int nav__snap(st_navgrid *g, st_vec2 p, int32_t comp)
+{
+    double r = st_navgrid_snap_radius(g);
+    int x0, y0, x1, y1;
+    cell_range(g, st_v2(p.x - r, p.y - r), st_v2(p.x + r, p.y + r), &x0, &y0, &x1, &y1);
+    int best = -1;
+    double best_d2 = r * r;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            int c = y * g->cols + x;
+            if (g->count[c] || (comp >= 0 && g->comp[c] != comp)) continue;
+            double d2 = st_v2_dist2(p, nav__center(g, c));
+            if (d2 < best_d2) { // scan order breaks ties: lowest index
+                best_d2 = d2;
+                best = c;
+            }
+        }
+    return best;
+}
+
+/// Line of sight through free cells: every cell the segment a-b passes
+/// through (both, where it crosses a corner exactly) is free. a and b lie
+/// in the grid.
+static bool visible_cells(const st_navgrid *g, st_vec2 a, st_vec2 b)
+{
+    double x0 = a.x / g->cell, y0 = a.y / g->cell, x1 = b.x / g->cell, y1 = b.y / g->cell;
+    int ix = (int)floor(x0), iy = (int)floor(y0), ex = (int)floor(x1), ey = (int)floor(y1);
+    ix = ix >= g->cols ? g->cols - 1 : ix;
+    iy = iy >= g->rows ? g->rows - 1 : iy;
+    ex = ex >= g->cols ? g->cols - 1 : ex;
+    ey = ey >= g->rows ? g->rows - 1 : ey;
+    double dx = x1 - x0, dy = y1 - y0;
+    int sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
+    double tdx = dx != 0 ? 1.0 / fabs(dx) : INFINITY, tdy = dy != 0 ? 1.0 / fabs(dy) : INFINITY;
+    double tx = dx != 0 ? (dx > 0 ? (ix + 1 - x0) : (x0 - ix)) * tdx : INFINITY;
+    double ty = dy != 0 ? (dy > 0 ? (iy + 1 - y0) : (y0 - iy)) * tdy : INFINITY;
+    for (int guard = g->cols + g->rows + 4; guard > 0; guard--) {
+        if (st_navgrid_blocked(g, ix, iy)) return false;
+        if (ix == ex && iy == ey) return true;
+        if (fabs(tx - ty) < 1e-9) {
+            // Through a corner: the cells on both sides as well.
+            if (st_navgrid_blocked(g, ix + sx, iy) || st_navgrid_blocked(g, ix, iy + sy)) return false;
+            ix += sx;
+            iy += sy;
+            tx += tdx;
+            ty += tdy;
+        } else if (tx < ty) {
+            ix += sx;
+            tx += tdx;
+        } else {
+            iy += sy;
+            ty += tdy;
+        }
+        if (tx > 1.0 + 1e-9 && ty > 1.0 + 1e-9 && !(ix == ex && iy == ey)) {
+            // Rounding left us beside the end cell: it is the next one.
+            ix = ex;
+            iy = ey;
+        }
+    }
+    return false;
+}
+
+/* ---- search ---- */
+
+/// Lazy Theta* (Nash, Koenig and Tovey 2010) from cell s (at point sp) to
+/// cell t (at point tp). Returns the number of points written into g->out
+/// (reversed: goal first), 0 when t was not reached.
+static int theta_star(st_navgrid *g, int s, st_vec2 sp, int t, st_vec2 tp)
+{
+    uint32_t id = ++g->search;
+    if (id == 0) { // wrapped: forget every stamp
+        memset(g->stamp, 0, (size_t)g->cells * sizeof *g->stamp);
+        id = g->search = 1;
+    }
+#define POS(c) ((c) == s ? sp : (c) == t ? tp : nav__center(g, (c)))
+    g->heap.n = 0;
+    g->stamp[s] = id;
+    g->closed[s] = 0;
+    g->g[s] = 0.0;
+    g->parent[s] = s;
+    g->key[s] = st_v2_dist(sp, tp);
+    nav__heap_push(&g->heap, g->key, s);
+    bool found = false;
+    while (g->heap.n > 0) {
+        int c = nav__heap_pop(&g->heap, g->key);
+        st_vec2 cp = POS(c);
+        int p = g->parent[c];
+        if (p != c && !visible_cells(g, POS(p), cp)) {
+            // The lazy guess failed: the best expanded neighbour instead.
+            double best = INFINITY;
+            int bp = -1, x = c % g->cols, y = c / g->cols;
+            for (int k = 0; k < 8; k++) {
+                int n = nav__step(g, x, y, k);
+                if (n < 0 || g->stamp[n] != id || !g->closed[n]) continue;
+                double v = g->g[n] + st_v2_dist(POS(n), cp);
+                if (v < best) {
+                    best = v;
+                    bp = n;
+                }
+            }
+            if (bp >= 0) { // always: the cell was reached from an expanded neighbour
+                g->parent[c] = bp;
+                g->g[c] = best;
+            }
+        }
+        if (c == t) {
+            found = true;
+            break;
+        }
+        g->closed[c] = 1;
+        int x = c % g->cols, y = c / g->cols;
+        int pc = g->parent[c];
+        st_vec2 pp = POS(pc);
+        for (int k = 0; k < 8; k++) {
+            int n = nav__step(g, x, y, k);
+            if (n < 0) continue;
+            if (g->stamp[n] != id) {
+                g->stamp[n] = id;
+                g->closed[n] = 0;
+                g->g[n] = INFINITY;
+                g->heap.pos[n] = -1;
+            } else if (g->closed[n]) {
+                continue;
+            }
+            st_vec2 np = POS(n);
+            // Path 2: straight from c's parent, taken on trust (checked when popped).
+            double v = g->g[pc] + st_v2_dist(pp, np);
+            if (v < g->g[n]) {
+                g->g[n] = v;
+                g->parent[n] = pc;
+                g->key[n] = v + st_v2_dist(np, tp);
+                if (g->heap.pos[n] >= 0) nav__heap_decrease(&g->heap, g->key, n);
+                else nav__heap_push(&g->heap, g->key, n);
+            }
+        }
+    }
+    // Leave the heap's positions clean for the next search.
+    for (int k = 0; k < g->heap.n; k++) g->heap.pos[g->heap.items[k]] = -1;
+    g->heap.n = 0;
+    if (!found) return 0;
+    int m = 0;
+    for (int c = t;; c = g->parent[c]) {
+        g->out[m++] = POS(c);
+        if (c == s || m >= g->out_cap - 2) break;
+    }
+#undef POS
+    return m;
+}
+
+/// String pulling with the exact line of sight: from each kept point, the
+/// farthest later point it sees. In place; returns the new count.
+static int pull_string(const st_navgrid *g, st_vec2 *p, int n)
+{
+    if (n <= 2) return n;
+    int m = 1, i = 0;
+    while (i < n - 1) {
+        int j = n - 1;
+        while (j > i + 1 && !visible_exact(g->w, p[i], p[j], g->clearance)) j--;
+        p[m++] = p[j];
+        i = j;
+    }
+    return m;
+}
+
+/// How far (0..1) point p may slide towards `to` with both sight lines
+/// (from a and to b) clear, by bisection; skip_a / skip_b: that line is
+/// known clear (p slides along it).
+static double slide(const st_navgrid *g, st_vec2 a, st_vec2 p, st_vec2 b, st_vec2 to, double c, bool skip_a,
+                    bool skip_b)
+{
+    double lo = 0.0, hi = 1.0;
+    for (int it = 0; it < 10; it++) {
+        double t = it == 0 ? 1.0 : 0.5 * (lo + hi);
+        st_vec2 q = st_v2_lerp(p, to, t);
+        bool ok = (skip_a || visible_exact(g->w, a, q, c)) && (skip_b || visible_exact(g->w, q, b, c));
+        if (it == 0) {
+            if (ok) return 1.0;
+            continue;
+        }
+        if (ok) lo = t;
+        else hi = t;
+    }
+    return lo;
+}
+
+/// Corners pulled in: each inner point slides as far as the exact line of
+/// sight lets it, towards the straight line between its neighbours and
+/// along either of its two legs (every such slide shortens the path), until
+/// nothing moves. The path then wraps the inflated obstacles rather than
+/// the centres of the free cells around them. Slides stop a hair
+/// (NAV_TIGHT) short of touching, so later sight lines from a point still
+/// pass.
+#define NAV_TIGHT 1e-3
+static void tighten(const st_navgrid *g, st_vec2 *p, int n)
+{
+    double c = g->clearance + NAV_TIGHT;
+    for (int pass = 0; pass < 32; pass++) {
+        double moved = 0.0;
+        for (int i = 1; i < n - 1; i++) {
+            st_vec2 start = p[i];
+            st_vec2 chord = st__closest_on_segment(p[i], p[i - 1], p[i + 1]);
+            double t = slide(g, p[i - 1], p[i], p[i + 1], chord, c, false, false);
+            p[i] = st_v2_lerp(p[i], chord, t);
+            if (t < 1.0) {
+                t = slide(g, p[i - 1], p[i], p[i + 1], p[i - 1], c, true, false);
+                p[i] = st_v2_lerp(p[i], p[i - 1], t);
+                t = slide(g, p[i - 1], p[i], p[i + 1], p[i + 1], c, false, true);
+                p[i] = st_v2_lerp(p[i], p[i + 1], t);
+            }
+            moved = fmax(moved, st_v2_dist(start, p[i]));
+        }
+        if (moved < 0.01) break;
+    }
+}
+
+/// A point held by two tangents (its leg in touches one obstacle, its leg
+/// out another) cannot slide; the taut path has a point on each. Each such
+/// point is cut into two, one on each leg, as far out as the straight cut
+/// between them stays clear; the slides then pull both onto their
+/// obstacles. Returns the new count (cap: room in p).
+static int split_corners(const st_navgrid *g, st_vec2 *p, int n, int cap)
+{
+    double c = g->clearance + NAV_TIGHT;
+    for (int i = 1; i < n - 1 && n < cap; i++) {
+        double lo = 0.0, hi = 0.5;
+        for (int it = 0; it < 10; it++) {
+            double t = 0.5 * (lo + hi);
+            if (visible_exact(g->w, st_v2_lerp(p[i], p[i - 1], t), st_v2_lerp(p[i], p[i + 1], t), c)) lo = t;
+            else hi = t;
+        }
+        if (lo < 1e-3) continue;
+        st_vec2 a = st_v2_lerp(p[i], p[i - 1], lo), b = st_v2_lerp(p[i], p[i + 1], lo);
+        memmove(p + i + 1, p + i, (size_t)(n - i) * sizeof *p);
+        p[i] = a;
+        p[i + 1] = b;
+        n++;
+        i++;
+    }
+    return n;
+}
+
+st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_vec2 **points, int *n)
+{
+    *points = NULL;
+    *n = 0;
+    if (!inside_world(g, from) || !inside_world(g, to)) return ST_NAV_OUTSIDE;
+    if (st_navgrid_update(g) < 0) return ST_NAV_NO_MEMORY;
+    label_parts(g);
+    double c = g->clearance;
+    int sx, sy, tx, ty;
+    int s = nav__cell_of(g, from, &sx, &sy), t = nav__cell_of(g, to, &tx, &ty);
+    bool s_snap = g->count[s] > 0, t_snap = g->count[t] > 0;
+    if (s_snap && (s = nav__snap(g, from, -1)) < 0) return ST_NAV_START_BLOCKED;
+    if (t_snap && (t = nav__snap(g, to, g->comp[s])) < 0) return ST_NAV_GOAL_BLOCKED;
+    if (g->comp[s] != g->comp[t]) return ST_NAV_NO_ROUTE;
+    st_vec2 sp = s_snap ? nav__center(g, s) : from;
+    st_vec2 tp = t_snap ? nav__center(g, t) : to;
+    int m;
+    if (s == t) {
+        g->out[0] = tp;
+        g->out[1] = sp;
+        m = s == t && st_v2_dist2(sp, tp) == 0.0 ? 1 : 2;
+    } else {
+        m = theta_star(g, s, sp, t, tp);
+        if (m == 0) return ST_NAV_NO_ROUTE; // cannot happen within one part
+    }
+    // Reverse into start-to-goal order, with the legs to snapped cells.
+    st_vec2 *o = g->out;
+    for (int i = 0, j = m - 1; i < j; i++, j--) {
+        st_vec2 tmp = o[i];
+        o[i] = o[j];
+        o[j] = tmp;
+    }
+    if (s_snap) {
+        memmove(o + 1, o, (size_t)m * sizeof *o);
+        o[0] = from;
+        m++;
+    }
+    // A goal in a blocked cell but clear itself is still reached.
+    if (t_snap && point_clear(g->w, to, c) && visible_exact(g->w, o[m - 1], to, c)) o[m++] = to;
+    if (m == 1) o[m++] = to;
+    m = pull_string(g, o, m);
+    tighten(g, o, m);
+    for (int round = 0; round < 2; round++) {
+        m = split_corners(g, o, m, g->out_cap);
+        tighten(g, o, m);
+        m = pull_string(g, o, m);
+    }
+    *points = o;
+    *n = m;
+    return ST_NAV_OK;
+}
