@@ -100,11 +100,23 @@ static int32_t check_tag(lua_State *L, int idx, const sl_src *src, int world_idx
     return sl_tag_intern(L, world_idx, sw, lua_tostring(L, idx));
 }
 
+/* turn_rate: >= 0 rad/s, math.huge for unlimited */
+static double check_turn_rate(lua_State *L, int idx, const sl_src *src)
+{
+    if (lua_type(L, idx) != LUA_TNUMBER)
+        sl_raise_type(L, src, idx, "number");
+    double d = lua_tonumber(L, idx);
+    if (!(d >= 0.0))
+        sl_raise(L, src, "must be >= 0 (math.huge: unlimited)");
+    return d;
+}
+
 /* ---- world:spawn ---- */
 
 static const char *const spawn_fields[] = {
     "pos", "vel", "heading", "max_speed", "max_force", "mass", "radius", "tag", "color",
-    "combine", "wander_distance", "wander_radius", "wander_jitter", "behaviors", "brain", NULL,
+    "combine", "wander_distance", "wander_radius", "wander_jitter", "behaviors", "brain",
+    "turn_rate", NULL,
 };
 
 static bool is_spawn_field(lua_State *L, int key_idx)
@@ -196,6 +208,11 @@ int sl_world_spawn(lua_State *L)
     if (def_field(L, "tag")) {
         src = sl_field(2, "tag");
         def.tag = check_tag(L, -1, &src, 1, sw);
+        lua_pop(L, 1);
+    }
+    if (def_field(L, "turn_rate")) {
+        src = sl_field(2, "turn_rate");
+        def.turn_rate = check_turn_rate(L, -1, &src);
         lua_pop(L, 1);
     }
 
@@ -351,6 +368,7 @@ enum {
     AF_POS = 1, AF_VEL, AF_HEADING, AF_SIDE, AF_SPEED, AF_FORCE, AF_MAX_SPEED, AF_MAX_FORCE,
     AF_MASS, AF_RADIUS, AF_TAG, AF_COLOR, AF_COMBINE, AF_WANDER_DISTANCE, AF_WANDER_RADIUS,
     AF_WANDER_JITTER, AF_ID, AF_ALIVE, AF_WORLD, AF_SELF, AF_BEHAVIORS,
+    AF_TURN_RATE,
     AF_AVOID = 32, /* AF_AVOID + k: sl_avoid_fields[k] */
     AF_READONLY = 64 /* flag: assigning raises */
 };
@@ -377,6 +395,7 @@ static const struct { const char *name; int code; } agent_fields[] = {
     {"world", AF_WORLD | AF_READONLY},
     {"self", AF_SELF | AF_READONLY},
     {"behaviors", AF_BEHAVIORS},
+    {"turn_rate", AF_TURN_RATE},
 };
 
 /* A copy of the stored behaviour list: entries are fresh tables, so
@@ -473,6 +492,7 @@ static int agent_index(lua_State *L)
     case AF_WORLD: lua_getiuservalue(L, 1, SL_AUV_WORLD); break;
     case AF_SELF: sl_pushself(L, 1); break;
     case AF_BEHAVIORS: push_behaviors_copy(L, 1); break;
+    case AF_TURN_RATE: lua_pushnumber(L, st_agent_turn_rate(w, id)); break;
     default:
         if (code >= AF_AVOID && code < AF_AVOID + SL_AVOID_FIELDS)
             sl_avoid_push_field(L, w, id, code - AF_AVOID);
@@ -545,6 +565,10 @@ static int agent_newindex(lua_State *L)
                 return luaL_error(L, "not enough memory");
         }
         lua_setiuservalue(L, 1, SL_AUV_BEHAVIORS);
+        break;
+    case AF_TURN_RATE:
+        if (!st_agent_set_turn_rate(w, id, check_turn_rate(L, 3, &src)))
+            return luaL_error(L, "not enough memory");
         break;
     default:
         if (code >= AF_AVOID && code < AF_AVOID + SL_AVOID_FIELDS) {
@@ -751,13 +775,70 @@ static int agent_flock(lua_State *L)
     return push_steer(L, a, &b);
 }
 
+/* Checks the options table at idx: every key must be one of `keys`. */
+static void check_opts(lua_State *L, int idx, const char *const *keys, const char *what)
+{
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        sl_src src = sl_arg(idx);
+        sl_raise_type(L, &src, idx, "table");
+    }
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        bool ok = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int i = 0; keys[i] != NULL && !ok; i++)
+                ok = strcmp(lua_tostring(L, -1), keys[i]) == 0;
+        if (!ok) {
+            sl_src src = sl_arg(idx);
+            sl_raise(L, &src, "unknown %s option '%s'", what, luaL_tolstring(L, -1, NULL));
+        }
+    }
+}
+
+/* Pushes field name of the options table at idx; true when it is not nil. */
+static bool opt_field(lua_State *L, int idx, const char *name)
+{
+    if (lua_getfield(L, idx, name) != LUA_TNIL)
+        return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+static double opt_num(lua_State *L, int idx, const char *name, double def, double min)
+{
+    if (!opt_field(L, idx, name))
+        return def;
+    sl_src src = sl_field(idx, name);
+    double d = min == -INFINITY ? sl_number(L, -1, &src) : sl_number_min(L, -1, &src, min, false);
+    lua_pop(L, 1);
+    return d;
+}
+
+/* a:follow_path(path [, opts] [, weight]): opts { mode, predict, offset, weight } */
 static int agent_follow_path(lua_State *L)
 {
+    static const char *const keys[] = {"mode", "predict", "offset", "weight", NULL};
     sl_agent *a = method_self(L);
     sl_path *p = (sl_path *)sl_checkudata(L, 2, &sl_key_path, SL_PATH);
     st_behavior b = a->sw->defaults[ST_FOLLOW_PATH];
     b.path = p->p;
-    b.weight = sl_optfinite(L, 3, 1.0);
+    int warg = 3;
+    if (lua_type(L, 3) == LUA_TTABLE) {
+        check_opts(L, 3, keys, "follow_path");
+        if (opt_field(L, 3, "mode")) {
+            sl_src src = sl_field(3, "mode");
+            b.path_mode = sl_path_mode(L, -1, &src);
+            lua_pop(L, 1);
+        }
+        b.predict = opt_num(L, 3, "predict", b.predict, 0.0);
+        b.ahead = opt_num(L, 3, "offset", b.ahead, 0.0);
+        b.weight = opt_num(L, 3, "weight", 1.0, -INFINITY);
+        warg = 4;
+    } else {
+        b.weight = 1.0;
+    }
+    b.weight = sl_optfinite(L, warg, b.weight);
     /* the agent remembers which path it follows: keep that one alive */
     lua_getiuservalue(L, 1, SL_AUV_PATH);
     if (!lua_rawequal(L, -1, 2)) {
@@ -817,6 +898,88 @@ static int agent_apply(lua_State *L)
     return 0;
 }
 
+/* ---- orientation, velocity matching, leader following, queueing ---- */
+
+/* a:face(target): this step the facing turns toward a point or an agent */
+static int agent_face(lua_State *L)
+{
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[ST_FACE];
+    b.target = target_arg(L, 2, a, false);
+    st_agent_steer(a->sw->w, a->id, &b);
+    return 0;
+}
+
+/* a:look_where_going(): this step the facing turns toward the velocity */
+static int agent_look_where_going(lua_State *L)
+{
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[ST_LOOK_WHERE_GOING];
+    st_agent_steer(a->sw->w, a->id, &b);
+    return 0;
+}
+
+/* a:match_velocity(v | agent [, time_to_target [, weight]]) */
+static int agent_match_velocity(lua_State *L)
+{
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[ST_MATCH_VELOCITY];
+    b.target = target_arg(L, 2, a, false);
+    if (!lua_isnoneornil(L, 3)) {
+        b.predict = sl_checknonneg(L, 3);
+    }
+    b.weight = sl_optfinite(L, 4, 1.0);
+    return push_steer(L, a, &b);
+}
+
+/* a:follow_leader(leader [, opts] [, weight]): opts { distance, zone, weight } */
+static int agent_follow_leader(lua_State *L)
+{
+    static const char *const keys[] = {"distance", "zone", "weight", NULL};
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[ST_FOLLOW_LEADER];
+    b.target = target_arg(L, 2, a, true);
+    luaL_argcheck(L, !st_id_equal(b.target.agent, a->id), 2, "an agent cannot follow itself");
+    int warg = 3;
+    b.weight = 1.0;
+    if (lua_type(L, 3) == LUA_TTABLE) {
+        check_opts(L, 3, keys, "follow_leader");
+        b.ahead = opt_num(L, 3, "distance", b.ahead, 0.0);
+        b.zone = opt_num(L, 3, "zone", b.zone, 0.0);
+        b.weight = opt_num(L, 3, "weight", 1.0, -INFINITY);
+        warg = 4;
+    }
+    b.weight = sl_optfinite(L, warg, b.weight);
+    return push_steer(L, a, &b);
+}
+
+/* a:queue([opts] [, weight]): opts { distance, tag, weight } */
+static int agent_queue(lua_State *L)
+{
+    static const char *const keys[] = {"distance", "tag", "weight", NULL};
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[ST_QUEUE];
+    int warg = 2;
+    b.weight = 1.0;
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        check_opts(L, 2, keys, "queue");
+        b.ahead = opt_num(L, 2, "distance", b.ahead, 0.0);
+        b.weight = opt_num(L, 2, "weight", 1.0, -INFINITY);
+        if (opt_field(L, 2, "tag")) {
+            sl_src src = sl_field(2, "tag");
+            if (lua_type(L, -1) != LUA_TSTRING)
+                sl_raise_type(L, &src, -1, "string");
+            int str = lua_gettop(L);
+            lua_getiuservalue(L, 1, SL_AUV_WORLD);
+            b.flock.tag = sl_tag_lookup_at(L, str + 1, str);
+            lua_settop(L, str - 1);
+        }
+        warg = 3;
+    }
+    b.weight = sl_optfinite(L, warg, b.weight);
+    return push_steer(L, a, &b);
+}
+
 static const luaL_Reg agent_methods[] = {
     {"seek", agent_seek},
     {"flee", agent_flee},
@@ -839,6 +1002,11 @@ static const luaL_Reg agent_methods[] = {
     {"hide", agent_hide},
     {"apply", agent_apply},
     {"follow_flow", agent_follow_flow},
+    {"face", agent_face},
+    {"look_where_going", agent_look_where_going},
+    {"match_velocity", agent_match_velocity},
+    {"follow_leader", agent_follow_leader},
+    {"queue", agent_queue},
     {NULL, NULL},
 };
 

@@ -34,7 +34,12 @@ enum {
     BF_COHESION = 1u << 17,
     BF_SEPARATION_RADIUS = 1u << 18,
     BF_RECT = 1u << 19,
-    BF_FIELD = 1u << 20,
+    BF_MODE = 1u << 20,
+    BF_PREDICT = 1u << 21,
+    BF_DISTANCE = 1u << 22,
+    BF_ZONE = 1u << 23,
+    BF_TIME = 1u << 24,
+    BF_FIELD = 1u << 25,
 };
 
 #define BF_QUERY (BF_RADIUS | BF_FOV | BF_TAG)
@@ -62,6 +67,11 @@ static const struct { const char *name; unsigned bit; } entry_fields[] = {
     {"separation_radius", BF_SEPARATION_RADIUS},
     {"rect", BF_RECT},
     {"field", BF_FIELD},
+    {"mode", BF_MODE},
+    {"predict", BF_PREDICT},
+    {"distance", BF_DISTANCE},
+    {"zone", BF_ZONE},
+    {"time", BF_TIME},
 };
 #define N_ENTRY_FIELDS (sizeof entry_fields / sizeof entry_fields[0])
 
@@ -87,12 +97,17 @@ static const struct {
     {"avoid_obstacles", ST_AVOID_OBSTACLES, 0, 0, false},
     {"avoid_walls", ST_AVOID_WALLS, 0, 0, false},
     {"contain", ST_CONTAIN, BF_RECT, 0, false},
-    {"follow_path", ST_FOLLOW_PATH, BF_PATH, BF_PATH, false},
+    {"follow_path", ST_FOLLOW_PATH, BF_PATH | BF_MODE | BF_PREDICT | BF_OFFSET, BF_PATH, false},
     {"offset_pursue", ST_OFFSET_PURSUE, BF_LEADER | BF_OFFSET, BF_LEADER | BF_OFFSET, false},
     {"interpose", ST_INTERPOSE, BF_A | BF_B, BF_A | BF_B, false},
     {"hide", ST_HIDE, BF_THREAT, BF_THREAT, false},
     {"avoid_agents", ST_AVOID_AGENTS, 0, 0, false},
     {"follow_flow", ST_FOLLOW_FLOW, BF_FIELD, BF_FIELD, false},
+    {"face", ST_FACE, BF_TARGET, BF_TARGET, false},
+    {"look_where_going", ST_LOOK_WHERE_GOING, 0, 0, false},
+    {"match_velocity", ST_MATCH_VELOCITY, BF_TARGET | BF_TIME, BF_TARGET, false},
+    {"follow_leader", ST_FOLLOW_LEADER, BF_LEADER | BF_DISTANCE | BF_ZONE, BF_LEADER, false},
+    {"queue", ST_QUEUE, BF_DISTANCE | BF_TAG, 0, false},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -127,6 +142,19 @@ st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src)
             return values[i];
     sl_raise(L, src, "invalid option '%s' (\"slow\", \"normal\" or \"fast\")", s);
     return ST_DECEL_LINEAR;
+}
+
+st_path_mode sl_path_mode(lua_State *L, int idx, const sl_src *src)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        sl_raise_type(L, src, idx, "string");
+    const char *s = lua_tostring(L, idx);
+    if (strcmp(s, "waypoints") == 0)
+        return ST_PATH_WAYPOINTS;
+    if (strcmp(s, "predict") == 0)
+        return ST_PATH_PREDICT;
+    sl_raise(L, src, "invalid option '%s' (\"waypoints\" or \"predict\")", s);
+    return ST_PATH_WAYPOINTS;
 }
 
 void sl_rect(lua_State *L, int idx, const sl_src *src, double rect[4])
@@ -321,7 +349,17 @@ static void parse_entry(lua_State *L, int world_idx, sl_world *sw, sl_src *src, 
         case BF_SLOWING_RADIUS:
         case BF_THREAT_RADIUS: b->radius = sl_number_min(L, -1, &fs, 0.0, false); break;
         case BF_DECELERATION: b->decel = sl_deceleration(L, -1, &fs); break;
-        case BF_OFFSET: b->offset = sl_point(L, -1, &fs); break;
+        case BF_OFFSET:
+            if (kinds[k].type == ST_FOLLOW_PATH) /* follow_path: a distance along the path */
+                b->ahead = sl_number_min(L, -1, &fs, 0.0, false);
+            else
+                b->offset = sl_point(L, -1, &fs);
+            break;
+        case BF_MODE: b->path_mode = sl_path_mode(L, -1, &fs); break;
+        case BF_PREDICT: b->predict = sl_number_min(L, -1, &fs, 0.0, false); break;
+        case BF_TIME: b->predict = sl_number_min(L, -1, &fs, 0.0, false); break;
+        case BF_DISTANCE: b->ahead = sl_number_min(L, -1, &fs, 0.0, false); break;
+        case BF_ZONE: b->zone = sl_number_min(L, -1, &fs, 0.0, false); break;
         case BF_PATH: {
             sl_path *p = sl_topath(L, -1);
             if (p == NULL)

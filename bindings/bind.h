@@ -269,6 +269,9 @@ st_target sl_target(lua_State *L, int idx, const sl_src *src, sl_world *sw, bool
  * userdata-backed array that lives just below that copy on the stack. */
 int sl_behaviors_parse(lua_State *L, int idx, int world_idx, sl_world *sw,
                        const sl_src *src, st_behavior **out);
+/* "waypoints" or "predict" (follow_path's mode). */
+st_path_mode sl_path_mode(lua_State *L, int idx, const sl_src *src);
+
 /* Flock parameters from an options table at idx (or none/nil: defaults). */
 st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *sw,
                                 const sl_src *src, double *weight);
@@ -304,6 +307,8 @@ const st_flowfield *sl_toflowfield(lua_State *L, int idx);
 
 /* ---- path.c ---- */
 void sl_open_path(lua_State *L);
+/* formation.c: steer.formation */
+void sl_open_formation(lua_State *L);
 int sl_path_new(lua_State *L);
 
 /* ---- vec2.c ---- */
@@ -353,6 +358,13 @@ void sl_push_weak(lua_State *L, const void *key);
 /* Merges the new version of module `name` (the table at new_idx) into the
  * loaded one (old_idx) in place; fills info's counts. May raise (memory only). */
 int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info);
+
+/* ---- snapshot.c ---- */
+/* world:snapshot, world:restore; steer.load_snapshot, steer.decode_snapshot
+ * (expects the steer table on top). */
+int sl_world_snapshot(lua_State *L);
+int sl_world_restore(lua_State *L);
+void sl_open_snapshot(lua_State *L);
 
 /* ---- random.c ---- */
 int sl_install_random(lua_State *L);

@@ -663,6 +663,17 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
         lua_rawseti(L, s, i);
     }
 
+    /* Snapshot files: scripts neither write files nor read outside their
+     * folders. snap:encode and steer.decode_snapshot stay (bytes only); the
+     * app's own code writes and reads its files. */
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if (lua_getfield(L, -1, "steer") == LUA_TTABLE)
+        disable(L, lua_gettop(L), "steer", "load_snapshot");
+    lua_pop(L, 2);
+    if (luaL_getmetatable(L, "steer.snapshot") == LUA_TTABLE && lua_getfield(L, -1, "__methods") == LUA_TTABLE)
+        disable(L, lua_gettop(L), "snapshot", "save");
+    lua_settop(L, pkg);
+
     wrap_field(L, g, "load", sandbox_load);
     wrap_field(L, g, "collectgarbage", sandbox_collectgarbage);
     protect_shared_metatables(L);

@@ -249,5 +249,7 @@ int luaopen_steer(lua_State *L)
     sl_open_nav(L);
     sl_open_agent(L); /* before the world: its methods keep the agent metatable */
     sl_open_world(L);
+    sl_open_formation(L);
+    sl_open_snapshot(L);
     return 1;
 }

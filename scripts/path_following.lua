@@ -1,15 +1,18 @@
--- path_following.lua — vehicles seek each waypoint in turn; a waypoint counts
--- as reached inside its circle (path.radius). A looping path goes round for
--- ever; an open one ends with arrive.
+-- path_following.lua — Reynolds' path following (mode "predict"): each
+-- vehicle predicts where it will be half a second ahead, and when that
+-- point would leave the corridor (path.radius) it seeks a point a little
+-- further along the path, so it cuts corners smoothly. The waypoint mode
+-- (seek each waypoint in turn until inside its circle) is the other option.
+-- A looping path goes round for ever; an open one ends with arrive.
 --
--- Keys: L switches between the loop and the open path.
+-- Keys: L switches between the loop and the open path, M between the modes.
 
 local steer = require "steer"
 
 local scene = {}
 
 scene.config = { width = 900, height = 600, edges = "bounce", seed = 7,
-                 title = "path following: L switches loop / open path" }
+                 title = "path following: L loop / open path, M predict / waypoints" }
 
 local COUNT = 8
 local RADIUS = 24
@@ -32,7 +35,7 @@ local function settings(world)
 end
 
 local function follow(a, s)
-    a.behaviors = { { "follow_path", path = s.loop and s.loop_path or s.open_path },
+    a.behaviors = { { "follow_path", path = s.loop and s.loop_path or s.open_path, mode = s.mode },
                     { "separate", radius = 18, weight = 0.6 } }
 end
 
@@ -52,13 +55,20 @@ function scene.load(world)
             pos = start, max_speed = 110, max_force = 260,
             radius = 6, tag = "follower", color = { 120, 200, 230 },
             loop = true, loop_path = make(rotated(LOOP, i - 1), true), open_path = open_path,
+            mode = "predict",
         }
         follow(a, a.self)
     end
 end
 
 function scene.keypressed(world, key)
-    if key:lower() == "l" then
+    if key:lower() == "m" then
+        local mode = settings(world).mode == "predict" and "waypoints" or "predict"
+        for a in world:agents("follower") do
+            a.self.mode = mode
+            follow(a, a.self)
+        end
+    elseif key:lower() == "l" then
         local loop = not settings(world).loop
         for a in world:agents("follower") do
             a.self.loop = loop
@@ -83,7 +93,8 @@ function scene.draw(world, gfx)
         gfx.text({ p[1] + RADIUS, p[2] - 8 }, tostring(i), { 160, 160, 120 })
     end
     gfx.text({ 10, world.height - 24 },
-        (loop and "looping path" or "open path: arrives at the end") .. "    L: switch", { 230, 230, 230 })
+        (loop and "looping path" or "open path: arrives at the end") .. "    L: switch    mode: "
+        .. settings(world).mode .. "    M: switch", { 230, 230, 230 })
 end
 
 return scene

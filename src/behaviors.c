@@ -49,6 +49,7 @@ static const char *const names[ST_BEHAVIOR_COUNT + 1] = {
     "separate", "align", "cohere", "flock",           "avoid_obstacles", "avoid_walls", "contain",
     "follow_path", "offset_pursue", "interpose", "hide", "avoid_agents",
     "follow_flow",
+    "face", "look_where_going", "match_velocity", "follow_leader", "queue",
     "apply",
 };
 
@@ -85,6 +86,10 @@ st_behavior st_default_behavior(st_behavior_type type)
     b.flock = st_default_flock_params();
     b.rect[0] = b.rect[1] = b.rect[2] = b.rect[3] = 0.0;
     b.field = NULL;
+    b.path_mode = ST_PATH_WAYPOINTS;
+    b.predict = type == ST_MATCH_VELOCITY ? ST_MATCH_TIME : ST_PATH_PREDICT_TIME;
+    b.ahead = type == ST_FOLLOW_LEADER ? ST_LEADER_DISTANCE : type == ST_QUEUE ? -1.0 : ST_PATH_OFFSET;
+    b.zone = -1.0;
     return b;
 }
 
@@ -906,6 +911,7 @@ static st_vec2 force_of(st_world *w, int i, const st_behavior *bh, view_memo *me
     case ST_AVOID_AGENTS:
         return st__avoid_agents_force(w, i, dt);
     case ST_FOLLOW_PATH:
+        if (bh->path_mode == ST_PATH_PREDICT) return st__follow_path_predict(w, i, bh->path, bh->predict, bh->ahead, dt);
         return follow_path(w, b, a, bh->path, dt);
     case ST_OFFSET_PURSUE:
         if (!target_kin(w, &bh->target, &k)) return ZERO;
@@ -918,6 +924,12 @@ static st_vec2 force_of(st_world *w, int i, const st_behavior *bh, view_memo *me
         return hide(w, b, &k, dt);
     case ST_FOLLOW_FLOW:
         return steer_velocity(b, st__flow_desired(bh->field, b->pos, b->max_speed), dt);
+    case ST_FACE:
+    case ST_LOOK_WHERE_GOING:
+    case ST_MATCH_VELOCITY:
+    case ST_FOLLOW_LEADER:
+    case ST_QUEUE:
+        return st__motion_force(w, i, bh, dt);
     case ST_BEHAVIOR_COUNT:
         break;
     }
@@ -963,6 +975,7 @@ st_vec2 st_agent_force_of(st_world *w, st_agent_id id, const st_behavior *b)
     int i = st__dense(w, id);
     if (i < 0 || !b) return ZERO;
     st__grid_ensure(w);
+    if (b->type == ST_FACE && !st__orient_ensure(w, i)) return ZERO; // its request needs a record
     return force_of(w, i, b, NULL);
 }
 
@@ -971,6 +984,7 @@ st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b)
     int i = st__dense(w, id);
     if (i < 0 || !b) return ZERO;
     st__grid_ensure(w);
+    if (b->type == ST_FACE && !st__orient_ensure(w, i)) return ZERO; // its request needs a record
     st_vec2 f = force_of(w, i, b, NULL);
     st__accumulate(w, i, f, b->weight, b->type);
     return f;
@@ -1024,6 +1038,19 @@ st_vec2 st_agent_align_list(st_world *w, st_agent_id id, const st_agent_id *list
 st_vec2 st_agent_cohere_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight)
 {
     return list_rule_force(w, id, list, n, weight, RULE_COHERE);
+}
+
+/* ---- the shared pieces, for behaviour modules of their own ---- */
+
+st_vec2 st__steer_velocity(const st_body *b, st_vec2 desired, double dt) { return steer_velocity(b, desired, dt); }
+double st__approach_speed(const st_body *b, double d, double slowing, double dt)
+{
+    return approach_speed(b, d, slowing, ST_DECEL_LINEAR, dt);
+}
+st_vec2 st__seek(const st_world *w, const st_body *b, st_vec2 target, double dt) { return seek(w, b, target, dt); }
+st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double slowing, double dt)
+{
+    return arrive(w, b, target, slowing, ST_DECEL_LINEAR, dt);
 }
 
 void st__standing_pass(st_world *w)

@@ -25,6 +25,8 @@ extern "C" {
 #endif
 
 #define ST_VERSION "1.1.0"
+/// ST_VERSION as one number (major * 10000 + minor * 100 + patch), as snapshots record it.
+#define ST_VERSION_NUM 10100
 
 #define ST_PI 3.14159265358979323846
 
@@ -236,6 +238,7 @@ typedef struct st_agent_def {
     int32_t tag;          ///< >= 0, ST_TAG_NONE by default; the bindings intern strings
     uint8_t color[3];     ///< RGB for the app; default 200, 200, 200
     st_combine combine;   ///< default ST_COMBINE_SUM
+    double turn_rate;     ///< >= 0 rad/s, or INFINITY (default): how fast the facing may turn (st_agent_set_turn_rate)
 } st_agent_def;
 
 /// The defaults listed above. Wander parameters start at the world's defaults
@@ -279,7 +282,8 @@ uint64_t st_agent_serial(const st_world *w, st_agent_id id);
  * their contracts (finite, in range): the bindings check first. */
 st_vec2 st_agent_pos(const st_world *w, st_agent_id id);
 st_vec2 st_agent_vel(const st_world *w, st_agent_id id);
-/// Unit vector; follows vel while the agent moves.
+/// Unit vector: the facing. Follows vel while the agent moves (at most
+/// turn_rate a second when that is finite; toward an ST_FACE request instead).
 st_vec2 st_agent_heading(const st_world *w, st_agent_id id);
 /// heading turned +90 degrees.
 st_vec2 st_agent_side(const st_world *w, st_agent_id id);
@@ -303,7 +307,8 @@ double st_agent_wander_jitter(const st_world *w, st_agent_id id);
 st_vec2 st_agent_wander_target(const st_world *w, st_agent_id id);
 
 void st_agent_set_pos(st_world *w, st_agent_id id, st_vec2 pos);
-/// Truncated to max_speed; the heading follows when non-zero.
+/// Truncated to max_speed; the heading follows when non-zero, unless the
+/// agent has a finite turn rate (it then turns over the next steps).
 void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel);
 /// Also truncates the velocity at once, so speed <= max_speed always holds.
 void st_agent_set_max_speed(st_world *w, st_agent_id id, double v);
@@ -433,6 +438,12 @@ typedef enum st_behavior_type {
     ST_HIDE,
     ST_AVOID_AGENTS, ///< predictive: away from the neighbour of soonest closest approach
     ST_FOLLOW_FLOW,  ///< down a flow field (st_flowfield) at max speed
+    /* motion.c: orientation, velocity matching, leader following, queueing */
+    ST_FACE,             ///< no force: this step the facing turns toward target (point or agent)
+    ST_LOOK_WHERE_GOING, ///< no force: this step the facing turns toward the velocity (the default)
+    ST_MATCH_VELOCITY,   ///< gdx-ai MatchVelocity: (v - vel) / time_to_target; target agent: its velocity
+    ST_FOLLOW_LEADER,    ///< Reynolds: arrive behind the leader, step out of the zone in front of it
+    ST_QUEUE,            ///< Reynolds: brake while someone is in the short box ahead
     ST_BEHAVIOR_COUNT
 } st_behavior_type;
 
@@ -460,6 +471,17 @@ typedef struct st_flock_params {
 
 st_flock_params st_default_flock_params(void);
 
+/// How follow_path follows a path.
+typedef enum st_path_mode {
+    ST_PATH_WAYPOINTS = 0, ///< seek each waypoint in turn until within path radius (steer 1.0; default)
+    ST_PATH_PREDICT = 1,   ///< Reynolds: predict, project onto the path, seek ahead along it when outside
+} st_path_mode;
+
+#define ST_PATH_PREDICT_TIME 0.5
+#define ST_PATH_OFFSET 20.0
+#define ST_MATCH_TIME 0.1
+#define ST_LEADER_DISTANCE 30.0
+
 /// One behaviour with its parameters: what a method call computes, and one
 /// entry of an agent's standing list. Unused fields are ignored.
 typedef struct st_behavior {
@@ -476,6 +498,14 @@ typedef struct st_behavior {
     st_flock_params flock;    ///< flock, and separate/align/cohere in standing form
     double rect[4];           ///< contain: x, y, w, h; w <= 0, h <= 0 or not finite: the world's rectangle
     const struct st_flowfield *field; ///< follow_flow; must outlive its use
+    /* follow_path's modes and the motion.c behaviours */
+    st_path_mode path_mode;   ///< follow_path: ST_PATH_WAYPOINTS (default) or ST_PATH_PREDICT
+    double predict;           ///< follow_path (predict): seconds of travel ahead (ST_PATH_PREDICT_TIME);
+                              ///< match_velocity: time to target (ST_MATCH_TIME)
+    double ahead;             ///< follow_path (predict): path distance sought past the projection (ST_PATH_OFFSET);
+                              ///< follow_leader: distance behind the leader (ST_LEADER_DISTANCE);
+                              ///< queue: braking box beyond the radius (< 0: auto, see st_default_behavior)
+    double zone;              ///< follow_leader: length of the zone ahead of the leader (< 0: auto)
 } st_behavior;
 
 /// A behaviour of this type with its defaults.
@@ -618,6 +648,103 @@ bool st_world_in_step(const st_world *w);
 double st_world_step_dt(const st_world *w);
 
 /* ------------------------------------------------------------------------ */
+/* orientation (motion.c)                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An agent's heading is its facing. By default (turn rate INFINITY) it is
+ * the direction of the velocity after every step, as in steer 1.0. With a
+ * finite turn rate the facing turns toward the velocity's direction by at
+ * most turn_rate * dt a step; ST_FACE / ST_LOOK_WHERE_GOING choose, for one
+ * step, what it turns toward instead. Everything that reads the heading
+ * reads the facing: view cones, alignment, wander's circle, the sensors of
+ * avoid_obstacles and avoid_walls, pursue's head-on test, the drawing.
+ */
+
+/// rad/s >= 0, or INFINITY (the facing follows the velocity at once). False
+/// for a dead agent, a negative or NaN rate, or no memory.
+bool st_agent_set_turn_rate(st_world *w, st_agent_id id, double rate);
+/// INFINITY unless set (0 for a dead agent).
+double st_agent_turn_rate(const st_world *w, st_agent_id id);
+
+/* ------------------------------------------------------------------------ */
+/* formations (formation.c)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * gdx-ai's formation motion architecture: a pattern gives slot offsets in
+ * the frame of an anchor (a leader agent, or a fixed point and direction),
+ * members are assigned to slots by least total distance (exact Hungarian
+ * assignment up to ST_FORMATION_EXACT members, a greedy nearest-pair
+ * heuristic beyond), and st_formation_update steers every member to its slot.
+ * Reassignment happens when members join or leave (or die) and when the
+ * anchor has turned by more than reassign_angle since the last assignment.
+ */
+
+typedef struct st_formation st_formation;
+
+typedef enum st_formation_pattern {
+    ST_FORMATION_WEDGE = 0,  ///< a V behind the anchor, rank k at (-k s, +-k s)
+    ST_FORMATION_LINE = 1,   ///< abreast, one spacing behind the anchor
+    ST_FORMATION_COLUMN = 2, ///< single file behind the anchor
+    ST_FORMATION_CIRCLE = 3, ///< a ring around the anchor
+    ST_FORMATION_CUSTOM = 4, ///< offsets given by st_formation_set_offsets
+} st_formation_pattern;
+
+#define ST_FORMATION_EXACT 64
+
+typedef struct st_formation_def {
+    st_formation_pattern pattern; ///< default ST_FORMATION_WEDGE
+    double spacing;               ///< > 0 world units between neighbouring slots; default 30
+    st_agent_id leader;           ///< the anchor; null: anchor_pos / anchor_heading
+    st_vec2 anchor_pos;           ///< used without a leader (and where a dead leader was last)
+    st_vec2 anchor_heading;       ///< unit; default (1, 0)
+    double reassign_angle;        ///< radians in [0, pi]; default pi / 2
+    double slowing_radius;        ///< > 0, members slow inside it; default 60
+    double weight;                ///< of the members' force; default 1
+} st_formation_def;
+
+st_formation_def st_default_formation_def(void);
+/// NULL for an invalid def or no memory. A formation belongs to no world:
+/// pass the world its agents live in to every call.
+st_formation *st_formation_create(const st_formation_def *def);
+void st_formation_destroy(st_formation *f);
+/// Adds a live agent (not the leader, not already a member) and reassigns.
+bool st_formation_add(st_world *w, st_formation *f, st_agent_id id);
+/// Removes a member and reassigns; false when it was not one.
+bool st_formation_remove(st_world *w, st_formation *f, st_agent_id id);
+/// Drops dead members (reassigning when any died) and returns how many are left.
+int st_formation_prune(st_world *w, st_formation *f);
+int st_formation_count(const st_formation *f);
+/// Member k in [0, count), in the order they joined.
+st_agent_id st_formation_member(const st_formation *f, int k);
+/// The slot index of member k (0 .. count-1).
+int st_formation_slot_of(const st_formation *f, int k);
+/// Slot s's offset in the anchor frame (x ahead, y to the side).
+st_vec2 st_formation_offset(const st_formation *f, int s);
+/// Slot s's position in the world now.
+st_vec2 st_formation_slot_pos(const st_world *w, const st_formation *f, int s);
+/// For ST_FORMATION_CUSTOM: n >= count offsets (finite), copied; reassigns.
+bool st_formation_set_offsets(st_world *w, st_formation *f, const st_vec2 *offsets, int n);
+bool st_formation_set_leader(st_world *w, st_formation *f, st_agent_id leader);
+void st_formation_set_anchor(st_world *w, st_formation *f, st_vec2 pos, st_vec2 heading);
+st_agent_id st_formation_leader(const st_formation *f);
+/// The anchor's pose now (the leader's, or the fixed one).
+void st_formation_anchor(const st_world *w, const st_formation *f, st_vec2 *pos, st_vec2 *heading);
+/// Assigns members to slots by least total distance now.
+void st_formation_reassign(st_world *w, st_formation *f);
+/// Once a step (inside it, or before it): prunes, reassigns if the anchor
+/// turned past reassign_angle, and adds to each member the force that brings
+/// it to its slot at the anchor's velocity.
+void st_formation_update(st_world *w, st_formation *f);
+/// The slot offsets of a built-in pattern for n members (s in [0, n)).
+st_vec2 st_formation_pattern_offset(st_formation_pattern p, double spacing, int s, int n);
+/// Least-total-cost assignment of an n x n cost matrix (row-major): row r
+/// gets column out[r]. Exact for n <= ST_FORMATION_EXACT, greedy beyond.
+/// Returns the total cost; false-y (negative) when out of memory.
+double st_assign(const double *cost, int n, int *out);
+
+/* ------------------------------------------------------------------------ */
 /* tracing one agent (for debug overlays)                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -732,6 +859,75 @@ double st_flowfield_distance(const st_flowfield *f, st_vec2 p);
 int st_flowfield_cols(const st_flowfield *f);
 int st_flowfield_rows(const st_flowfield *f);
 double st_flowfield_cell(const st_flowfield *f);
+/* ------------------------------------------------------------------------ */
+/* snapshots (snapshot.c, snapshot_io.c)                                    */
+/* ------------------------------------------------------------------------ */
+
+/// Everything that decides a world's future steps, copied: agents with
+/// their handles, generations and serials, every RNG stream, standing
+/// behaviours, obstacles, walls, avoidance settings, storage order, tick
+/// and time. Restoring it makes st_world_checksum equal to the value at
+/// capture, and the steps after give the same checksums as the steps after
+/// the capture did, on any thread count.
+typedef struct st_snapshot st_snapshot;
+
+/// Captures w. NULL inside a step or when memory runs out. Paths named by
+/// standing behaviours are kept by pointer: they must outlive the snapshot
+/// (as they must outlive the agents using them).
+st_snapshot *st_world_snapshot(const st_world *w);
+/// Captures w into s, replacing what s held and reusing its memory: a ring
+/// of snapshots taken again and again (the app's rewind) allocates nothing
+/// once warm. False inside a step or when memory runs out (s then holds an
+/// empty world).
+bool st_snapshot_capture(st_snapshot *s, const st_world *w);
+/// Puts w back to the state s holds (any world: its size, edges and seed
+/// become the snapshot's). Ids captured in s are valid again; ids made
+/// since are dead (their slot generations come back too). The thread count
+/// and the behaviour trace stay w's. False, with w unchanged, inside a step
+/// or when memory runs out.
+bool st_world_restore(st_world *w, const st_snapshot *s);
+void st_snapshot_destroy(st_snapshot *s);
+uint64_t st_snapshot_tick(const st_snapshot *s);
+double st_snapshot_time(const st_snapshot *s);
+/// st_world_checksum of the world at capture.
+uint64_t st_snapshot_checksum(const st_snapshot *s);
+/// Live agents captured.
+int st_snapshot_agent_count(const st_snapshot *s);
+/// Bytes the snapshot holds in memory (approximate: the arrays and lists).
+size_t st_snapshot_memory(const st_snapshot *s);
+
+/// The paths the snapshot refers to: those of the standing behaviours, then
+/// any added. A decoded snapshot made them and destroys them with itself
+/// unless st_snapshot_disown_paths hands them to the caller.
+int st_snapshot_path_count(const st_snapshot *s);
+st_path *st_snapshot_path(const st_snapshot *s, int i);
+/// The index of p, or -1.
+int st_snapshot_path_index(const st_snapshot *s, const st_path *p);
+/// Adds p (a path the caller's own data refers to) and returns its index;
+/// the one it had when already there; -1 when memory runs out.
+int st_snapshot_add_path(st_snapshot *s, st_path *p);
+void st_snapshot_disown_paths(st_snapshot *s);
+/// Bytes of the caller's own (the Lua bindings keep brains' state here),
+/// stored and encoded with the snapshot. False when memory runs out.
+bool st_snapshot_set_user(st_snapshot *s, const void *data, size_t n);
+const void *st_snapshot_user(const st_snapshot *s, size_t *n);
+
+/// The snapshot file format's version; st_snapshot_decode refuses others.
+#define ST_SNAPSHOT_FORMAT 1
+/// Bytes of the header that starts every encoded snapshot.
+#define ST_SNAPSHOT_HEADER 64
+
+/// The header's payload checksum of the format (for tools that edit bytes).
+uint64_t st_snapshot_hash(const void *data, size_t n);
+/// The snapshot as bytes (a header, then the payload; see snapshot_io.c),
+/// malloc'd, *size set. NULL when memory runs out.
+void *st_snapshot_encode(const st_snapshot *s, size_t *size);
+/// A snapshot from bytes made by st_snapshot_encode. NULL for anything
+/// else: truncated, corrupt (checksum), foreign (magic), a newer or older
+/// format, another build's layout, or contents that fail the checks a
+/// world's invariants need; err (when not NULL) then says which, in at
+/// most err_cap bytes.
+st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t err_cap);
 
 #ifdef __cplusplus
 }

@@ -98,7 +98,9 @@ ST__INLINE void integrate_move(st_world *w, int i, st_vec2 v, double dt)
     }
     b->pos = p;
     b->vel = v;
-    if (st_v2_len2(v) > ST_MOVING_SPEED2) {
+    if (b->orient) {
+        st__orient_turn(w, i, v, dt); // a turn rate or a facing request (motion.c)
+    } else if (st_v2_len2(v) > ST_MOVING_SPEED2) {
         // Scaled by the largest component first: v may be astronomically fast
         // (and this is the arithmetic every recorded checksum was made with).
         double m = fmax(fabs(v.x), fabs(v.y));

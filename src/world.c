@@ -46,6 +46,7 @@ st_agent_def st_default_agent_def(void)
     d.tag = ST_TAG_NONE;
     d.color[0] = d.color[1] = d.color[2] = 200;
     d.combine = ST_COMBINE_SUM;
+    d.turn_rate = INFINITY;
     return d;
 }
 
@@ -111,6 +112,7 @@ void st_world_destroy(st_world *w)
     st__tag_grids_free(w);
     st__obstacles_free(w);
     st__avoid_free(w);
+    st__orient_free(w);
     free(w->scratch);
     free(w);
 }
@@ -297,7 +299,7 @@ static bool valid_def(const st_agent_def *d)
     return st_v2_finite(d->pos) && st_v2_finite(d->vel) && (!d->has_heading || st_v2_finite(d->heading)) &&
            st_finite(d->max_speed) && d->max_speed >= 0.0 && st_finite(d->max_force) && d->max_force >= 0.0 &&
            positive_finite(d->mass) && st_finite(d->radius) && d->radius >= 0.0 && d->tag >= 0 &&
-           (d->combine == ST_COMBINE_SUM || d->combine == ST_COMBINE_PRIORITY);
+           (d->combine == ST_COMBINE_SUM || d->combine == ST_COMBINE_PRIORITY) && d->turn_rate >= 0.0;
 }
 
 /* ---- spawn order after a reorder (world_internal.h) ---- */
@@ -431,6 +433,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
         }
         slot = w->slot_count++;
         w->slots[slot].generation = 1;
+        w->slots[slot].freed_serial = 0; // defined bytes: snapshots copy the slots whole
     }
     int i = w->count++;
     w->slots[slot].dense = (uint32_t)i;
@@ -448,6 +451,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     b->behaviors = NULL;
     b->combine = (uint8_t)def->combine;
     b->avoid = 0;
+    b->orient = 0;
     st_vec2 h = def->has_heading ? st_v2_normalize_safe(def->heading) : st_v2(0.0, 0.0);
     if (h.x == 0.0 && h.y == 0.0) h = st_v2_normalize_safe(b->vel);
     if (h.x == 0.0 && h.y == 0.0) h = st_v2(1.0, 0.0);
@@ -468,6 +472,10 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     st__moved(w);
 
     st_agent_id id = {slot, w->slots[slot].generation};
+    if (def->turn_rate != INFINITY && !st_agent_set_turn_rate(w, id, def->turn_rate)) {
+        st_world_remove(w, id);
+        return st_null_agent();
+    }
     return id;
 }
 
@@ -712,7 +720,9 @@ void st_agent_set_vel(st_world *w, st_agent_id id, st_vec2 vel)
     if (i < 0 || !st_v2_finite(vel)) return;
     st_body *b = &w->bodies[i];
     b->vel = st_v2_truncate_safe(vel, b->max_speed);
-    if (st_v2_len2(b->vel) > 1e-12) b->heading = st_v2_normalize_safe(b->vel);
+    // An agent with a finite turn rate turns toward it over the next steps.
+    bool limited = b->orient && w->orients[w->agents[i].slot].turn_rate != INFINITY;
+    if (st_v2_len2(b->vel) > 1e-12 && !limited) b->heading = st_v2_normalize_safe(b->vel);
 }
 
 #define NUM_SET(name, field, ok)                                    \
@@ -797,7 +807,9 @@ static bool behavior_equal(const st_behavior *a, const st_behavior *b)
            a->flock.radius == b->flock.radius && a->flock.fov == b->flock.fov &&
            a->flock.separation == b->flock.separation && a->flock.alignment == b->flock.alignment &&
            a->flock.cohesion == b->flock.cohesion && a->flock.separation_radius == b->flock.separation_radius &&
-           a->flock.tag == b->flock.tag && a->field == b->field;
+           a->flock.tag == b->flock.tag && a->field == b->field && a->rect[0] == b->rect[0] &&
+           a->rect[1] == b->rect[1] && a->rect[2] == b->rect[2] && a->rect[3] == b->rect[3] &&
+           a->path_mode == b->path_mode && a->predict == b->predict && a->ahead == b->ahead && a->zone == b->zone;
 }
 
 void st__blist_release(st_world *w, st_blist *l)
@@ -811,6 +823,9 @@ bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list
 {
     int i = st__dense(w, id);
     if (i < 0 || n < 0 || (n > 0 && !list)) return false;
+    // face / look_where_going write the agent's orientation record from the
+    // threaded pass, which must not allocate: make it now.
+    if (st__orient_list_needs(list, n) && !st__orient_ensure(w, i)) return false;
     st_blist *l = NULL;
     if (n > 0) {
         st_blist *last = w->last_list;

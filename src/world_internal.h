@@ -38,7 +38,12 @@ typedef struct st_body {
     struct st_blist *behaviors;
     uint8_t combine;   // st_combine
     uint8_t avoid;     // ST__AV_* bits (avoid.c)
-    uint8_t pad_[6];
+    // Non-zero: the agent has an orientation record (motion.c) in
+    // orients[slot], and the integrator turns its facing by it. In the
+    // padding, so agents without one pay one byte test on a line the
+    // integrator writes anyway.
+    uint8_t orient;
+    uint8_t pad_[5];
 } st_body;
 
 // st_body.avoid: ORCA runs for it; locked; its st_avoid_def is in avoid_defs[slot].
@@ -213,6 +218,11 @@ struct st_world {
     st_blist *last_list;     // the list set last, offered for sharing
     int scratch_cap;
 
+    // Orientation records (motion.c) by handle slot, for agents whose body
+    // has `orient` set; NULL until some agent needs one.
+    struct st_orient *orients;
+    uint32_t orient_cap;
+
     // One agent's behaviours, recorded for the app's per-behaviour overlay.
     st_agent_id trace_id;
     st_trace_entry trace[2][ST_TRACE_CAP];
@@ -321,6 +331,35 @@ st_vec2 st__avoid_agents_force(const st_world *w, int i, double dt);
 /// follow_flow's desired velocity at pos: down the field at max_speed,
 /// slowing over the last cell before the goal.
 st_vec2 st__flow_desired(const st_flowfield *f, st_vec2 pos, double max_speed);
+/* motion.c */
+/// An agent's orientation: its turn rate and this step's facing request.
+typedef struct st_orient {
+    double turn_rate;   // rad/s, INFINITY: unlimited
+    st_vec2 face;       // unit direction asked for this step (ST_FACE); zero: the velocity's
+} st_orient;
+/// Agent i's record, made when missing (never inside the standing pass);
+/// NULL when memory runs out.
+st_orient *st__orient_ensure(st_world *w, int i);
+/// The integrator's turn for an agent with a record: toward this step's
+/// request or the new velocity v, by at most turn_rate * dt.
+void st__orient_turn(st_world *w, int i, st_vec2 v, double dt);
+void st__orient_free(st_world *w);
+/// A standing list with face / look_where_going needs the record up front.
+bool st__orient_list_needs(const st_behavior *list, int n);
+/// The motion.c behaviours' forces (ST_FACE .. ST_QUEUE).
+st_vec2 st__motion_force(st_world *w, int i, const st_behavior *bh, double dt);
+
+/* path_follow.c */
+/// follow_path in ST_PATH_PREDICT mode.
+st_vec2 st__follow_path_predict(st_world *w, int i, const st_path *p, double predict, double ahead,
+                                double dt);
+
+/* behaviors.c: the shared pieces other behaviour modules build on */
+st_vec2 st__steer_velocity(const st_body *b, st_vec2 desired, double dt);
+/// Speed from which the body still stops at distance d (arrive's ramp).
+double st__approach_speed(const st_body *b, double d, double slowing, double dt);
+st_vec2 st__seek(const st_world *w, const st_body *b, st_vec2 target, double dt);
+st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double slowing, double dt);
 
 /* behaviors.c */
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);

@@ -3,7 +3,9 @@
 
 # ---- libFuzzer targets: tests/fuzz/ (clang only) ----
 #
-# fuzz_core drives the core API (src/steer.h), fuzz_lua the Lua bindings.
+# fuzz_core drives the core API (src/steer.h), fuzz_lua the Lua bindings,
+# fuzz_snapshot the snapshot loader (st_snapshot_decode, then the same bytes
+# through steer.decode_snapshot and world:restore).
 # They get their own copies of the core and the bindings, instrumented for
 # coverage with ASan + UBSan and with asserts on (the core asserts its
 # contracts). ctest runs each for a short while over its seed corpus and the
@@ -38,12 +40,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND STEER_FUZZ)
   target_link_libraries(steer_bindings_fuzz PUBLIC steer_core_fuzz PkgConfig::LUA)
 
   file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz)
-  foreach(t core lua)
+  foreach(t core lua snapshot)
     add_executable(fuzz_${t} ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_${t}.c)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz)
     target_compile_options(fuzz_${t} PRIVATE ${_fuzz_flags} -fsanitize=fuzzer -Wno-overlength-strings)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
-    if(t STREQUAL "lua")
+    if(t STREQUAL "lua" OR t STREQUAL "snapshot")
       target_link_libraries(fuzz_${t} PRIVATE steer_bindings_fuzz)
     else()
       target_link_libraries(fuzz_${t} PRIVATE steer_core_fuzz)

@@ -148,6 +148,7 @@ function steer.world(def) end
 ---@field wander_distance? number     >= 0, default 60
 ---@field wander_radius? number       >= 0, default 30
 ---@field wander_jitter? number       >= 0 (units per second), default 240
+---@field turn_rate? number           >= 0 rad/s, math.huge (default): the facing follows the velocity at once
 ---@field behaviors? steer.behavior[] standing behaviours
 ---@field brain? string|steer.brain   a module name (resolved with require) or a brain table
 ---@field avoidance? steer.avoidance    default "none"
@@ -262,6 +263,39 @@ function world:checksum() end
 ---@param def? steer.navgrid_def
 ---@return steer.navgrid
 function world:navgrid(def) end
+---(extension) A copy of the whole world (API.md "Snapshots"): restore it
+---with world:restore. Read-only.
+---@class steer.snapshot
+---@field tick integer world.tick at capture
+---@field time number world.time at capture
+---@field checksum string world:checksum() at capture (16 hex digits)
+---@field count integer live agents captured
+---@field memory integer bytes the snapshot holds
+local snapshot = {}
+
+---Writes the snapshot to a file (disabled in the app's sandbox).
+---@param path string
+---@return true|nil ok
+---@return string|nil message
+function snapshot:save(path) end
+
+---The bytes a file holds.
+---@return string
+function snapshot:encode() end
+
+---(extension) Captures the world, each brain's `self`, world.user and
+---`scene_data` (any savable value). Raises "snapshot: <key path>: cannot
+---snapshot a function" (etc.) for what cannot be saved; outside a step only.
+---@param scene_data? any
+---@return steer.snapshot
+function world:snapshot(scene_data) end
+
+---(extension) Puts the world back as `snap` holds it; returns a copy of the
+---scene data given to world:snapshot. Agents not in the snapshot read as
+---removed; those in it are alive again.
+---@param snap steer.snapshot
+---@return any scene_data
+function world:restore(snap) end
 
 -- ---------------------------------------------------------------- obstacles
 
@@ -375,20 +409,25 @@ function flowfield:distance(p) end
 ---for {"wander"}. Reading agent.behaviors gives back an equivalent list
 ---(points as vec2s).
 ---@class steer.behavior
----@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"|"follow_flow"
+---@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"|"follow_flow"|"face"|"look_where_going"|"match_velocity"|"follow_leader"|"queue"
 ---@field weight? number
 ---@field target? steer.point|steer.agent  seek, flee, arrive (point or agent); pursue, evade, intercept (agent)
 ---@field panic_radius? number             flee
 ---@field slowing_radius? number           arrive
 ---@field deceleration? steer.deceleration arrive
 ---@field threat_radius? number            evade
----@field leader? steer.agent              offset_pursue
----@field offset? steer.point              offset_pursue
+---@field leader? steer.agent              offset_pursue, follow_leader
+---@field offset? steer.point|number       offset_pursue (a point); follow_path (a distance along the path)
 ---@field a? steer.agent                   interpose
 ---@field b? steer.agent                   interpose
 ---@field threat? steer.agent              hide
 ---@field path? steer.path                 follow_path
 ---@field field? steer.flowfield           follow_flow
+---@field mode? steer.path_mode            follow_path, default "waypoints"
+---@field predict? number                  follow_path ("predict"): seconds ahead, default 0.5
+---@field time? number                     match_velocity: time to target (s), default 0.1
+---@field distance? number                 follow_leader: behind the leader, default 30; queue: braking box
+---@field zone? number                     follow_leader: length of the zone ahead of the leader
 ---@field radius? number                   flock, separate, align, cohere: neighbour radius
 ---@field fov? number                      flock, separate, align, cohere
 ---@field tag? string                      flock, separate, align, cohere
@@ -397,6 +436,28 @@ function flowfield:distance(p) end
 ---@field cohesion? number                 flock
 ---@field separation_radius? number        flock, separate
 ---@field rect? number[]                    contain: {x, y, w, h} instead of the world's rectangle
+---(face and match_velocity take `target` too: a point or an agent; for
+---match_velocity a point is the velocity to match. queue takes `tag`.)
+
+---@alias steer.path_mode
+---| "waypoints" # seek each waypoint until inside path.radius of it (the default)
+---| "predict"   # Reynolds: predict, project onto the path, seek ahead along it when outside the corridor
+
+---@class steer.follow_path_opts
+---@field mode? steer.path_mode  default "waypoints"
+---@field predict? number        >= 0 s of travel predicted ahead, default 0.5
+---@field offset? number         >= 0 units along the path past the projection, default 20
+---@field weight? number         default 1
+
+---@class steer.follow_leader_opts
+---@field distance? number  >= 0 units behind the leader, default 30
+---@field zone? number      >= 0 length of the zone ahead of the leader; default distance + 1 s of the leader's travel
+---@field weight? number    default 1
+
+---@class steer.queue_opts
+---@field distance? number  >= 0 braking box beyond the two radii; default radius + 0.25 s at max speed
+---@field tag? string       brake only for agents with this tag
+---@field weight? number    default 1
 
 ---@class steer.flock_opts
 ---@field radius? number             neighbour radius, default 50
@@ -428,7 +489,8 @@ function flowfield:distance(p) end
 ---@field wander_jitter number           >= 0
 ---@field behaviors steer.behavior[]|nil standing behaviours; nil clears them
 ---@field id integer                     read only, never reused
----@field heading steer.vec2             read only, unit vector
+---@field heading steer.vec2             read only, unit vector: the facing (the direction of travel unless turn_rate or face say otherwise)
+---@field turn_rate number               >= 0 rad/s the facing may turn; math.huge (default): unlimited
 ---@field side steer.vec2                read only, heading turned +90 degrees
 ---@field speed number                   read only
 ---@field force steer.vec2               read only: the steering force applied in the last step
@@ -532,10 +594,13 @@ function agent:contain(rect, weight) end
 ---@return steer.vec2
 function agent:avoid_agents(weight) end
 
+---Follows the path: by waypoints (the default) or Reynolds' prediction
+---(`{mode = "predict"}`). `a:follow_path(path, weight)` also works.
 ---@param path steer.path
----@param weight? number
+---@param opts? steer.follow_path_opts|number options, or the weight
+---@param weight? number overrides opts.weight
 ---@return steer.vec2
-function agent:follow_path(path, weight) end
+function agent:follow_path(path, opts, weight) end
 
 ---@param leader steer.agent
 ---@param offset steer.point in the leader's frame: x along its heading, y along its side
@@ -554,6 +619,34 @@ function agent:interpose(a, b, weight) end
 ---@return steer.vec2
 function agent:hide(threat, weight) end
 
+---This step the facing turns toward target (by at most turn_rate x dt). No force.
+---@param target steer.point|steer.agent
+function agent:face(target) end
+
+---This step the facing turns toward the velocity (the default; cancels a face). No force.
+function agent:look_where_going() end
+
+---gdx-ai's MatchVelocity: force (v - vel) x mass / time_to_target, within max_force.
+---@param v steer.point|steer.agent a velocity, or an agent whose velocity to match
+---@param time_to_target? number >= 0 s, default 0.1 (never less than one step)
+---@param weight? number
+---@return steer.vec2
+function agent:match_velocity(v, time_to_target, weight) end
+
+---Reynolds' leader following: arrive `distance` behind the leader at its
+---velocity; inside the zone ahead of the leader, step sideways out of it.
+---@param leader steer.agent
+---@param opts? steer.follow_leader_opts|number options, or the weight
+---@param weight? number
+---@return steer.vec2
+function agent:follow_leader(leader, opts, weight) end
+
+---Reynolds' queueing: brake while another agent is in the short box ahead.
+---@param opts? steer.queue_opts|number options, or the weight
+---@param weight? number
+---@return steer.vec2
+function agent:queue(opts, weight) end
+
 ---Adds weight (default 1) times force to the accumulator.
 ---@param force steer.point
 ---@param weight? number (extension)
@@ -564,6 +657,73 @@ function agent:apply(force, weight) end
 ---@param weight? number
 ---@return steer.vec2 force
 function agent:follow_flow(field, weight) end
+
+-- ---------------------------------------------------------------- formations
+
+---@alias steer.formation_pattern "wedge"|"line"|"column"|"circle"|fun(i: integer, n: integer): (number|steer.vec2), number?
+
+---@class steer.formation_def
+---@field pattern? steer.formation_pattern default "wedge"; a function gives slot i of n as x, y or a vec2 (x ahead, y to the side)
+---@field spacing? number        > 0 units between neighbouring slots, default 30
+---@field leader? steer.agent    the anchor; else `anchor` and `heading`
+---@field anchor? steer.point    default {0, 0}
+---@field heading? steer.point   non-zero, default {1, 0}
+---@field reassign_angle? number radians in [0, pi], default pi/2: reassign when the anchor turned this far
+---@field slowing_radius? number > 0, default 60
+---@field weight? number         of the members' force, default 1
+
+---Slots in a pattern around a leader or an anchor; members assigned to
+---slots by least total distance (exact up to 64 members, greedy beyond),
+---again when members join, leave or die and when the anchor turns past
+---reassign_angle. `#f` is the member count.
+---@class steer.formation
+---@field count integer                          read only
+---@field leader steer.agent|nil                 nil: a fixed anchor; assigning a member raises
+---@field pattern string|function                read only
+---@field anchor steer.vec2|nil                  read only: the anchor's position now (nil before any agent)
+---@field heading steer.vec2|nil                 read only: the anchor's heading now
+local formation = {}
+
+---@param def? steer.formation_def
+---@return steer.formation
+function steer.formation(def) end
+
+---Adds a member and reassigns; false when it is the leader or a member already.
+---@param a steer.agent
+---@return boolean
+function formation:add(a) end
+
+---Removes a member and reassigns; false when it was not one.
+---@param a steer.agent
+---@return boolean
+function formation:remove(a) end
+
+---Once a step: drops removed members, reassigns if the anchor turned past
+---reassign_angle, and adds to each member the force that brings it to its
+---slot at the anchor's velocity. Call it from the leader's brain or scene.update.
+function formation:update() end
+
+---Assigns slots by least total distance now.
+function formation:reassign() end
+
+---@return steer.agent[] in the order they joined
+function formation:members() end
+
+---@param a steer.agent
+---@return integer|nil slot number (1-based)
+function formation:slot_of(a) end
+
+---@param a steer.agent
+---@return steer.vec2|nil the position of its slot now
+function formation:slot(a) end
+
+---@return steer.vec2[] every slot's position now, by slot number
+function formation:slots() end
+
+---A fixed anchor instead of a leader.
+---@param pos steer.point
+---@param heading? steer.point non-zero
+function formation:set_anchor(pos, heading) end
 
 -- ---------------------------------------------------------------- brains
 
@@ -613,5 +773,20 @@ function steer.reload(name) end
 ---is the only seed). nil puts the stock functions back.
 ---@param world steer.world|nil
 function steer.install_random(world) end
+
+---(extension) A snapshot from a file written by snap:save; nil and a message
+---for a missing, truncated, corrupt, foreign or newer-format file. Requires
+---the brains' modules. Disabled in the app's sandbox.
+---@param path string
+---@return steer.snapshot|nil snap
+---@return string|nil message
+function steer.load_snapshot(path) end
+
+---(extension) A snapshot from the bytes snap:encode made; nil and a message
+---otherwise.
+---@param bytes string
+---@return steer.snapshot|nil snap
+---@return string|nil message
+function steer.decode_snapshot(bytes) end
 
 return steer

@@ -1,7 +1,7 @@
 /*
  * bench.c — steer's benchmark: prints figures, asserts nothing about speed.
  *
- *   steer_bench [--quick] [--only flock|brains|draw|orca|nav] [--scripts DIR] [--app PATH]
+ *   steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot] [--scripts DIR] [--app PATH]
  *
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
@@ -20,6 +20,10 @@
  * 7. ORCA (--only orca): RVO2's Circle at 250 and 10,000 agents, and a
  *    random-goal crowd of 100,000 agents at ~10 neighbours (and at sizes and
  *    densities it was not tuned for), 1 and 2 threads, collisions counted
+ * 8. snapshots (--only snapshot): world snapshot and restore of the 100k
+ *    flock (no brains, re-sorted storage) through the C API, and of the 10k
+ *    Lua-brain worlds (lean and demo brains) through world:snapshot /
+ *    world:restore; bytes in memory and encoded
  *
  * Each flock configuration runs in a child process (fork) so its peak RSS is
  * its own. The brains run in a bare Lua state (luaL_newstate and the standard
@@ -672,6 +676,139 @@ static double run_app_brains(const char *app, const char *scripts, const char *e
     return ms;
 }
 
+/* ---- snapshots ---- */
+
+enum { SNAP_REPS = 9 };
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return v[n / 2];
+}
+
+/// The 100k flock through the C API: snapshot, restore, encode, decode.
+static void snapshot_flock(int n)
+{
+    st_world *w = make_flock(n, 1, false);
+    if (!w) return;
+    for (int i = 0; i < 40; i++) st_world_step(w, 1.0 / 60.0); // re-sorted at ticks 0 and 32
+    uint64_t sum = st_world_checksum(w);
+    double new_ms[SNAP_REPS], snap_ms[SNAP_REPS], rest_ms[SNAP_REPS], enc_ms[SNAP_REPS], dec_ms[SNAP_REPS];
+    st_snapshot *s = st_world_snapshot(w);
+    size_t bytes = 0;
+    bool same = s != NULL;
+    // new snapshots (fresh memory: page faults included)
+    for (int k = 0; k < SNAP_REPS; k++) {
+        double t0 = now();
+        st_snapshot *fresh = st_world_snapshot(w);
+        new_ms[k] = (now() - t0) * 1e3;
+        st_snapshot_destroy(fresh);
+    }
+    // taken again into the same snapshot (what a rewind ring does)
+    for (int k = 0; k < SNAP_REPS && s; k++) {
+        double t0 = now();
+        same = st_snapshot_capture(s, w) && same;
+        snap_ms[k] = (now() - t0) * 1e3;
+    }
+    // restored after a step
+    for (int k = 0; k < SNAP_REPS && s; k++) {
+        st_world_step(w, 1.0 / 60.0);
+        double t0 = now();
+        same = st_world_restore(w, s) && same;
+        rest_ms[k] = (now() - t0) * 1e3;
+        same = same && st_world_checksum(w) == sum;
+    }
+    for (int k = 0; k < SNAP_REPS && s; k++) {
+        double t0 = now();
+        void *b = st_snapshot_encode(s, &bytes);
+        enc_ms[k] = (now() - t0) * 1e3;
+        t0 = now();
+        st_snapshot *d = st_snapshot_decode(b, bytes, NULL, 0);
+        dec_ms[k] = (now() - t0) * 1e3;
+        same = same && d && st_snapshot_checksum(d) == sum;
+        st_snapshot_destroy(d);
+        free(b);
+    }
+    if (!s) return;
+    printf("%-22s %9d   snapshot %7.2f ms  restore %7.2f ms  (median of %d; capture into a reused snapshot; "
+           "checksum %s)\n",
+           "snapshot (no brains)", n, median(snap_ms, SNAP_REPS), median(rest_ms, SNAP_REPS), SNAP_REPS,
+           same ? "equal" : "DIFFERENT");
+    printf("%-22s %9s   new snapshot %.2f ms (fresh memory); %zu bytes in memory (%.0f per agent), %zu encoded; "
+           "encode %.2f ms, decode %.2f ms\n",
+           "", "", median(new_ms, SNAP_REPS), st_snapshot_memory(s), (double)st_snapshot_memory(s) / n, bytes,
+           median(enc_ms, SNAP_REPS), median(dec_ms, SNAP_REPS));
+    st_snapshot_destroy(s);
+    st_world_destroy(w);
+}
+
+static const char *snapshot_lua =
+    "local w, reps = ...\n"
+    "local clock = os.clock\n"
+    "local function med(t) table.sort(t) return t[(#t + 1) // 2] end\n"
+    "local sum = w:checksum()\n"
+    "local ts, tr, snap = {}, {}, nil\n"
+    "for k = 1, reps do\n"
+    "  local t0 = clock(); snap = w:snapshot(); ts[k] = (clock() - t0) * 1e3\n"
+    "  w:step()\n"
+    "  t0 = clock(); w:restore(snap); tr[k] = (clock() - t0) * 1e3\n"
+    "  assert(w:checksum() == sum, 'restore changed the checksum')\n"
+    "end\n"
+    "return med(ts), med(tr), snap.memory, #snap:encode()\n";
+
+/// The 10k Lua-brain world (as the brain rows make it): world:snapshot and
+/// world:restore, brains' self tables included. os.clock: CPU time of this
+/// process (one thread here), not wall time.
+static void snapshot_brains(const char *scripts, const char *what, const char *hunter, const char *prey, int n,
+                            double side)
+{
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    luaL_requiref(L, "steer", luaopen_steer, 0);
+    lua_pop(L, 1);
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/?.lua;%s/../tests/bench/brains/?.lua", scripts, scripts);
+    lua_setfield(L, -2, "path");
+    lua_pop(L, 1);
+    if (luaL_loadstring(L, brain_bench_lua) != LUA_OK) goto fail;
+    lua_pushinteger(L, n);
+    lua_pushnumber(L, side);
+    lua_pushinteger(L, 14);
+    lua_pushstring(L, hunter);
+    lua_pushstring(L, prey);
+    lua_pushinteger(L, 1);
+    lua_pushnumber(L, 50);
+    if (lua_pcall(L, 7, 1, 0) != LUA_OK) goto fail;
+    for (int i = 0; i < 30; i++) {
+        lua_getfield(L, -1, "step");
+        lua_pushvalue(L, -2);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) goto fail;
+    }
+    if (luaL_loadstring(L, snapshot_lua) != LUA_OK) goto fail;
+    lua_insert(L, -2);
+    lua_pushinteger(L, SNAP_REPS);
+    if (lua_pcall(L, 2, 4, 0) != LUA_OK) goto fail;
+    printf("%-22s %9d   snapshot %7.2f ms  restore %7.2f ms  (median of %d, CPU time; checksum equal)\n", what, n,
+           lua_tonumber(L, -4), lua_tonumber(L, -3), SNAP_REPS);
+    printf("%-22s %9s   %lld bytes in memory, %lld encoded (self tables and all)\n", "", "",
+           (long long)lua_tointeger(L, -2), (long long)lua_tointeger(L, -1));
+    lua_close(L);
+    return;
+fail:
+    fprintf(stderr, "snapshot brains: %s\n", lua_tostring(L, -1));
+    lua_close(L);
+}
+
+static void snapshot_rows(const char *scripts, bool quick)
+{
+    printf("\n");
+    snapshot_flock(quick ? 20000 : 100000);
+    int nb = 10000;
+    double demo_side = sqrt(nb * (960.0 * 640.0) / 43.0);
+    snapshot_brains(scripts, "snapshot (lean brains)", "lean_hunter", "lean_prey", nb, demo_side);
+    snapshot_brains(scripts, "snapshot (demo brains)", "hunter", "prey", nb, demo_side);
+}
+
 int main(int argc, char **argv)
 {
     bool quick = false;
@@ -684,18 +821,18 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) scripts = argv[++i];
         else if (!strcmp(argv[i], "--app") && i + 1 < argc) app = argv[++i];
         else {
-            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav] [--scripts DIR] [--app PATH]\n");
+            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot] [--scripts DIR] [--app PATH]\n");
             return 2;
         }
     }
     if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw") && strcmp(only, "orca") &&
-        strcmp(only, "nav")) {
-        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca or nav, not '%s'\n", only);
+        strcmp(only, "nav") && strcmp(only, "snapshot")) {
+        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, nav or snapshot, not '%s'\n", only);
         return 2;
     }
     bool do_flock = !only || !strcmp(only, "flock"), do_brains = !only || !strcmp(only, "brains"),
          do_draw = !only || !strcmp(only, "draw"), do_orca = !only || !strcmp(only, "orca"),
-         do_nav = !only || !strcmp(only, "nav");
+         do_nav = !only || !strcmp(only, "nav"), do_snapshot = !only || !strcmp(only, "snapshot");
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n\n",
@@ -778,6 +915,7 @@ int main(int argc, char **argv)
 
     if (do_orca) orca_rows(quick);
     if (do_nav) nav_rows(scripts, quick);
+    if (do_snapshot) snapshot_rows(scripts, quick);
 
     if (do_draw) {
         printf("\n");

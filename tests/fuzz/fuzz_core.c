@@ -118,6 +118,14 @@ static st_behavior pick_behavior(fz_in *in, fz_world *z)
     if (fields & 16384) b.flock.tag = pick_tag(in, 1);
     if (fields & 32768)
         for (int k = 0; k < 4; k++) b.rect[k] = NUM(in);
+    if (b.type == ST_FOLLOW_PATH || b.type >= ST_FACE) {
+        /* follow_path's modes and the motion behaviours' parameters */
+        unsigned more = fz_u16(in);
+        if (more & 1) b.path_mode = (st_path_mode)fz_pick(in, 3);
+        if (more & 2) b.predict = NUM(in);
+        if (more & 4) b.ahead = NUM(in);
+        if (more & 8) b.zone = NUM(in);
+    }
 #undef NUM
     if (b.type == ST_FOLLOW_PATH && b.path == NULL && z->npaths) b.path = z->paths[0];
     return b;
@@ -237,7 +245,8 @@ static void op_spawn(fz_in *in, fz_world *z)
     if (fields & 128) d.tag = pick_tag(in, 1);
     if (fields & 256) d.combine = (st_combine)fz_pick(in, 3);
     if (fields & 512) d.color[0] = fz_u8(in);
-    int valid = finite2(d.pos) && finite2(d.vel) && (!d.has_heading || finite2(d.heading)) &&
+    if (fields & 1024) d.turn_rate = fz_double(in); /* any: nan and negative are invalid, inf the default */
+    int valid = d.turn_rate >= 0 && finite2(d.pos) && finite2(d.vel) && (!d.has_heading || finite2(d.heading)) &&
                 isfinite(d.max_speed) && d.max_speed >= 0 && isfinite(d.max_force) && d.max_force >= 0 &&
                 isfinite(d.mass) && d.mass > 0 && isfinite(d.radius) && d.radius >= 0 && d.tag >= 0 &&
                 (d.combine == ST_COMBINE_SUM || d.combine == ST_COMBINE_PRIORITY);

@@ -215,24 +215,25 @@ static const char *const vocab[] = {
     "wander", "prey", "hunter", "wrap", "bounce", "none", "sum", "priority", "slow", "fast", "", "1",
     "avoidance", "orca", "avoid_range", "avoid_priority", "avoid_layer", "avoid_mask", "locked",
     "avoid_horizon", "avoid_max_neighbors", "contacts", "rect", "polygon", "polyline", "points", "kind",
+    "turn_rate", "mode", "predict", "waypoints", "distance", "zone", "time",
 };
 #define N_VOCAB (sizeof vocab / sizeof vocab[0])
 
 static const char *const behavior_names[] = {
     "seek", "flee", "arrive", "pursue", "evade", "intercept", "wander", "separate", "align", "cohere",
     "flock", "avoid_obstacles", "avoid_walls", "contain", "follow_path", "offset_pursue", "interpose",
-    "hide", "avoid_agents", "bogus",
+    "hide", "avoid_agents", "face", "look_where_going", "match_velocity", "follow_leader", "queue", "bogus",
 };
 #define N_BEHAVIORS (sizeof behavior_names / sizeof behavior_names[0])
 
 static const char *const entry_fields[] = {
     "weight", "target", "panic_radius", "slowing_radius", "threat_radius", "deceleration", "leader",
     "offset", "a", "b", "threat", "path", "radius", "fov", "tag", "separation", "alignment", "cohesion",
-    "separation_radius", "rect",
+    "separation_radius", "rect", "mode", "predict", "distance", "zone", "time", "offset",
 };
 static const int entry_kinds[] = {
     K_NUM, K_TARGET, K_NUM, K_NUM, K_NUM, K_DECEL, K_AGENT, K_POINT, K_AGENT, K_AGENT, K_AGENT, K_PATH,
-    K_NUM, K_NUM, K_TAG, K_NUM, K_NUM, K_NUM, K_NUM, K_RECT,
+    K_NUM, K_NUM, K_TAG, K_NUM, K_NUM, K_NUM, K_NUM, K_RECT, K_STRING, K_NUM, K_NUM, K_NUM, K_NUM, K_NUM,
 };
 #define N_ENTRY_FIELDS (sizeof entry_fields / sizeof entry_fields[0])
 
@@ -593,6 +594,12 @@ static const sig agent_methods[] = {
     {"interpose", {K_AGENT, K_AGENT, K_NUM}},
     {"hide", {K_AGENT, K_NUM}},
     {"apply", {K_POINT, K_NUM}},
+    {"follow_path", {K_PATH, K_ANY, K_NUM}},
+    {"face", {K_TARGET}},
+    {"look_where_going", {0}},
+    {"match_velocity", {K_TARGET, K_NUM, K_NUM}},
+    {"follow_leader", {K_AGENT, K_ANY, K_NUM}},
+    {"queue", {K_ANY, K_NUM}},
 };
 
 static const sig vec2_methods[] = {
@@ -611,6 +618,7 @@ static const sig agent_fields[] = {
     {"avoidance", {K_STRING}}, {"avoid_range", {K_NUM}}, {"avoid_priority", {K_NUM}}, {"avoid_layer", {K_INT}},
     {"avoid_mask", {K_INT}}, {"locked", {K_ANY}}, {"avoid_max_neighbors", {K_INT}}, {"avoid_horizon", {K_NUM}},
     {"avoid_horizon_obstacles", {K_NUM}},
+    {"turn_rate", {K_NUM}},
 };
 
 /* Pushes the function `name` looked up through a reference object, so

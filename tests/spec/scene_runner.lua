@@ -89,6 +89,18 @@ function runner.draw(scene, world, gfx, brains)
     end
 end
 
+-- A snapshot of the world with the scene's own state (scene.save), and its
+-- restore (scene.restore gets what scene.save returned): what the app does
+-- (API.md, "Snapshots").
+function runner.snapshot(scene, world)
+    return world:snapshot(scene.save and scene.save() or nil)
+end
+
+function runner.restore(scene, world, snap)
+    local data = world:restore(snap)
+    if scene.restore then scene.restore(data) end
+end
+
 -- Runs `ticks` ticks. opts: each(tick) after every step; draw_every (ticks)
 -- with gfx and brains.
 function runner.run(scene, world, ticks, opts)

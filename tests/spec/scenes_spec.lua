@@ -15,7 +15,7 @@ local steer = require "steer"
 local runner = require "scene_runner"
 
 local EXPECTED = { "hunt", "maze", "seek_flee_arrive", "pursuit_evade", "wander", "flocking",
-                   "obstacles_walls", "path_following", "formation", "hide_interpose" }
+                   "obstacles_walls", "path_following", "formation", "hide_interpose", "queue" }
 
 -- Every module in scripts/ that is a scene (returns a table with load).
 local function discover()
@@ -351,8 +351,10 @@ describe("obstacles_walls", function()
 end)
 
 describe("path_following", function()
-    it("keeps followers on the path, loop or open", function()
+    it("keeps followers on the path, loop or open, in both modes", function()
+      for _, mode in ipairs{ "predict", "waypoints" } do
         local scene, world = runner.load("path_following")
+        if mode == "waypoints" then scene.keypressed(world, "m") end
         local function near_path()
             local pts, loop = scene.route(world)
             for a in world:agents() do
@@ -372,12 +374,13 @@ describe("path_following", function()
             assert.is_true(a.pos:dist(steer.vec2(pts[#pts][1], pts[#pts][2])) < 60)
             assert.is_true(a.speed < 5)
         end
+      end
     end)
 end)
 
 describe("formation", function()
     it("followers settle into their slots, for every shape", function()
-        for _, key in ipairs{ "1", "2", "3" } do
+        for _, key in ipairs{ "1", "2", "3", "4", "5" } do
             local scene, world = runner.load("formation")
             scene.keypressed(world, key)
             local worst = math.huge
@@ -393,6 +396,87 @@ describe("formation", function()
             end })
             assert.is_true(worst < 12, "shape " .. key .. ": a follower stays " .. worst .. " from its slot")
         end
+    end)
+end)
+
+describe("formation membership", function()
+    it("takes members in and out, and every follower holds its own slot", function()
+        local scene, world = runner.load("formation")
+        scene.keypressed(world, "+")
+        scene.keypressed(world, "+")
+        runner.run(scene, world, 60)
+        scene.keypressed(world, "-")
+        runner.run(scene, world, 900)
+        local slots, seen = scene.slots(world), {}
+        assert.are.equal(world:count("follower"), #slots)
+        assert.are.equal(9, #slots)
+        for i, p in ipairs(slots) do
+            local key = ("%.3f,%.3f"):format(p.x, p.y)
+            assert.is_nil(seen[key], "two followers share slot " .. i)
+            seen[key] = true
+        end
+    end)
+
+    it("in leader-following mode keeps followers out of the leader's way", function()
+        local scene, world = runner.load("formation")
+        scene.keypressed(world, "6")
+        local ahead, samples = 0, 0
+        runner.run(scene, world, 1200, { each = function(t)
+            if t < 300 or t % 10 ~= 0 then return end
+            local l = first(world, "leader")
+            if l.speed < 20 then return end
+            for a in world:agents("follower") do
+                local rel = a.pos - l.pos
+                local along, across = rel:dot(l.heading), math.abs(rel:dot(l.side))
+                if along > 0 and along < 40 and across < 12 then ahead = ahead + 1 end
+                samples = samples + 1
+            end
+        end })
+        assert.is_true(samples > 0)
+        assert.is_true(ahead < 0.02 * samples, ("in the leader's way %d of %d"):format(ahead, samples))
+    end)
+end)
+
+describe("queue", function()
+    local function run_door(queue)
+        local scene, world = runner.load("queue")
+        if not queue then scene.keypressed(world, "q") end
+        local through, overlaps, was_left, was_at = 0, 0, {}, {}
+        local door = scene.door
+        runner.run(scene, world, 1800, { each = function()
+            local list = {}
+            for a in world:agents("walker") do
+                list[#list + 1] = a
+                local left = a.pos.x < door.x
+                if was_left[a] and not left and a.pos:dist(steer.vec2(door.x, 300)) < 60 then
+                    through = through + 1
+                end
+                -- never through the wall outside the door (a walker at the exit
+                -- is put back at the start: that jump is no crossing)
+                local walked = was_at[a] and a.pos:dist(was_at[a]) < 20
+                was_at[a] = a.pos
+                if walked and was_left[a] ~= left then
+                    assert.is_true(a.pos.y > door.lo - 4 and a.pos.y < door.hi + 4,
+                        ("walker %d crossed the wall at y=%.0f"):format(a.id, a.pos.y))
+                end
+                was_left[a] = left
+            end
+            for i = 1, #list do
+                for j = i + 1, #list do
+                    if list[i].pos:dist(list[j].pos) < 10 then overlaps = overlaps + 1 end
+                end
+            end
+        end })
+        return through, overlaps
+    end
+
+    it("files the crowd through the door, with less pushing than without queueing", function()
+        local through, overlaps = run_door(true)
+        local through_off, overlaps_off = run_door(false)
+        assert.is_true(through >= 20, "only " .. through .. " walkers through the door in 30 s")
+        assert.is_true(overlaps < overlaps_off,
+            ("overlaps with queue %d, without %d (through %d / %d)"):format(overlaps, overlaps_off,
+                through, through_off))
     end)
 end)
 

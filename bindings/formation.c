@@ -1,0 +1,460 @@
+/*
+ * formation.c — steer.formation: slots in a pattern around a leader (or a
+ * fixed anchor), members assigned to them by least total distance, and
+ * f:update() to steer the members there once a step.
+ *
+ * A formation belongs to the world of its first agent (the leader, or the
+ * first member added); it keeps that world's userdata in a uservalue, and a
+ * function pattern in another. A function pattern is asked for n offsets
+ * whenever the number of members changes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bind.h"
+
+#define SL_FORMATION "steer.formation"
+
+static const char sl_key_formation = 0;
+
+enum { FUV_WORLD = 1, FUV_PATTERN, FUV_COUNT = FUV_PATTERN };
+
+typedef struct sl_formation {
+    st_formation *f;
+    sl_world *sw;   /* NULL until the first agent names the world */
+    int custom_n;   /* members the function pattern's offsets were made for; -1: none yet */
+} sl_formation;
+
+static const char *const pattern_names[] = {"wedge", "line", "column", "circle", NULL};
+
+static sl_formation *checkformation(lua_State *L, int arg)
+{
+    sl_formation *sf = (sl_formation *)sl_checkudata(L, arg, &sl_key_formation, SL_FORMATION);
+    if (sf->sw != NULL && sf->sw->w == NULL)
+        luaL_error(L, "attempt to use a destroyed world");
+    return sf;
+}
+
+/* The agent at arg, of this formation's world (binding the world on first use). */
+static sl_agent *check_member(lua_State *L, int fidx, sl_formation *sf, int arg)
+{
+    sl_agent *a = sl_checkagent(L, arg);
+    if (sf->sw == NULL) {
+        sf->sw = a->sw;
+        lua_getiuservalue(L, arg, SL_AUV_WORLD);
+        lua_setiuservalue(L, fidx, FUV_WORLD);
+    } else if (a->sw != sf->sw) {
+        luaL_argerror(L, arg, "agent belongs to another world");
+    }
+    return a;
+}
+
+/* A function pattern's offsets for the current member count. */
+static void refresh(lua_State *L, int fidx, sl_formation *sf)
+{
+    if (sf->sw == NULL)
+        return;
+    int n = st_formation_prune(sf->sw->w, sf->f);
+    if (lua_getiuservalue(L, fidx, FUV_PATTERN) != LUA_TFUNCTION || n == sf->custom_n) {
+        lua_pop(L, 1);
+        return;
+    }
+    int fn = lua_gettop(L);
+    st_vec2 *off = (st_vec2 *)lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *off, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushvalue(L, fn);
+        lua_pushinteger(L, i + 1);
+        lua_pushinteger(L, n);
+        lua_call(L, 2, 2);
+        if (lua_type(L, -2) == LUA_TNUMBER) {
+            if (lua_type(L, -1) != LUA_TNUMBER)
+                luaL_error(L, "formation pattern(%d, %d) returned x without y", i + 1, n);
+            off[i] = st_v2(lua_tonumber(L, -2), lua_tonumber(L, -1));
+        } else {
+            char ctx[48];
+            snprintf(ctx, sizeof ctx, "pattern(%d, %d)", i + 1, n);
+            sl_src src = {0, NULL, NULL, ctx};
+            lua_pop(L, 1);
+            lua_pushnil(L); /* keep two slots */
+            lua_insert(L, -2);
+            if (lua_type(L, -1) != LUA_TTABLE && sl_tovec2(L, -1) == NULL)
+                luaL_error(L, "formation %s must return x, y or a vec2 (got %s)", ctx, luaL_typename(L, -1));
+            off[i] = sl_point(L, -1, &src);
+        }
+        lua_pop(L, 2);
+        if (!isfinite(off[i].x) || !isfinite(off[i].y))
+            luaL_error(L, "formation pattern(%d, %d) returned a non-finite offset", i + 1, n);
+    }
+    if (!st_formation_set_offsets(sf->sw->w, sf->f, off, n))
+        luaL_error(L, "not enough memory");
+    sf->custom_n = n;
+    lua_pop(L, 2);
+}
+
+/* steer.formation{ pattern, spacing, leader | anchor, heading, reassign_angle, slowing_radius, weight } */
+static int formation_new(lua_State *L)
+{
+    static const char *const keys[] = {"pattern", "spacing", "leader", "anchor", "heading",
+                                       "reassign_angle", "slowing_radius", "weight", NULL};
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    }
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        bool ok = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int i = 0; keys[i] != NULL && !ok; i++)
+                ok = strcmp(lua_tostring(L, -1), keys[i]) == 0;
+        if (!ok) {
+            sl_src src = sl_arg(1);
+            sl_raise(L, &src, "unknown formation field '%s'", luaL_tolstring(L, -1, NULL));
+        }
+    }
+    st_formation_def def = st_default_formation_def();
+    sl_src src;
+    /* 2: the pattern function, or nil */
+    int ty = lua_getfield(L, 1, "pattern");
+    src = sl_field(1, "pattern");
+    if (ty == LUA_TSTRING) {
+        const char *s = lua_tostring(L, 2);
+        int k = 0;
+        while (pattern_names[k] != NULL && strcmp(pattern_names[k], s) != 0)
+            k++;
+        if (pattern_names[k] == NULL)
+            sl_raise(L, &src, "invalid option '%s' (\"wedge\", \"line\", \"column\", \"circle\" or a function)", s);
+        def.pattern = (st_formation_pattern)k;
+    } else if (ty == LUA_TFUNCTION) {
+        def.pattern = ST_FORMATION_CUSTOM;
+    } else if (ty != LUA_TNIL) {
+        sl_raise_type(L, &src, 2, "pattern name or function");
+    } else {
+        lua_pop(L, 1);
+        lua_pushstring(L, "wedge");
+    }
+    lua_getfield(L, 1, "spacing"); /* 3 */
+    src = sl_field(1, "spacing");
+    if (!lua_isnil(L, 3))
+        def.spacing = sl_number_min(L, 3, &src, 0.0, true);
+    lua_getfield(L, 1, "reassign_angle"); /* 4 */
+    src = sl_field(1, "reassign_angle");
+    if (!lua_isnil(L, 4)) {
+        def.reassign_angle = sl_number_min(L, 4, &src, 0.0, false);
+        if (def.reassign_angle > ST_PI)
+            sl_raise(L, &src, "must be <= pi");
+    }
+    lua_getfield(L, 1, "slowing_radius"); /* 5 */
+    src = sl_field(1, "slowing_radius");
+    if (!lua_isnil(L, 5))
+        def.slowing_radius = sl_number_min(L, 5, &src, 0.0, true);
+    lua_getfield(L, 1, "weight"); /* 6 */
+    src = sl_field(1, "weight");
+    if (!lua_isnil(L, 6))
+        def.weight = sl_number(L, 6, &src);
+    lua_getfield(L, 1, "anchor"); /* 7 */
+    src = sl_field(1, "anchor");
+    if (!lua_isnil(L, 7))
+        def.anchor_pos = sl_point(L, 7, &src);
+    lua_getfield(L, 1, "heading"); /* 8 */
+    src = sl_field(1, "heading");
+    if (!lua_isnil(L, 8)) {
+        def.anchor_heading = sl_point(L, 8, &src);
+        if (def.anchor_heading.x == 0.0 && def.anchor_heading.y == 0.0)
+            sl_raise(L, &src, "must be a non-zero vector");
+    }
+    lua_getfield(L, 1, "leader"); /* 9 */
+    sl_agent *leader = NULL;
+    if (!lua_isnil(L, 9)) {
+        src = sl_field(1, "leader");
+        leader = sl_toagent(L, 9);
+        if (leader == NULL)
+            sl_raise_type(L, &src, 9, SL_AGENT);
+        if (leader->removed)
+            sl_raise(L, &src, "attempt to use a removed agent");
+        def.leader = leader->id;
+    }
+
+    sl_formation *sf = (sl_formation *)lua_newuserdatauv(L, sizeof *sf, FUV_COUNT); /* 10 */
+    sf->f = NULL;
+    sf->sw = NULL;
+    sf->custom_n = -1;
+    sl_setmetatable(L, &sl_key_formation);
+    sf->f = st_formation_create(&def);
+    if (sf->f == NULL)
+        return luaL_error(L, "not enough memory");
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, 10, FUV_PATTERN);
+    if (leader != NULL) {
+        sf->sw = leader->sw;
+        lua_getiuservalue(L, 9, SL_AUV_WORLD);
+        lua_setiuservalue(L, 10, FUV_WORLD);
+    }
+    return 1;
+}
+
+static int formation_gc(lua_State *L)
+{
+    sl_formation *sf = (sl_formation *)sl_checkudata(L, 1, &sl_key_formation, SL_FORMATION);
+    st_formation_destroy(sf->f);
+    sf->f = NULL;
+    return 0;
+}
+
+/* f:add(agent) -> true, or false when it is the leader or a member already */
+static int formation_add(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    sl_agent *a = check_member(L, 1, sf, 2);
+    bool ok = st_formation_add(sf->sw->w, sf->f, a->id);
+    refresh(L, 1, sf);
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+/* f:remove(agent) -> whether it was a member */
+static int formation_remove(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    sl_agent *a = (sl_agent *)sl_checkudata(L, 2, &sl_key_agent, SL_AGENT);
+    bool ok = sf->sw != NULL && !a->removed && a->sw == sf->sw && st_formation_remove(sf->sw->w, sf->f, a->id);
+    refresh(L, 1, sf);
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+/* f:update(): once a step, steers every member to its slot */
+static int formation_update(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    if (sf->sw == NULL)
+        return 0;
+    refresh(L, 1, sf);
+    st_formation_update(sf->sw->w, sf->f);
+    return 0;
+}
+
+/* f:reassign(): assign slots by least total distance now */
+static int formation_reassign(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    if (sf->sw == NULL)
+        return 0;
+    refresh(L, 1, sf);
+    st_formation_reassign(sf->sw->w, sf->f);
+    return 0;
+}
+
+/* f:members() -> the member agents, in the order they joined */
+static int formation_members(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    refresh(L, 1, sf);
+    int n = st_formation_count(sf->f);
+    lua_createtable(L, n, 0);
+    if (sf->sw == NULL)
+        return 1;
+    lua_getiuservalue(L, 1, FUV_WORLD);
+    int wi = lua_gettop(L), k = 0;
+    for (int i = 0; i < n; i++) {
+        sl_pushagent(L, wi, st_formation_member(sf->f, i));
+        if (lua_isnil(L, -1))
+            lua_pop(L, 1);
+        else
+            lua_rawseti(L, wi - 1, ++k);
+    }
+    lua_pop(L, 1);
+    return 1;
+}
+
+static int member_of(const st_formation *f, st_agent_id id)
+{
+    for (int k = 0; k < st_formation_count(f); k++)
+        if (st_id_equal(st_formation_member(f, k), id))
+            return k;
+    return -1;
+}
+
+/* f:slot_of(agent) -> its slot number (1-based), or nil when not a member */
+static int formation_slot_of(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    sl_agent *a = (sl_agent *)sl_checkudata(L, 2, &sl_key_agent, SL_AGENT);
+    refresh(L, 1, sf);
+    int k = a->removed || sf->sw == NULL || a->sw != sf->sw ? -1 : member_of(sf->f, a->id);
+    if (k < 0)
+        lua_pushnil(L);
+    else
+        lua_pushinteger(L, st_formation_slot_of(sf->f, k) + 1);
+    return 1;
+}
+
+/* f:slots() -> every slot's position in the world, by slot number */
+static int formation_slots(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    refresh(L, 1, sf);
+    int n = st_formation_count(sf->f);
+    lua_createtable(L, n, 0);
+    if (sf->sw == NULL)
+        return 1;
+    for (int s = 0; s < n; s++) {
+        steer_lua_pushvec2(L, st_formation_slot_pos(sf->sw->w, sf->f, s));
+        lua_rawseti(L, -2, s + 1);
+    }
+    return 1;
+}
+
+/* f:slot(agent) -> the position of its slot, or nil when not a member */
+static int formation_slot(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    sl_agent *a = (sl_agent *)sl_checkudata(L, 2, &sl_key_agent, SL_AGENT);
+    refresh(L, 1, sf);
+    int k = a->removed || sf->sw == NULL || a->sw != sf->sw ? -1 : member_of(sf->f, a->id);
+    if (k < 0)
+        lua_pushnil(L);
+    else
+        steer_lua_pushvec2(L, st_formation_slot_pos(sf->sw->w, sf->f, st_formation_slot_of(sf->f, k)));
+    return 1;
+}
+
+/* f:set_anchor(pos [, heading]): a fixed anchor instead of a leader */
+static int formation_set_anchor(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    st_vec2 pos = steer_lua_checkpoint(L, 2);
+    st_vec2 h = st_v2(0.0, 0.0);
+    if (!lua_isnoneornil(L, 3)) {
+        h = steer_lua_checkpoint(L, 3);
+        luaL_argcheck(L, h.x != 0.0 || h.y != 0.0, 3, "must be a non-zero vector");
+    }
+    if (sf->sw == NULL) {
+        /* no world yet: a formation without agents keeps the def's anchor */
+        st_formation_set_anchor(NULL, sf->f, pos, h);
+        return 0;
+    }
+    st_formation_set_anchor(sf->sw->w, sf->f, pos, h);
+    return 0;
+}
+
+enum { FF_COUNT = 1, FF_LEADER, FF_PATTERN, FF_ANCHOR, FF_HEADING };
+
+/* upvalue 1: name -> method or field code */
+static int formation_index(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+        return 1; /* a method, or nil */
+    int code = (int)lua_tointeger(L, -1);
+    switch (code) {
+    case FF_COUNT: lua_pushinteger(L, st_formation_count(sf->f)); break;
+    case FF_LEADER: {
+        st_agent_id id = st_formation_leader(sf->f);
+        if (sf->sw == NULL || st_id_is_null(id)) {
+            lua_pushnil(L);
+            break;
+        }
+        lua_getiuservalue(L, 1, FUV_WORLD);
+        sl_pushagent(L, lua_gettop(L), id);
+        break;
+    }
+    case FF_PATTERN: lua_getiuservalue(L, 1, FUV_PATTERN); break; /* the name, or the function */
+    case FF_ANCHOR:
+    case FF_HEADING: {
+        st_vec2 pos, h;
+        if (sf->sw == NULL) {
+            lua_pushnil(L);
+            break;
+        }
+        st_formation_anchor(sf->sw->w, sf->f, &pos, &h);
+        steer_lua_pushvec2(L, code == FF_ANCHOR ? pos : h);
+        break;
+    }
+    default: lua_pushnil(L); break;
+    }
+    return 1;
+}
+
+static int formation_newindex(lua_State *L)
+{
+    sl_formation *sf = checkformation(L, 1);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "leader") != 0)
+        return luaL_error(L, "field '%s' of steer.formation is read-only", k);
+    if (lua_isnil(L, 3)) {
+        if (sf->sw != NULL)
+            st_formation_set_leader(sf->sw->w, sf->f, st_null_agent());
+        return 0;
+    }
+    sl_agent *a = sl_toagent(L, 3);
+    if (a == NULL)
+        return luaL_error(L, "invalid value for field 'leader' (steer.agent expected, got %s)", luaL_typename(L, 3));
+    check_member(L, 1, sf, 3);
+    if (!st_formation_set_leader(sf->sw->w, sf->f, a->id))
+        return luaL_error(L, "invalid value for field 'leader' (a member cannot lead)");
+    return 0;
+}
+
+static int formation_len(lua_State *L)
+{
+    lua_pushinteger(L, st_formation_count(checkformation(L, 1)->f));
+    return 1;
+}
+
+static int formation_tostring(lua_State *L)
+{
+    sl_formation *sf = (sl_formation *)sl_checkudata(L, 1, &sl_key_formation, SL_FORMATION);
+    lua_pushfstring(L, "formation(%d members)", sf->f ? st_formation_count(sf->f) : 0);
+    return 1;
+}
+
+static const luaL_Reg formation_methods[] = {
+    {"add", formation_add},
+    {"remove", formation_remove},
+    {"update", formation_update},
+    {"reassign", formation_reassign},
+    {"members", formation_members},
+    {"slot_of", formation_slot_of},
+    {"slot", formation_slot},
+    {"slots", formation_slots},
+    {"set_anchor", formation_set_anchor},
+    {NULL, NULL},
+};
+
+static const luaL_Reg formation_meta[] = {
+    {"__gc", formation_gc},
+    {"__len", formation_len},
+    {"__newindex", formation_newindex},
+    {"__tostring", formation_tostring},
+    {NULL, NULL},
+};
+
+/* Expects the steer table on top; sets steer.formation. */
+void sl_open_formation(lua_State *L)
+{
+    luaL_newmetatable(L, SL_FORMATION);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_formation);
+    luaL_setfuncs(L, formation_meta, 0);
+    lua_createtable(L, 0, 16);
+    luaL_setfuncs(L, formation_methods, 0);
+    static const struct { const char *name; int code; } fields[] = {
+        {"count", FF_COUNT}, {"leader", FF_LEADER}, {"pattern", FF_PATTERN},
+        {"anchor", FF_ANCHOR}, {"heading", FF_HEADING},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        lua_pushinteger(L, fields[i].code);
+        lua_setfield(L, -2, fields[i].name);
+    }
+    lua_pushcclosure(L, formation_index, 1);
+    lua_setfield(L, -2, "__index");
+    steer_lua_protect_metatable(L, -1, SL_FORMATION, false);
+    lua_pop(L, 1);
+    lua_pushcfunction(L, formation_new);
+    lua_setfield(L, -2, "formation");
+}

@@ -1,0 +1,840 @@
+/*
+ * snapshot_io.c — snapshots as bytes (st_snapshot_encode / _decode).
+ *
+ * Layout: a 64-byte header, then the payload.
+ *
+ *   header   0  magic "STEERSNP"
+ *            8  u32 format version (ST_SNAPSHOT_FORMAT)
+ *           12  u32 header bytes (64)
+ *           16  u32 flags (bit 0: caller's bytes present)
+ *           20  u32 engine version (ST_VERSION_NUM)
+ *           24  u64 payload bytes
+ *           32  u64 payload checksum (FNV-1a 64)
+ *           40  u64 world checksum at capture
+ *           48  u64 tick
+ *           56  u32 live agents, u32 zero
+ *   payload    layout (endianness mark, sizeof of the records written
+ *              whole), world scalars, paths, standing lists, bodies,
+ *              list index per entry, agents, path index per entry, tags,
+ *              slots, spawn-order index, avoidance settings, obstacles,
+ *              walls, the caller's bytes.
+ *
+ * Numbers are in the machine's order; the layout record refuses a file
+ * from a machine or build whose order or record sizes differ. Bodies,
+ * agents and slots are written as whole records (fast: a memcpy for 100k
+ * agents, and a field added to them travels without a line here; the size
+ * check then refuses older files). Everything else is written field by
+ * field: adding a scalar to st_world, a field to st_behavior, st_avoid_def
+ * or st_obstacle, means adding it to write_payload and read_payload and
+ * bumping ST_SNAPSHOT_FORMAT.
+ *
+ * Decoding trusts nothing: every count is checked against the bytes left,
+ * every index against its array, every number against the range the API
+ * would accept, and the handle table and spawn order against the
+ * invariants the world relies on, so a corrupt file is an error and never
+ * a world that crashes a later step.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot_internal.h"
+
+static const char magic[8] = {'S', 'T', 'E', 'E', 'R', 'S', 'N', 'P'};
+#define ENDIAN_MARK 0x01020304u
+#define MAX_LIST 65536 // behaviours in one standing list
+
+uint64_t st_snapshot_hash(const void *data, size_t n)
+{
+    // FNV-1a's step over 8-byte words (then the tail bytes): eight times
+    // fewer multiplies than byte-wise FNV over the tens of megabytes of a
+    // big world, and any changed byte still changes the result.
+    const unsigned char *p = data;
+    uint64_t h = 0xCBF29CE484222325ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001B3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001B3ull;
+    return h;
+}
+
+/* ------------------------------------------------------------------------ */
+/* writing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct writer {
+    unsigned char *p;
+    size_t len, cap;
+    bool fail;
+    bool count; // only count the bytes (the sizing pass)
+} writer;
+
+static void *w_room(writer *o, size_t n)
+{
+    if (o->count) {
+        o->len += n;
+        return NULL;
+    }
+    if (o->fail) return NULL;
+    if (o->len + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap < o->len + n) cap *= 2;
+        unsigned char *q = realloc(o->p, cap);
+        if (!q) {
+            o->fail = true;
+            return NULL;
+        }
+        o->p = q;
+        o->cap = cap;
+    }
+    void *at = o->p + o->len;
+    o->len += n;
+    return at;
+}
+
+static void w_bytes(writer *o, const void *src, size_t n)
+{
+    if (o->count) {
+        o->len += n;
+        return;
+    }
+    void *at = w_room(o, n);
+    if (at && n) memcpy(at, src, n);
+}
+
+static void w_u8(writer *o, uint8_t v) { w_bytes(o, &v, 1); }
+static void w_u32(writer *o, uint32_t v) { w_bytes(o, &v, 4); }
+static void w_i32(writer *o, int32_t v) { w_bytes(o, &v, 4); }
+static void w_u64(writer *o, uint64_t v) { w_bytes(o, &v, 8); }
+static void w_f64(writer *o, double v) { w_bytes(o, &v, 8); }
+static void w_vec(writer *o, st_vec2 v)
+{
+    w_f64(o, v.x);
+    w_f64(o, v.y);
+}
+
+static void w_target(writer *o, const st_target *t)
+{
+    w_u8(o, t->is_agent);
+    w_u32(o, t->agent.index);
+    w_u32(o, t->agent.generation);
+    w_vec(o, t->point);
+}
+
+static void write_payload(writer *o, const st_snapshot *s)
+{
+    const st_world *c = &s->w;
+    const int n = c->count;
+    w_u32(o, ENDIAN_MARK);
+    w_u32(o, (uint32_t)sizeof(st_body));
+    w_u32(o, (uint32_t)sizeof(st_agent));
+    w_u32(o, (uint32_t)sizeof(st_slot));
+
+    w_f64(o, c->width);
+    w_f64(o, c->height);
+    w_u32(o, (uint32_t)c->edges);
+    w_u64(o, c->seed);
+    w_f64(o, c->dt);
+    w_f64(o, c->cell_size);
+    w_u64(o, c->rng);
+    w_u64(o, c->tick);
+    w_f64(o, c->time);
+    w_u64(o, c->next_serial);
+    w_i32(o, c->count);
+    w_i32(o, c->dead);
+    w_u32(o, c->slot_count);
+    w_u32(o, c->free_slot);
+    w_u32(o, (uint32_t)c->reordered | (uint32_t)c->resort << 1 | (uint32_t)c->brute_force << 2 |
+                 (uint32_t)c->avoid_active << 3 | (uint32_t)c->contacts << 4 | (uint32_t)(c->order_cap > 0) << 5);
+    w_i32(o, c->next_obstacle_id);
+
+    w_u32(o, (uint32_t)s->path_count);
+    for (int i = 0; i < s->path_count; i++) {
+        const st_path *p = s->paths[i];
+        w_u32(o, (uint32_t)p->count);
+        w_u8(o, p->loop);
+        w_f64(o, p->radius);
+        w_bytes(o, p->points, (size_t)p->count * sizeof(st_vec2));
+    }
+
+    w_u32(o, (uint32_t)s->list_count);
+    for (int k = 0; k < s->list_count; k++) {
+        const st_blist *l = s->lists[k];
+        w_u32(o, (uint32_t)l->count);
+        for (int e = 0; e < l->count; e++) {
+            const st_behavior *b = &l->items[e];
+            w_u32(o, (uint32_t)b->type);
+            w_f64(o, b->weight);
+            w_target(o, &b->target);
+            w_target(o, &b->target2);
+            w_f64(o, b->radius);
+            w_u32(o, (uint32_t)b->decel);
+            w_vec(o, b->offset);
+            w_i32(o, st_snapshot_path_index(s, b->path));
+            w_f64(o, b->flock.radius);
+            w_f64(o, b->flock.fov);
+            w_f64(o, b->flock.separation);
+            w_f64(o, b->flock.alignment);
+            w_f64(o, b->flock.cohesion);
+            w_f64(o, b->flock.separation_radius);
+            w_i32(o, b->flock.tag);
+            for (int r = 0; r < 4; r++) w_f64(o, b->rect[r]);
+        }
+    }
+
+    // Records written through memcpy: the room may sit at any alignment.
+    unsigned char *bodies = w_room(o, (size_t)n * sizeof(st_body));
+    if (bodies) {
+        memcpy(bodies, c->bodies, (size_t)n * sizeof(st_body));
+        const st_blist *none = NULL;
+        for (int i = 0; i < n; i++) {
+            unsigned char *b = bodies + (size_t)i * sizeof(st_body);
+            memcpy(b + offsetof(st_body, behaviors), &none, sizeof none);
+            memset(b + offsetof(st_body, pad_), 0, sizeof c->bodies[i].pad_);
+        }
+    }
+    w_bytes(o, s->list_of, (size_t)n * sizeof(int32_t));
+    unsigned char *agents = w_room(o, (size_t)n * sizeof(st_agent));
+    if (agents) {
+        memcpy(agents, c->agents, (size_t)n * sizeof(st_agent));
+        const st_path *none = NULL;
+        for (int i = 0; i < n; i++)
+            memcpy(agents + (size_t)i * sizeof(st_agent) + offsetof(st_agent, path), &none, sizeof none);
+    }
+    // The last path an agent followed, when it is one of the snapshot's:
+    // the core only compares it, so an unknown (maybe freed) one is -1,
+    // which decodes to no path (the next follow_path starts over, as it
+    // would have against any other path).
+    for (int i = 0; i < n; i++) w_i32(o, st_snapshot_path_index(s, c->agents[i].path));
+    w_bytes(o, c->tags, (size_t)n * sizeof(int32_t));
+    w_bytes(o, c->slots, (size_t)c->slot_count * sizeof(st_slot));
+    if (c->order_cap > 0) {
+        w_bytes(o, c->order, (size_t)n * sizeof(uint32_t));
+        w_bytes(o, c->order_pos, (size_t)n * sizeof(uint32_t));
+    }
+
+    // Avoidance settings of the live agents that have them, by slot.
+    uint32_t defs = 0;
+    for (int i = 0; i < n; i++)
+        if (c->agents[i].alive && (c->bodies[i].avoid & ST__AV_DEF)) defs++;
+    w_u32(o, defs);
+    for (int i = 0; i < n; i++) {
+        if (!c->agents[i].alive || !(c->bodies[i].avoid & ST__AV_DEF)) continue;
+        const st_avoid_def *d = &c->avoid_defs[c->agents[i].slot];
+        w_u32(o, c->agents[i].slot);
+        w_u32(o, (uint32_t)d->mode);
+        w_f64(o, d->range);
+        w_i32(o, d->max_neighbors);
+        w_f64(o, d->horizon);
+        w_f64(o, d->horizon_obstacles);
+        w_f64(o, d->priority);
+        w_u32(o, d->layer);
+        w_u32(o, d->mask);
+        w_u8(o, d->locked);
+    }
+
+    w_u32(o, (uint32_t)c->obstacle_count);
+    for (int i = 0; i < c->obstacle_count; i++) {
+        const st_obstacle *ob = &c->obstacles[i];
+        w_i32(o, ob->id);
+        w_u32(o, (uint32_t)ob->kind);
+        w_vec(o, ob->center);
+        w_vec(o, ob->prev_center);
+        w_f64(o, ob->radius);
+        w_u32(o, (uint32_t)(ob->points ? ob->point_count : 0));
+        if (ob->points) w_bytes(o, ob->points, (size_t)ob->point_count * sizeof(st_vec2));
+    }
+    w_u32(o, (uint32_t)c->wall_count);
+    for (int i = 0; i < c->wall_count; i++) {
+        w_vec(o, c->walls[i].from);
+        w_vec(o, c->walls[i].to);
+        w_vec(o, c->walls[i].normal);
+    }
+    w_u64(o, s->user_len);
+    w_bytes(o, s->user, s->user_len);
+}
+
+static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+void *st_snapshot_encode(const st_snapshot *s, size_t *size)
+{
+    // One pass to size the bytes, one to write them into a single block.
+    writer o = {0};
+    o.count = true;
+    w_room(&o, ST_SNAPSHOT_HEADER);
+    write_payload(&o, s);
+    o.p = malloc(o.len);
+    if (!o.p) return NULL;
+    o.cap = o.len;
+    o.len = 0;
+    o.count = false;
+    w_room(&o, ST_SNAPSHOT_HEADER);
+    write_payload(&o, s);
+    if (o.fail) {
+        free(o.p);
+        return NULL;
+    }
+    unsigned char *h = o.p;
+    memset(h, 0, ST_SNAPSHOT_HEADER);
+    memcpy(h, magic, 8);
+    put_u32(h + 8, ST_SNAPSHOT_FORMAT);
+    put_u32(h + 12, ST_SNAPSHOT_HEADER);
+    put_u32(h + 16, s->user_len > 0 ? 1u : 0u);
+    put_u32(h + 20, ST_VERSION_NUM);
+    size_t payload = o.len - ST_SNAPSHOT_HEADER;
+    put_u64(h + 24, payload);
+    put_u64(h + 32, st_snapshot_hash(h + ST_SNAPSHOT_HEADER, payload));
+    put_u64(h + 40, st_snapshot_checksum(s));
+    put_u64(h + 48, s->w.tick);
+    put_u32(h + 56, (uint32_t)(s->w.count - s->w.dead));
+    if (size) *size = o.len;
+    return o.p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* reading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct reader {
+    const unsigned char *p, *end;
+    const char *bad; // the first problem found (NULL: none)
+} reader;
+
+static bool r_take(reader *r, void *dst, size_t n)
+{
+    if (r->bad) return false;
+    if ((size_t)(r->end - r->p) < n) {
+        r->bad = "payload ends early";
+        return false;
+    }
+    if (n) memcpy(dst, r->p, n);
+    r->p += n;
+    return true;
+}
+
+/// Room for n records of elem bytes in what is left (no overflow).
+static bool r_fits(reader *r, uint64_t n, size_t elem)
+{
+    if (r->bad) return false;
+    if (elem && n > (uint64_t)(r->end - r->p) / elem) {
+        r->bad = "a count exceeds the bytes left";
+        return false;
+    }
+    return true;
+}
+
+static uint8_t r_u8(reader *r)
+{
+    uint8_t v = 0;
+    r_take(r, &v, 1);
+    return v;
+}
+static uint32_t r_u32(reader *r)
+{
+    uint32_t v = 0;
+    r_take(r, &v, 4);
+    return v;
+}
+static int32_t r_i32(reader *r)
+{
+    int32_t v = 0;
+    r_take(r, &v, 4);
+    return v;
+}
+static uint64_t r_u64(reader *r)
+{
+    uint64_t v = 0;
+    r_take(r, &v, 8);
+    return v;
+}
+static double r_f64(reader *r)
+{
+    double v = 0.0;
+    r_take(r, &v, 8);
+    return v;
+}
+static st_vec2 r_vec(reader *r)
+{
+    st_vec2 v;
+    v.x = r_f64(r);
+    v.y = r_f64(r);
+    return v;
+}
+
+static void r_check(reader *r, bool ok, const char *what)
+{
+    if (!ok && !r->bad) r->bad = what;
+}
+
+static bool pos_finite(double v) { return st_finite(v) && v > 0.0; }
+static bool nonneg_finite(double v) { return st_finite(v) && v >= 0.0; }
+
+static st_target r_target(reader *r)
+{
+    st_target t;
+    uint8_t is_agent = r_u8(r);
+    r_check(r, is_agent <= 1, "a behaviour target is neither point nor agent");
+    t.is_agent = is_agent != 0;
+    t.agent.index = r_u32(r);
+    t.agent.generation = r_u32(r);
+    t.point = r_vec(r);
+    r_check(r, st_v2_finite(t.point), "a behaviour target point is not finite");
+    return t;
+}
+
+static void read_payload(reader *r, st_snapshot *s)
+{
+    st_world *c = &s->w;
+    r_check(r, r_u32(r) == ENDIAN_MARK, "made on a machine of another byte order");
+    uint32_t sb = r_u32(r), sa = r_u32(r), ss = r_u32(r);
+    if (!r->bad && (sb != sizeof(st_body) || sa != sizeof(st_agent) || ss != sizeof(st_slot)))
+        r->bad = "made by a build whose agent records differ from this one's";
+
+    c->width = r_f64(r);
+    c->height = r_f64(r);
+    uint32_t edges = r_u32(r);
+    c->seed = r_u64(r);
+    c->dt = r_f64(r);
+    c->cell_size = r_f64(r);
+    c->rng = r_u64(r);
+    c->tick = r_u64(r);
+    c->time = r_f64(r);
+    c->next_serial = r_u64(r);
+    int32_t n = r_i32(r), dead = r_i32(r);
+    uint32_t slot_count = r_u32(r);
+    c->free_slot = r_u32(r);
+    uint32_t flags = r_u32(r);
+    c->next_obstacle_id = r_i32(r);
+    r_check(r, pos_finite(c->width) && pos_finite(c->height) && pos_finite(c->dt) && pos_finite(c->cell_size),
+            "world size, dt or cell size out of range");
+    r_check(r, edges <= ST_EDGES_NONE, "unknown edges");
+    c->edges = (st_edges)(edges <= ST_EDGES_NONE ? edges : 0);
+    r_check(r, nonneg_finite(c->time) || c->time == DBL_MAX, "world time out of range");
+    r_check(r, c->next_serial >= 1 && c->next_obstacle_id >= 0, "serial or obstacle id counters out of range");
+    r_check(r, (flags >> 6) == 0, "unknown world flags");
+    c->reordered = flags & 1u;
+    c->resort = (flags >> 1) & 1u;
+    c->brute_force = (flags >> 2) & 1u;
+    c->avoid_active = (flags >> 3) & 1u;
+    c->contacts = (flags >> 4) & 1u;
+    bool has_order = (flags >> 5) & 1u;
+    r_check(r, n >= 0 && dead >= 0 && dead <= n, "agent counts out of range");
+    r_check(r, r_fits(r, (uint64_t)(n > 0 ? n : 0), sizeof(st_body) + sizeof(st_agent)), "agent count exceeds the bytes");
+    r_check(r, r_fits(r, slot_count, sizeof(st_slot)), "slot count exceeds the bytes");
+    r_check(r, (int64_t)slot_count >= (n > 0 && dead >= 0 ? (int64_t)n - dead : 0) && slot_count < UINT32_MAX, "too few slots");
+    if (r->bad) return;
+
+    uint32_t paths = r_u32(r);
+    if (!r_fits(r, paths, 13)) return;
+    s->paths = calloc(paths > 0 ? paths : 1, sizeof *s->paths);
+    if (!s->paths) {
+        r->bad = "out of memory";
+        return;
+    }
+    s->path_cap = (int)paths;
+    s->owns_paths = true;
+    for (uint32_t i = 0; i < paths && !r->bad; i++) {
+        uint32_t pc = r_u32(r);
+        uint8_t loop = r_u8(r);
+        double radius = r_f64(r);
+        r_check(r, pc >= 1 && loop <= 1 && pos_finite(radius), "a path is malformed");
+        if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return;
+        st_vec2 *pts = malloc((size_t)pc * sizeof *pts);
+        if (!pts) {
+            r->bad = "out of memory";
+            return;
+        }
+        r_take(r, pts, (size_t)pc * sizeof *pts);
+        // st_path_create checks the points (finite) and copies them
+        st_path *p = st_path_create(pts, (int)pc, loop != 0, radius);
+        free(pts);
+        if (!p) {
+            r->bad = "a path point is not finite";
+            return;
+        }
+        s->paths[s->path_count++] = p;
+    }
+
+    uint32_t lists = r_u32(r);
+    if (!r_fits(r, lists, 4) || r->bad) return;
+    s->lists = calloc(lists > 0 ? lists : 1, sizeof *s->lists);
+    if (!s->lists) {
+        r->bad = "out of memory";
+        return;
+    }
+    for (uint32_t k = 0; k < lists && !r->bad; k++) {
+        uint32_t cnt = r_u32(r);
+        r_check(r, cnt >= 1 && cnt <= MAX_LIST, "a standing list's length is out of range");
+        if (!r_fits(r, cnt, 100) || r->bad) return;
+        st_blist *l = malloc(sizeof *l + (size_t)cnt * sizeof(st_behavior));
+        if (!l) {
+            r->bad = "out of memory";
+            return;
+        }
+        memset(l, 0, sizeof *l + (size_t)cnt * sizeof(st_behavior));
+        l->count = (int)cnt;
+        s->lists[s->list_count++] = l;
+        for (uint32_t e = 0; e < cnt && !r->bad; e++) {
+            st_behavior *b = &l->items[e];
+            uint32_t type = r_u32(r);
+            r_check(r, type < ST_BEHAVIOR_COUNT, "unknown behaviour type");
+            b->type = (st_behavior_type)(type < ST_BEHAVIOR_COUNT ? type : 0);
+            b->weight = r_f64(r);
+            b->target = r_target(r);
+            b->target2 = r_target(r);
+            b->radius = r_f64(r);
+            uint32_t decel = r_u32(r);
+            r_check(r, decel <= ST_DECEL_FAST, "unknown deceleration");
+            b->decel = (st_deceleration)(decel <= ST_DECEL_FAST ? decel : 0);
+            b->offset = r_vec(r);
+            int32_t pi = r_i32(r);
+            r_check(r, pi >= -1 && pi < s->path_count, "a behaviour names a path that is not there");
+            b->path = pi >= 0 && pi < s->path_count ? s->paths[pi] : NULL;
+            b->flock.radius = r_f64(r);
+            b->flock.fov = r_f64(r);
+            b->flock.separation = r_f64(r);
+            b->flock.alignment = r_f64(r);
+            b->flock.cohesion = r_f64(r);
+            b->flock.separation_radius = r_f64(r);
+            b->flock.tag = r_i32(r);
+            for (int q = 0; q < 4; q++) b->rect[q] = r_f64(r);
+            r_check(r, st_finite(b->weight) && !isnan(b->radius) && b->radius >= 0.0 && st_v2_finite(b->offset) &&
+                           nonneg_finite(b->flock.radius) && !isnan(b->flock.fov) && st_finite(b->flock.fov) &&
+                           st_finite(b->flock.separation) && st_finite(b->flock.alignment) &&
+                           st_finite(b->flock.cohesion) && st_finite(b->flock.separation_radius) &&
+                           b->flock.tag >= ST_TAG_ANY && !isnan(b->rect[0]) && !isnan(b->rect[1]) &&
+                           !isnan(b->rect[2]) && !isnan(b->rect[3]),
+                    "a behaviour's parameters are out of range");
+        }
+    }
+    if (r->bad) return;
+
+    // The dense arrays.
+    c->count = n;
+    c->dead = dead;
+    c->capacity = n;
+    c->slot_count = c->slot_cap = slot_count;
+    size_t nn = (size_t)n;
+    c->bodies = aligned_alloc(ST_BODY_ALIGN, (nn > 0 ? nn : 1) * sizeof(st_body));
+    c->agents = malloc((nn > 0 ? nn : 1) * sizeof(st_agent));
+    c->tags = malloc((nn > 0 ? nn : 1) * sizeof(int32_t));
+    c->slots = malloc((slot_count > 0 ? slot_count : 1) * sizeof(st_slot));
+    s->list_of = malloc((nn > 0 ? nn : 1) * sizeof(int32_t));
+    int32_t *agent_path = malloc((nn > 0 ? nn : 1) * sizeof(int32_t));
+    if (!c->bodies || !c->agents || !c->tags || !c->slots || !s->list_of || !agent_path) {
+        free(agent_path);
+        r->bad = "out of memory";
+        return;
+    }
+    r_take(r, c->bodies, nn * sizeof(st_body));
+    r_take(r, s->list_of, nn * sizeof(int32_t));
+    r_take(r, c->agents, nn * sizeof(st_agent));
+    r_take(r, agent_path, nn * sizeof(int32_t));
+    r_take(r, c->tags, nn * sizeof(int32_t));
+    r_take(r, c->slots, (size_t)slot_count * sizeof(st_slot));
+    if (has_order) {
+        c->order = malloc((nn > 0 ? nn : 1) * sizeof(uint32_t));
+        c->order_pos = malloc((nn > 0 ? nn : 1) * sizeof(uint32_t));
+        if (!c->order || !c->order_pos) {
+            free(agent_path);
+            r->bad = "out of memory";
+            return;
+        }
+        c->order_cap = n > 0 ? n : 1;
+        r_take(r, c->order, nn * sizeof(uint32_t));
+        r_take(r, c->order_pos, nn * sizeof(uint32_t));
+    }
+    if (r->bad) {
+        free(agent_path);
+        return;
+    }
+
+    // Every agent entry, and the handle table against them.
+    uint8_t *slot_seen = calloc(slot_count > 0 ? slot_count : 1, 1);
+    if (!slot_seen) {
+        free(agent_path);
+        r->bad = "out of memory";
+        return;
+    }
+    int dead_seen = 0;
+    for (int i = 0; i < n && !r->bad; i++) {
+        st_body *b = &c->bodies[i];
+        st_agent *a = &c->agents[i];
+        int32_t li = s->list_of[i], pi = agent_path[i];
+        b->behaviors = NULL;
+        a->path = pi >= 0 && pi < s->path_count ? s->paths[pi] : NULL;
+        r_check(r, pi >= -1 && pi < s->path_count, "an agent names a path that is not there");
+        r_check(r, li >= -1 && li < s->list_count, "an agent names a standing list that is not there");
+        r_check(r, a->alive <= 1, "an agent is neither alive nor dead");
+        r_check(r, a->serial >= 1 && a->serial < c->next_serial, "an agent's serial is out of range");
+        r_check(r, c->tags[i] >= 0, "an agent's tag is negative");
+        if (!a->alive) {
+            dead_seen++;
+            r_check(r, li == -1, "a dead agent has standing behaviours");
+            continue;
+        }
+        r_check(r, st_v2_finite(b->pos) && st_v2_finite(b->vel) && st_v2_finite(b->heading) &&
+                       st_v2_finite(b->accum) && st_v2_finite(b->force) && nonneg_finite(b->max_speed) &&
+                       nonneg_finite(b->max_force) && pos_finite(b->mass) && nonneg_finite(b->radius),
+                "an agent's body is out of range");
+        r_check(r, b->combine <= ST_COMBINE_PRIORITY && (b->avoid & ~7u) == 0, "an agent's flags are out of range");
+        r_check(r, st_v2_finite(a->wander_target) && st_finite(a->wander_distance) &&
+                       nonneg_finite(a->wander_radius) && nonneg_finite(a->wander_jitter) && a->path_index >= 0,
+                "an agent's wander or path state is out of range");
+        r_check(r, a->slot < slot_count, "an agent's handle slot is out of range");
+        if (r->bad) break;
+        r_check(r, !slot_seen[a->slot], "two agents share a handle slot");
+        slot_seen[a->slot] = 1;
+        r_check(r, c->slots[a->slot].dense == (uint32_t)i && c->slots[a->slot].generation >= 1,
+                "the handle table does not point back at an agent");
+        if (li >= 0) {
+            b->behaviors = s->lists[li];
+            s->lists[li]->refs++;
+        }
+    }
+    free(agent_path);
+    r_check(r, dead_seen == dead, "the dead count does not match the agents");
+    for (int k = 0; k < s->list_count && !r->bad; k++)
+        r_check(r, s->lists[k]->refs > 0, "a standing list no agent uses");
+    // The free list: in range, free slots only, no cycle.
+    uint32_t f = c->free_slot, steps = 0;
+    while (f != UINT32_MAX && !r->bad) {
+        r_check(r, f < slot_count && !slot_seen[f] && steps++ < slot_count, "the free slot list is broken");
+        if (r->bad) break;
+        slot_seen[f] = 2;
+        f = c->slots[f].dense;
+    }
+    for (uint32_t q = 0; q < slot_count && !r->bad; q++)
+        r_check(r, c->slots[q].generation >= 1, "a handle slot has generation 0");
+    free(slot_seen);
+    if (r->bad) return;
+
+    // Spawn order: serials rise along it (storage order, or the index).
+    if (has_order) {
+        for (int k = 0; k < n && !r->bad; k++)
+            r_check(r, c->order[k] < (uint32_t)n && c->order_pos[c->order[k]] == (uint32_t)k,
+                    "the spawn-order index is not a permutation");
+        for (int k = 1; k < n && !r->bad; k++)
+            r_check(r, c->agents[c->order[k]].serial > c->agents[c->order[k - 1]].serial,
+                    "serials do not rise along spawn order");
+    } else if (!c->reordered) {
+        for (int k = 1; k < n && !r->bad; k++)
+            r_check(r, c->agents[k].serial > c->agents[k - 1].serial, "serials do not rise along spawn order");
+    }
+    if (r->bad) return;
+
+    // Avoidance settings: every live agent flagged with one gets it.
+    uint32_t defs = r_u32(r);
+    if (!r_fits(r, defs, 53)) return;
+    uint32_t cap = 0;
+    for (int i = 0; i < n; i++)
+        if (c->agents[i].alive && c->agents[i].slot + 1 > cap) cap = c->agents[i].slot + 1;
+    if (cap > 0) {
+        c->avoid_defs = malloc((size_t)cap * sizeof *c->avoid_defs);
+        if (!c->avoid_defs) {
+            r->bad = "out of memory";
+            return;
+        }
+        c->avoid_def_cap = cap;
+        for (uint32_t q = 0; q < cap; q++) c->avoid_defs[q] = st_default_avoid_def();
+    }
+    uint8_t *given = calloc(cap > 0 ? cap : 1, 1);
+    if (!given) {
+        r->bad = "out of memory";
+        return;
+    }
+    for (uint32_t k = 0; k < defs && !r->bad; k++) {
+        st_avoid_def d;
+        uint32_t slot = r_u32(r);
+        uint32_t mode = r_u32(r);
+        d.range = r_f64(r);
+        d.max_neighbors = r_i32(r);
+        d.horizon = r_f64(r);
+        d.horizon_obstacles = r_f64(r);
+        d.priority = r_f64(r);
+        d.layer = r_u32(r);
+        d.mask = r_u32(r);
+        uint8_t locked = r_u8(r);
+        d.mode = (st_avoidance)(mode <= ST_AVOIDANCE_ORCA ? mode : 0);
+        d.locked = locked != 0;
+        r_check(r, mode <= ST_AVOIDANCE_ORCA && locked <= 1, "avoidance settings out of range");
+        r_check(r, d.range == ST_AVOID_AUTO || nonneg_finite(d.range), "avoidance range out of range");
+        r_check(r, d.horizon == ST_AVOID_AUTO || pos_finite(d.horizon), "avoidance horizon out of range");
+        r_check(r, d.horizon_obstacles == ST_AVOID_AUTO || pos_finite(d.horizon_obstacles),
+                "avoidance horizon out of range");
+        r_check(r, nonneg_finite(d.priority) && d.max_neighbors >= 0 && d.max_neighbors <= ST_AVOID_MAX_NEIGHBORS_CAP,
+                "avoidance settings out of range");
+        r_check(r, slot < cap && !given[slot], "avoidance settings for a slot no agent holds");
+        if (r->bad) break;
+        given[slot] = 1;
+        c->avoid_defs[slot] = d;
+    }
+    for (int i = 0; i < n && !r->bad; i++)
+        if (c->agents[i].alive && (c->bodies[i].avoid & ST__AV_DEF))
+            r_check(r, given[c->agents[i].slot], "an agent's avoidance settings are missing");
+    free(given);
+    if (r->bad) return;
+
+    uint32_t obs = r_u32(r);
+    if (!r_fits(r, obs, 52)) return;
+    if (obs > 0) {
+        c->obstacles = calloc(obs, sizeof *c->obstacles);
+        if (!c->obstacles) {
+            r->bad = "out of memory";
+            return;
+        }
+        c->obstacle_cap = (int)obs;
+    }
+    int last_id = 0;
+    for (uint32_t i = 0; i < obs && !r->bad; i++) {
+        st_obstacle *o = &c->obstacles[i];
+        o->id = r_i32(r);
+        uint32_t kind = r_u32(r);
+        o->center = r_vec(r);
+        o->prev_center = r_vec(r);
+        o->radius = r_f64(r);
+        uint32_t pc = r_u32(r);
+        r_check(r, o->id > last_id && o->id <= c->next_obstacle_id, "obstacle ids out of order");
+        r_check(r, kind <= ST_OBSTACLE_POLYLINE, "unknown obstacle kind");
+        r_check(r, st_v2_finite(o->center) && st_v2_finite(o->prev_center) && nonneg_finite(o->radius),
+                "an obstacle is out of range");
+        r_check(r, kind == ST_OBSTACLE_CIRCLE ? pc == 0 : pc >= (kind == ST_OBSTACLE_POLYGON ? 3u : 2u),
+                "an obstacle's outline has the wrong number of points");
+        if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return;
+        o->kind = (st_obstacle_kind)kind;
+        last_id = o->id;
+        if (pc > 0) {
+            o->points = malloc((size_t)pc * sizeof *o->points);
+            if (!o->points) {
+                r->bad = "out of memory";
+                return;
+            }
+            o->point_count = (int)pc;
+            r_take(r, o->points, (size_t)pc * sizeof *o->points);
+            for (uint32_t q = 0; q < pc; q++) r_check(r, st_v2_finite(o->points[q]), "an obstacle point is not finite");
+        }
+        c->obstacle_count = (int)i + 1;
+    }
+    uint32_t walls = r_u32(r);
+    if (!r_fits(r, walls, 48)) return;
+    if (walls > 0) {
+        c->walls = malloc(walls * sizeof *c->walls);
+        if (!c->walls) {
+            r->bad = "out of memory";
+            return;
+        }
+        c->wall_cap = c->wall_count = (int)walls;
+    }
+    for (uint32_t i = 0; i < walls && !r->bad; i++) {
+        st_wall *wl = &c->walls[i];
+        wl->from = r_vec(r);
+        wl->to = r_vec(r);
+        wl->normal = r_vec(r);
+        r_check(r, st_v2_finite(wl->from) && st_v2_finite(wl->to) && st_v2_finite(wl->normal),
+                "a wall is not finite");
+    }
+    uint64_t user = r_u64(r);
+    if (!r_fits(r, user, 1)) return;
+    if (user > 0) {
+        s->user = malloc((size_t)user);
+        if (!s->user) {
+            r->bad = "out of memory";
+            return;
+        }
+        s->user_len = (size_t)user;
+        r_take(r, s->user, (size_t)user);
+    }
+    r_check(r, r->p == r->end, "bytes left over after the payload");
+}
+
+static void set_err(char *err, size_t cap, const char *fmt, ...)
+{
+    if (!err || cap == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+}
+
+st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t err_cap)
+{
+    const unsigned char *h = data;
+    if (!h || size < 8 || memcmp(h, magic, 8) != 0) {
+        set_err(err, err_cap, "not a steer snapshot (no STEERSNP mark)");
+        return NULL;
+    }
+    if (size < ST_SNAPSHOT_HEADER) {
+        set_err(err, err_cap, "truncated: %zu bytes, the header alone is %d", size, ST_SNAPSHOT_HEADER);
+        return NULL;
+    }
+    uint32_t format = get_u32(h + 8), hbytes = get_u32(h + 12), flags = get_u32(h + 16), engine = get_u32(h + 20);
+    if (format > ST_SNAPSHOT_FORMAT) {
+        set_err(err, err_cap, "format version %u is newer than this build reads (%d; made by steer %u.%u.%u)",
+                format, ST_SNAPSHOT_FORMAT, engine / 10000, engine / 100 % 100, engine % 100);
+        return NULL;
+    }
+    if (format < ST_SNAPSHOT_FORMAT) {
+        set_err(err, err_cap, "format version %u is older than this build reads (%d)", format, ST_SNAPSHOT_FORMAT);
+        return NULL;
+    }
+    if (hbytes != ST_SNAPSHOT_HEADER || (flags & ~1u) != 0) {
+        set_err(err, err_cap, "corrupt header");
+        return NULL;
+    }
+    uint64_t payload = get_u64(h + 24);
+    if (payload != size - ST_SNAPSHOT_HEADER) {
+        if (payload > size - ST_SNAPSHOT_HEADER)
+            set_err(err, err_cap, "truncated: %zu bytes, the header says %llu", size,
+                    (unsigned long long)payload + ST_SNAPSHOT_HEADER);
+        else
+            set_err(err, err_cap, "corrupt: %zu bytes, the header says %llu", size,
+                    (unsigned long long)payload + ST_SNAPSHOT_HEADER);
+        return NULL;
+    }
+    if (st_snapshot_hash(h + ST_SNAPSHOT_HEADER, (size_t)payload) != get_u64(h + 32)) {
+        set_err(err, err_cap, "corrupt: the payload checksum does not match");
+        return NULL;
+    }
+    st_snapshot *s = st__snapshot_alloc();
+    if (!s) {
+        set_err(err, err_cap, "out of memory");
+        return NULL;
+    }
+    reader r = {h + ST_SNAPSHOT_HEADER, h + size, NULL};
+    read_payload(&r, s);
+    if (!r.bad && s->w.tick != get_u64(h + 48)) r.bad = "the header's tick does not match the payload";
+    if (r.bad) {
+        set_err(err, err_cap, "corrupt: %s", r.bad);
+        st_snapshot_destroy(s);
+        return NULL;
+    }
+    // The world checksum is recomputed, not trusted: it is what a restore
+    // will show, and the header's copy must agree with it.
+    if (st_snapshot_checksum(s) != get_u64(h + 40)) {
+        set_err(err, err_cap, "corrupt: the world checksum does not match the header");
+        st_snapshot_destroy(s);
+        return NULL;
+    }
+    return s;
+}
