@@ -105,6 +105,10 @@ static inline lua_Integer sl_compat_optinteger(lua_State *L, int arg, lua_Intege
 #define luaL_optinteger sl_compat_optinteger
 #endif
 
+#ifndef luaL_pushfail
+#define luaL_pushfail(L) lua_pushnil(L)
+#endif
+
 #ifndef LUA_LOADED_TABLE
 #define LUA_LOADED_TABLE "_LOADED"
 #endif

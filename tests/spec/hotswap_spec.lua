@@ -4,7 +4,7 @@
 -- three-way rule, and the report says what changed. Driven from stock Lua
 -- through steer.reload, with modules written to a temp folder.
 local steer = require "steer"
-local H = require "spec_helper"
+local Spec = require "spec_helper"
 
 package.path = "tests/spec/fixtures/?.lua;" .. package.path
 
@@ -54,8 +54,8 @@ local function count(t)
 end
 
 describe("deep reload", function()
-  if H.no_hotswap_here(it) then return end -- Lua 5.1
-  local it_data = H.hotswap_data and it or pending -- Lua 5.4 only: see spec_helper
+  if Spec.no_hotswap_here(it) then return end -- Lua 5.1
+  local it_data = Spec.hotswap_data and it or pending -- Lua 5.4 only: see spec_helper
   local p
   after_each(function() if p then p.cleanup() end p = nil end)
 

@@ -27,6 +27,9 @@ end
 -- "Lua versions"). Specs of them are `H.it54`: pending elsewhere.
 H.hotswap_data = _VERSION == "Lua 5.4"
 
+-- Whether numbers have an integer subtype (5.3+; not 5.1 or LuaJIT).
+H.has_integers = math.maxinteger ~= nil
+
 -- Whether steer.reload can merge a reloaded module (not on Lua 5.1).
 H.can_hotswap = not (_VERSION == "Lua 5.1" and not rawget(_G, "jit"))
 
