@@ -253,6 +253,7 @@ void sl_pushagent(lua_State *L, int world_idx, st_agent_id id);
 
 /* ---- agent.c ---- */
 int sl_world_spawn(lua_State *L);
+int sl_world_mark(lua_State *L); /* mark.c */
 int sl_world_remove(lua_State *L);
 void sl_open_agent(lua_State *L);
 /* Pushes the agent's self table, creating it on first need. agent_idx absolute. */

@@ -101,6 +101,11 @@ bool steer_lua_reload(lua_State *L, const char *name);
 typedef void (*steer_lua_error_fn)(void *ud, const char *message);
 void steer_lua_set_error_sink(lua_State *L, steer_lua_error_fn fn, void *ud);
 
+/// Where world:mark(label) goes (bindings/mark.c): the app's timeline. With
+/// none set, world:mark only returns the tick.
+typedef void (*steer_lua_mark_fn)(void *ud, const char *label);
+void steer_lua_set_mark_sink(lua_State *L, steer_lua_mark_fn fn, void *ud);
+
 /// Calls brain.draw(self, agent, gfx) for every live agent of the world at
 /// world_idx whose brain has a draw function; gfx is the value at gfx_idx.
 void steer_lua_draw_brains(lua_State *L, int world_idx, int gfx_idx);

@@ -728,6 +728,7 @@ static const luaL_Reg world_methods[] = {
     {"spawn", sl_world_spawn},
     {"remove", sl_world_remove},
     {"count", world_count},
+    {"mark", sl_world_mark},
     {"agents", world_agents},
     {"neighbors", world_neighbors},
     {"nearest", world_nearest},

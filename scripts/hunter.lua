@@ -111,6 +111,8 @@ local function try_catch(self, agent)
         end
     end
     self.catches = (self.catches or 0) + caught
+    -- a mark on the app's timeline (it does not change the world)
+    if caught > 0 then world:mark("catch") end
     return caught > 0
 end
 

@@ -242,6 +242,13 @@ function world:wall(from, to) end
 ---@param dt? number
 function world:step(dt) end
 
+---(extension) Names this moment for the host: the app puts the label on its
+---timeline and in --record files. Never changes the world or its checksum;
+---with no host listening (stock lua5.4) it only returns the tick.
+---@param label string 1 to 64 bytes
+---@return integer tick the world's current tick
+function world:mark(label) end
+
 ---Like math.random, from the world's seeded stream: no argument gives a
 ---float in [0, 1); (m) an integer in [1, m] (0: any integer); (m, n) an
 ---integer in [m, n].
@@ -766,6 +773,16 @@ function steer.mouse() end
 ---@return true|nil ok
 ---@return steer.reload_report|string report_or_message
 function steer.reload(name) end
+
+---A scene module's table, as the app reads it (API.md "scenes and the app").
+---@class steer.scene
+---@field config? table         width, height, edges, seed, title; (extension) dt, cell_size, contacts
+---@field trace? string[]       (extension) self fields for --trace CSV columns and the plot panel (key G); dotted paths reach nested tables
+---@field load? fun(world: steer.world, args: string[])
+---@field update? fun(world: steer.world, dt: number)
+---@field draw? fun(world: steer.world, gfx: table)
+---@field mousepressed? fun(world: steer.world, x: number, y: number, button: integer)
+---@field keypressed? fun(world: steer.world, key: string)
 
 ---(extension) Makes math.random (and math.randomseed) draw from `world`'s
 ---seeded stream exactly as the app does, so a stock-Lua host gets the app's

@@ -13,6 +13,10 @@
  *   input.c     keys and mouse
  *   window.c    the windowed loop
  *   headless.c  runs with no window; screenshots through a software renderer
+ *   record.c    --record / --replay / --reload-at, the module loader, marks
+ *   trace.c     --trace: a CSV row per tick per agent
+ *   plot.c      the selected agent's plots (key G)
+ *   timeline.c  the timeline bar
  */
 #ifndef STEER_APP_H
 #define STEER_APP_H
@@ -56,6 +60,18 @@ typedef struct app_options {
     long budget;            ///< instructions per callback, 0: unlimited
     long time_limit;        ///< seconds of wall time per callback, 0: unlimited
     size_t memory_mb;       ///< Lua memory cap in MiB, 0: unlimited
+    const char *record;     ///< --record FILE
+    const char *replay;     ///< --replay FILE
+    bool current_scripts;   ///< --with-current-scripts: replay against the files on disk
+    const char *trace;      ///< --trace FILE.csv
+    const char *trace_fields; ///< --trace-fields a,b,c (NULL: scene.trace, else self's numbers)
+    bool plots;             ///< headless: show the plot panel (selection made 10 s before the end)
+    int nreload_at;         ///< --reload-at TICK:FILE[=SOURCE], for tests
+    struct reload_at { long tick; const char *file, *source; bool done; } reload_at[16];
+    long rewind_at, rewind_by; ///< --rewind-test T:N (headless): after tick T go back N ticks and forward again
+    const char *rewind_edit;  ///< --rewind-test T:N:FILE=SRC: instead, reload FILE with SRC's text there (a branch)
+    long rewind_mb;         ///< --rewind-mb: the checkpoints' memory bound (default 64; 0: no checkpoints)
+    long rewind_every;      ///< --rewind-every: ticks between checkpoints (default 30)
     int argc;               ///< what follows the scene: handed to scene.load as args
     char **argv;
 } app_options;
@@ -91,10 +107,32 @@ enum {
     OV_ORCA = 1 << 9, ///< the selected agent's ORCA half-planes and velocities
 };
 
+/* ------------------------------------------------------------------ time travel */
+
+typedef enum app_mark_kind {
+    MARK_SCENE,  ///< world:mark(label)
+    MARK_RELOAD, ///< a file reloaded (label: the module)
+    MARK_ERROR,  ///< a script error
+} app_mark_kind;
+
+typedef struct app_mark {
+    long tick;
+    app_mark_kind kind;
+    char label[48];
+} app_mark;
+
+#define APP_MAX_MARKS 1024
+
 /* ------------------------------------------------------------------ the app */
 
 typedef struct watch watch;
 typedef struct render_ctx render_ctx;
+typedef struct recorder recorder;
+typedef struct replayer replayer;
+typedef struct tracer tracer;
+typedef struct plotter plotter;
+typedef struct source_overlay source_overlay;
+typedef struct rewinder rewinder;
 
 typedef struct app {
     app_options opt;
@@ -148,6 +186,23 @@ typedef struct app {
     app_error errors[APP_MAX_ERRORS];
     int error_count;
 
+    /* time travel: ticks here count the app's steps since start (steps_run) */
+    recorder *rec;          ///< --record (NULL: not recording)
+    replayer *rep;          ///< --replay (NULL: not replaying)
+    source_overlay *overlay; ///< module sources served instead of the disk's
+    rewinder *rewind;       ///< checkpoints (rewind.c)
+    unsigned lua_gen;       ///< counts Lua states opened: registry refs of an older one are gone
+    tracer *tracer;         ///< --trace
+    plotter *plot;          ///< the selected agent's history (always kept, drawn with G)
+    bool show_plots;
+    app_mark marks[APP_MAX_MARKS]; ///< a ring: the newest APP_MAX_MARKS
+    int mark_count;         ///< marks made (the ring holds the last APP_MAX_MARKS)
+    int status;             ///< exit status wanted by a module (replay divergence), 0: none
+    long branch_tick;       ///< the last tick a rewind branched from (0: none)
+    long resim_from;        ///< where the last rewind re-simulated from (a checkpoint's tick, 0: the start)
+    bool seek_pending;      ///< a timeline click or drag asked for seek_to (done once a frame)
+    long seek_to;
+
     bool quit;
 } app;
 
@@ -188,6 +243,99 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
 int app_list_scenes(const app *a, char paths[][PATH_MAX], int cap);
 /// Number of agents with a brain paused by an error.
 int app_paused_brains(app *a);
+
+/// Reloads a changed file as the watcher would (root: 0 scene folder, 1 scripts/).
+void app_reload_file(app *a, const char *path, int root);
+/// A fresh Lua state and world for the same scene and options, quietly (rewinds).
+void app_reopen(app *a);
+
+/* ------------------------------------------------------------------ record.c */
+
+/// Opens --record / --replay / --trace and installs the module loader; after
+/// open_lua. False (message printed) when a file cannot be used.
+bool tt_open(app *a);
+/// Before app_start: reads --replay (filling o from its header) and opens
+/// --record. False (message printed) when a file cannot be used.
+bool tt_prepare(app *a, app_options *o);
+/// Installs the app's module searcher in a fresh Lua state.
+void tt_install_searcher(app *a, lua_State *L);
+/// Loads a source file (through the overlay) as a chunk: luaL_loadfilex's twin.
+int tt_loadfile(app *a, lua_State *L, const char *path);
+void tt_close(app *a);
+/// Around every step: inputs and reloads due, checksums, trace rows, plots.
+void tt_before_step(app *a);
+void tt_after_step(app *a);
+/// Input hooks: what the scene heard, for --record. False: the input is not
+/// the scene's to hear (a replay feeds its own).
+bool tt_key(app *a, const char *key);
+bool tt_click(app *a, st_vec2 p, int button);
+bool tt_restart(app *a);
+bool tt_scale(app *a, bool speed, double factor);
+void tt_scene_switched(app *a, const char *path);
+void tt_reloaded(app *a, const char *path, const char *module, bool ok);
+/// Adds a mark to the timeline (and the record).
+void tt_mark(app *a, app_mark_kind kind, const char *label);
+/// The marks of the whole recording being replayed (past and future) in out.
+int tt_replay_marks(const app *a, app_mark *out, int cap);
+/// The replay's last tick (its end), or -1 when not replaying.
+long tt_replay_end(const app *a);
+/// Prints the replay verdict; returns the exit status it calls for.
+int tt_replay_finish(app *a);
+/// Files are not polled while a --replay feeds its own reloads.
+bool tt_replaying(const app *a);
+/// A rewind is re-running the past: its reloads and errors were printed the first time.
+bool tt_quiet(const app *a);
+/// --record is on (the journal is always kept, for rewinds).
+bool tt_recording(const app *a);
+/// The newest tick known (ahead of steps_run after a rewind).
+long tt_head(const app *a);
+/// Goes to tick target (0 .. tt_head): back by re-simulating from the start
+/// with the journal's inputs and sources, forward by stepping through the
+/// journal. Leaves the app paused. False when it cannot (a --replay runs).
+bool tt_rewind_to(app *a, long target);
+/// In the past: drops the future after the current tick and goes live from
+/// here (a reload, key or click in the past does this first).
+void tt_branch(app *a);
+/// Before a reload: in the past, the edit makes a branch.
+void tt_before_reload(app *a);
+/// --rewind-test: back `by` ticks, then forward one tick at a time, checking
+/// each tick's checksum against the first pass; prints the result, 0 if equal.
+int tt_rewind_test(app *a, long by);
+/// Once a frame in the window: a pending timeline seek.
+void tt_frame(app *a);
+/// The timeline bar's tick under the window point (x, y), or -1.
+long timeline_hit(app *a, const render_ctx *c, int x, int y);
+
+/* ------------------------------------------------------------------ plot.c, timeline.c */
+
+plotter *plot_new(void);
+void plot_free(plotter *p);
+/// Samples the selected agent after a step (clears the history on a new selection).
+void plot_sample(app *a);
+void plot_draw(app *a, render_ctx *c);
+void timeline_draw(app *a, render_ctx *c);
+
+/* ------------------------------------------------------------------ rewind.c */
+
+rewinder *rewind_new(size_t budget_mb, long every);
+void rewind_free(app *a);
+/// After a step: a checkpoint every --rewind-every ticks (ring bounded by --rewind-mb).
+void rewind_after_step(app *a);
+/// A reload or a restart: the code or the world changed, older checkpoints no longer apply.
+void rewind_new_epoch(app *a);
+/// A branch at tick: checkpoints after it belong to the dropped future.
+void rewind_branch(app *a, long tick);
+/// Restores the newest usable checkpoint at or before target (and before
+/// now); returns its tick, or -1 when there is none.
+long rewind_restore(app *a, long target);
+size_t rewind_bytes(const app *a);
+int rewind_count(const app *a);
+
+/* ------------------------------------------------------------------ trace.c */
+
+tracer *trace_open(app *a, const char *path, const char *fields);
+void trace_close(tracer *t);
+void trace_rows(app *a, tracer *t);
 
 /* ------------------------------------------------------------------ window.c */
 

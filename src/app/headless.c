@@ -79,6 +79,8 @@ int app_run_headless(app *a)
 {
     const app_options *o = &a->opt;
     long ticks = o->ticks >= 0 ? o->ticks : o->realtime ? -1 : DEFAULT_TICKS;
+    if (a->rep != NULL)
+        ticks = tt_replay_end(a);
     if (!a->scene_ok && !o->realtime) {
         fprintf(stderr, "steer: the scene %s did not load\n", a->scene_path);
         return 1;
@@ -87,6 +89,7 @@ int app_run_headless(app *a)
     signal(SIGTERM, on_signal);
 
     long done = 0;
+    bool rewound = false;
     if (o->realtime) {
         printf("realtime: %s (Ctrl-C to stop)\n", a->scene_path);
         double start = app_clock();
@@ -113,7 +116,11 @@ int app_run_headless(app *a)
         for (; done < ticks && !stop_requested; done++) {
             /* --select: chosen before the last step, so that step traces it
              * (forces, ORCA) for the screenshot's overlays. */
-            if (o->has_select && done == ticks - 1 && a->world != NULL) {
+            /* with --plots, 10 s before the end, so the plots fill up */
+            long at = ticks - 1;
+            if (o->plots && a->dt > 0.0)
+                at = ticks - (long)(10.0 / a->dt + 0.5);
+            if (o->has_select && done == (at < 0 ? 0 : at) && a->world != NULL) {
                 st_query q = st_default_query(st_v2(o->select_x, o->select_y), 1e9);
                 a->selected = st_world_nearest(a->world, &q, NULL);
                 st_world_set_trace(a->world, a->selected);
@@ -121,8 +128,20 @@ int app_run_headless(app *a)
                 a->trace_world = a->world;
             }
             app_step(a);
+            if (o->rewind_at > 0 && a->steps_run == o->rewind_at && !rewound) {
+                rewound = true;
+                if (tt_rewind_test(a, o->rewind_by) != 0)
+                    a->status = 1;
+                done = a->steps_run - 1; /* a branch goes on from the past: --ticks counts ticks, not steps */
+            }
+            if (a->quit || (a->rep != NULL && !tt_replaying(a))) {
+                done++;
+                break;
+            }
         }
     }
+    if (o->plots)
+        a->show_plots = true;
 
     int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
     unsigned long long sum = a->world ? (unsigned long long)st_world_checksum(a->world) : 0ull;
@@ -131,6 +150,12 @@ int app_run_headless(app *a)
     int status = a->scene_ok ? 0 : 1;
     if (!o->realtime && a->error_total > 0)
         status = 1;
+    if (a->rep != NULL) {
+        /* the replay's verdict decides; errors replayed are the recording's own */
+        status = tt_replay_finish(a);
+    } else if (a->status != 0) {
+        status = a->status;
+    }
     int w = a->world ? (int)st_world_width(a->world) : 800;
     int h = a->world ? (int)st_world_height(a->world) : 600;
     w = w < 64 ? 64 : w > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : w;

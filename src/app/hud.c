@@ -28,6 +28,11 @@ static const char *const HELP[] = {
     "[ / ]      max speed of every agent -10% / +10%",
     "; / '      max force of every agent -10% / +10%",
     "click      select the nearest agent (click empty space: none)",
+    "Left/Right while paused: a tick back / forward (Shift: 1 s);",
+    "           an edit, key or click in the past branches from there",
+    "G          plots of the selected agent (speed, force, self), last 10 s",
+    "           the bar at the bottom: ticks, reloads, errors, world:mark;",
+    "           click or drag on it to jump to a tick",
     "F2         velocity          F3   steering force",
     "F4         wander circle     F5   view cone",
     "F6         feelers and detection box",
@@ -198,6 +203,10 @@ void hud_draw(app *a, render_ctx *c)
             y = text_block(c, PAD + 6.0f, y + lh, e->text, HUD_BAD, w - 12.0f, 4);
         }
     }
+
+    /* ---- time travel: the timeline bar and the plot panel ---- */
+    timeline_draw(a, c);
+    plot_draw(a, c);
 
     if (a->flash[0] && now < a->flash_until) {
         float tw = font_width(c->font, a->flash, strlen(a->flash));

@@ -28,7 +28,7 @@ static void set_flash(app *a, const char *fmt, double v)
 static void scale_agents(app *a, bool speed, double factor)
 {
     st_world *w = a->world;
-    if (w != NULL) {
+    if (w != NULL && tt_scale(a, speed, factor)) {
         for (int k = 0; k < st_world_stored_count(w); k++) {
             st_agent_id id = st_world_stored(w, k);
             if (st_id_is_null(id))
@@ -60,6 +60,7 @@ static void cycle_scene(app *a, int dir)
         if (strcmp(paths[i], a->scene_path) == 0)
             cur = i;
     int next = cur < 0 ? 0 : ((cur + dir) % n + n) % n;
+    tt_scene_switched(a, paths[next]);
     app_switch_scene(a, paths[next]);
     a->selected = st_null_agent();
 }
@@ -150,6 +151,26 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_F1:
         a->help = !a->help;
         return true;
+    case SDLK_LEFT: /* while paused: a tick (Shift: a second) back or forward */
+    case SDLK_RIGHT:
+        if (a->paused) {
+            long by = shift && a->dt > 0.0 ? (long)(1.0 / a->dt + 0.5) : 1;
+            if (sym == SDLK_LEFT) {
+                tt_rewind_to(a, a->steps_run - by);
+            } else {
+                long want = a->steps_run + by;
+                tt_rewind_to(a, want); /* through the known future, up to the head */
+                while (a->steps_run < want && a->world != NULL && !a->quit)
+                    app_step(a); /* past the head: new steps */
+            }
+        }
+        return true;
+    case SDLK_g:
+        a->show_plots = !a->show_plots;
+        snprintf(a->flash, sizeof a->flash, "plots of the selected agent %s", a->show_plots ? "on" : "off");
+        a->flash_bad = false;
+        a->flash_until = app_clock() + 1.2;
+        return true;
     default:
         return false;
     }
@@ -166,6 +187,13 @@ static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
 {
     if (a->world == NULL)
         return;
+    long tick = m->button == SDL_BUTTON_LEFT ? timeline_hit(a, c, m->x, m->y) : -1;
+    if (tick >= 0) {
+        /* the timeline: jump there (paused) */
+        a->seek_to = tick;
+        a->seek_pending = true;
+        return;
+    }
     st_vec2 p = to_world(c, m->x, m->y);
     int button = m->button == SDL_BUTTON_LEFT ? 1 : m->button == SDL_BUTTON_RIGHT ? 2
                                                  : m->button == SDL_BUTTON_MIDDLE ? 3 : m->button;
@@ -189,8 +217,14 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
         /* Scene switches and restarts replace the world: the scene hears of
          * the key only when it is still the same scene. */
         bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE;
-        app_key(a, &e->key, out);
-        if (!replaces) {
+        /* time travel keys are the app's: a scene hearing them in the past would branch */
+        bool travel = a->paused && (sym == SDLK_LEFT || sym == SDLK_RIGHT);
+        bool in_past = tt_head(a) > a->steps_run;
+        bool modifier = (SDL_GetModState() & KMOD_SHIFT) != 0 && (sym == SDLK_LSHIFT || sym == SDLK_RSHIFT);
+        bool handled = app_key(a, &e->key, out);
+        /* in the past the app's own keys (and Shift) stay the app's: only a
+         * key the app does not use reaches the scene there, and branches */
+        if (!replaces && !travel && !(in_past && (handled || modifier))) {
             char name[64];
             key_name(sym, name, sizeof name);
             if (name[0])
@@ -204,6 +238,13 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
     case SDL_MOUSEMOTION:
         a->mouse = to_world(c, e->motion.x, e->motion.y);
         a->mouse_valid = true;
+        if (e->motion.state & SDL_BUTTON_LMASK) {
+            long tick = timeline_hit(a, c, e->motion.x, e->motion.y);
+            if (tick >= 0) {
+                a->seek_to = tick; /* dragging on the timeline */
+                a->seek_pending = true;
+            }
+        }
         break;
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_LEAVE)

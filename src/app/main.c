@@ -58,6 +58,30 @@ static void usage(FILE *out)
             "  --time-limit S      seconds of wall time per callback before it is stopped\n"
             "                      (default 5; 0: unlimited; needs a budget)\n"
             "  --memory MB         Lua memory cap in MiB (default 1024; 0: unlimited)\n"
+            "\n"
+            "time travel (README \"Time travel\"):\n"
+            "  --record FILE       record the session: seed, scene, every source loaded or\n"
+            "                      reloaded, keys, clicks, the mouse, a checksum every 60 ticks\n"
+            "  --replay FILE       replay a recording (scene and options come from it) and\n"
+            "                      print 'replay: identical (N checksums)' or the first tick\n"
+            "                      whose checksum differs (exit status 3)\n"
+            "  --with-current-scripts  with --replay: the recorded inputs against the scripts\n"
+            "                      on disk now, compared with the recorded run every tick\n"
+            "  --trace FILE.csv    one row per tick per agent (id, tick, time, x, y, vx, vy,\n"
+            "                      speed, force, tag, then fields of self)\n"
+            "  --trace-fields A,B  the self fields traced (default: scene.trace, else every\n"
+            "                      number in self); dotted paths reach nested tables\n"
+            "  --rewind-mb MB      memory for rewind checkpoints (default 64; 0: none, going\n"
+            "                      back then re-runs the session from the start)\n"
+            "  --rewind-every K    ticks between rewind checkpoints (default 30)\n"
+            "  --plots             headless: show the plot panel of the --select agent (it is\n"
+            "                      selected 10 s before the end so the plots are full)\n"
+            "  --reload-at T:F[=S] headless, for tests: after tick T reload file F, with the\n"
+            "                      text of file S if given (F on disk is left alone)\n"
+            "  --rewind-test T:N   headless, for tests: after tick T rewind N ticks, step\n"
+            "                      forward one tick at a time and compare every checksum\n"
+            "                      with the first pass; T:N:F=S instead reloads file F with\n"
+            "                      the text of S in the past (a branch) and runs on from there\n"
             "  --version           print the version\n"
             "  -h, --help          this text\n"
             "\n"
@@ -108,6 +132,8 @@ static int parse(int argc, char **argv, app_options *o)
     o->budget = 50000000;
     o->time_limit = 5;
     o->memory_mb = 1024;
+    o->rewind_mb = 64;
+    o->rewind_every = 30;
     static char *rest[256];
     int nrest = 0;
     bool positional_only = false;
@@ -134,6 +160,67 @@ static int parse(int argc, char **argv, app_options *o)
             o->headless = true;
         } else if (strcmp(arg, "--realtime") == 0) {
             o->realtime = true;
+        } else if (strcmp(arg, "--with-current-scripts") == 0) {
+            o->current_scripts = true;
+        } else if (strcmp(arg, "--plots") == 0) {
+            o->plots = true;
+        } else if (is_option(arg, "--record") || is_option(arg, "--replay") || is_option(arg, "--trace") ||
+                   is_option(arg, "--trace-fields")) {
+            const char *name = is_option(arg, "--record") ? "--record" : is_option(arg, "--replay") ? "--replay"
+                               : is_option(arg, "--trace-fields") ? "--trace-fields" : "--trace";
+            if ((val = option_value(argc, argv, &i, name)) == NULL || val[0] == '\0')
+                goto bad_value;
+            if (name[3] == 'e' && name[4] == 'c')
+                o->record = val;
+            else if (name[3] == 'e')
+                o->replay = val;
+            else if (strcmp(name, "--trace") == 0)
+                o->trace = val;
+            else
+                o->trace_fields = val;
+        } else if (is_option(arg, "--rewind-test")) {
+            char *colon = NULL;
+            if ((val = option_value(argc, argv, &i, "--rewind-test")) == NULL)
+                goto bad_value;
+            errno = 0;
+            o->rewind_at = strtol(val, &colon, 10);
+            if (colon == val || *colon != ':' || o->rewind_at <= 0 || errno != 0)
+                goto bad_value;
+            char *edit = strchr(colon + 1, ':');
+            if (edit != NULL) {
+                *edit++ = '\0';
+                if (strchr(edit, '=') == NULL)
+                    goto bad_value;
+                o->rewind_edit = edit;
+            }
+            if (!parse_long(colon + 1, 1, o->rewind_at, &v))
+                goto bad_value;
+            o->rewind_by = v;
+        } else if (is_option(arg, "--rewind-mb")) {
+            if ((val = option_value(argc, argv, &i, "--rewind-mb")) == NULL || !parse_long(val, 0, 1 << 20, &v))
+                goto bad_value;
+            o->rewind_mb = v;
+        } else if (is_option(arg, "--rewind-every")) {
+            if ((val = option_value(argc, argv, &i, "--rewind-every")) == NULL || !parse_long(val, 1, 1000000, &v))
+                goto bad_value;
+            o->rewind_every = v;
+        } else if (is_option(arg, "--reload-at")) {
+            char *colon = NULL;
+            if ((val = option_value(argc, argv, &i, "--reload-at")) == NULL || o->nreload_at == 16)
+                goto bad_value;
+            errno = 0;
+            long t = strtol(val, &colon, 10);
+            if (colon == val || *colon != ':' || colon[1] == '\0' || t < 0 || errno != 0)
+                goto bad_value;
+            struct reload_at *r = &o->reload_at[o->nreload_at++];
+            r->tick = t;
+            r->file = colon + 1;
+            r->source = NULL;
+            char *eq = strchr(colon + 1, '=');
+            if (eq != NULL) {
+                *eq = '\0';
+                r->source = eq + 1;
+            }
         } else if (strcmp(arg, "--trust") == 0) {
             o->trust = true;
         } else if (is_option(arg, "--ticks")) {
@@ -208,6 +295,18 @@ static int parse(int argc, char **argv, app_options *o)
         fprintf(stderr, "steer: --draw-frames needs --headless (the window shows FPS)\n");
         return 2;
     }
+    if (o->rewind_at > 0 && !o->headless) {
+        fprintf(stderr, "steer: --rewind-test needs --headless (use Left / Right in the window)\n");
+        return 2;
+    }
+    if (o->nreload_at > 0 && !o->headless) {
+        fprintf(stderr, "steer: --reload-at needs --headless (save the file in the window)\n");
+        return 2;
+    }
+    if (o->plots && !o->screenshot) {
+        fprintf(stderr, "steer: --plots needs --screenshot (press G in the window)\n");
+        return 2;
+    }
     o->argc = nrest;
     o->argv = rest;
     return -1;
@@ -223,9 +322,15 @@ int main(int argc, char **argv)
         return status;
 
     static app a;
+    if (!tt_prepare(&a, &opt)) {
+        tt_close(&a);
+        return 2;
+    }
     if (opt.headless) {
-        if (!app_start(&a, &opt))
+        if (!app_start(&a, &opt) || !tt_open(&a)) {
+            tt_close(&a);
             return 1;
+        }
         status = app_run_headless(&a);
     } else {
         /* The display first: with none there is nothing to load the scene for.
@@ -239,7 +344,8 @@ int main(int argc, char **argv)
                     SDL_GetError());
             return 2;
         }
-        if (!app_start(&a, &opt)) {
+        if (!app_start(&a, &opt) || !tt_open(&a)) {
+            tt_close(&a);
             SDL_Quit();
             return 1;
         }
@@ -247,5 +353,6 @@ int main(int argc, char **argv)
         SDL_Quit();
     }
     app_shutdown(&a);
+    tt_close(&a);
     return status;
 }

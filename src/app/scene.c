@@ -30,6 +30,13 @@
 #define WATCH_SETTLE 0.10
 #define WATCH_PERIOD 0.05
 
+/* Output about reloads; quiet while a rewind re-runs the past. */
+#define say(a, ...)                                                            \
+    do {                                                                       \
+        if (!tt_quiet(a))                                                      \
+            printf(__VA_ARGS__);                                               \
+    } while (0)
+
 /* ------------------------------------------------------------------ errors */
 
 static void drop_error(app *a, int i)
@@ -53,7 +60,9 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
         }
     }
     a->error_total++;
-    fprintf(stderr, "steer: %s: %s\n", kind == APP_ERR_LOAD ? "load error" : "runtime error", msg);
+    /* a rewind re-running the past has printed these once already */
+    if (!tt_quiet(a))
+        fprintf(stderr, "steer: %s: %s\n", kind == APP_ERR_LOAD ? "load error" : "runtime error", msg);
     fflush(stderr);
     /* A newer load error for the same file replaces the older one. */
     for (int i = 0; i < a->error_count; i++)
@@ -71,6 +80,7 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
     snprintf(e->key, sizeof e->key, "%s", key);
     e->count = 1;
     a->error_count++;
+    tt_mark(a, MARK_ERROR, msg);
 }
 
 static void clear_errors(app *a, app_error_kind kind, const char *key)
@@ -241,6 +251,7 @@ static int setup_fn(lua_State *L)
     lua_pushlightuserdata(L, a);
     lua_pushcclosure(L, steer_mouse, 1);
     lua_setfield(L, -2, "mouse");
+    tt_install_searcher(a, L);
     return 0;
 }
 
@@ -255,6 +266,7 @@ static bool open_lua(app *a)
     a->L = steer_host_open(&o);
     if (a->L == NULL)
         return false;
+    a->lua_gen++;
     a->scene_ref = LUA_NOREF;
     a->world_ref = LUA_NOREF;
     a->gfx_ref = LUA_NOREF;
@@ -370,7 +382,7 @@ static int require_scene_fn(lua_State *L)
     app *a = call_app(L);
     /* Compile first, so a syntax error reads `file:line: message` rather
      * than require's "error loading module ..." wrapping. */
-    if (luaL_loadfilex(L, a->scene_path, a->opt.trust ? "bt" : "t") != LUA_OK) {
+    if (tt_loadfile(a, L, a->scene_path) != LUA_OK) {
         app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
         return 0;
     }
@@ -473,8 +485,24 @@ bool app_switch_scene(app *a, const char *path)
     return true;
 }
 
+void app_reopen(app *a)
+{
+    close_lua(a);
+    for (int i = 0; i < a->error_count; i++)
+        free(a->errors[i].text);
+    a->error_count = 0;
+    if (!open_lua(a)) {
+        fprintf(stderr, "steer: cannot create the Lua state\n");
+        a->quit = true;
+        return;
+    }
+    load_scene(a);
+}
+
 void app_restart(app *a)
 {
+    if (!tt_restart(a))
+        return;
     if (a->scene_ref == LUA_NOREF) {
         app_switch_scene(a, a->scene_path);
         return;
@@ -508,6 +536,7 @@ static int step_fn(lua_State *L)
 
 void app_step(app *a)
 {
+    tt_before_step(a);
     if (a->world == NULL)
         return;
     double t0 = app_clock();
@@ -516,9 +545,28 @@ void app_step(app *a)
     a->step_ms_total += ms;
     a->steps_run++;
     a->ms_per_step = a->steps_run == 1 ? ms : a->ms_per_step * 0.95 + ms * 0.05;
+    tt_after_step(a);
 }
 
 /* ------------------------------------------------------------------ callbacks */
+
+static int has_callback_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    const char **name = call_arg(L);
+    if (push_callback(a, L, *name))
+        *name = NULL;
+    return 0;
+}
+
+/* A key or click the scene has no callback for changes nothing: it is not
+ * recorded, and in a rewind's past it makes no branch. */
+static bool has_callback(app *a, const char *name)
+{
+    const char *n = name;
+    protect(a, has_callback_fn, &n);
+    return n == NULL;
+}
 
 typedef struct mouse_args {
     st_vec2 p;
@@ -542,6 +590,8 @@ static int mouse_fn(lua_State *L)
 void app_mousepressed(app *a, st_vec2 p, int button)
 {
     mouse_args m = {p, button};
+    if (!has_callback(a, "mousepressed") || !tt_click(a, p, button))
+        return;
     protect(a, mouse_fn, &m);
 }
 
@@ -558,6 +608,8 @@ static int key_fn(lua_State *L)
 
 void app_keypressed(app *a, const char *key)
 {
+    if (!has_callback(a, "keypressed") || !tt_key(a, key))
+        return;
     protect(a, key_fn, (void *)key);
 }
 
@@ -797,8 +849,9 @@ static void describe_reload(const steer_reload_info *in, char *out, size_t n)
 #undef PART
 }
 
-static void reload_file(app *a, const char *path, int root)
+void app_reload_file(app *a, const char *path, int root)
 {
+    tt_before_reload(a);
     char real[PATH_MAX], module[PATH_MAX];
     if (realpath(path, real) == NULL)
         return;
@@ -819,15 +872,16 @@ static void reload_file(app *a, const char *path, int root)
     /* A scene that never loaded has nothing to reload into: start it afresh
      * with whatever is on disk now. */
     if (a->scene_ref == LUA_NOREF || a->world == NULL) {
-        printf("reload: %s changed, loading the scene afresh\n", real);
+        say(a, "reload: %s changed, loading the scene afresh\n", real);
         fflush(stdout);
         app_switch_scene(a, a->scene_path);
+        tt_reloaded(a, real, module, a->scene_ok);
         return;
     }
     reload_args r = {module, real, false, {0}};
     protect(a, loaded_fn, &r);
     if (!r.ok) {
-        printf("reload: %s changed (module '%s' is not in use)\n", real, module);
+        say(a, "reload: %s changed (module '%s' is not in use)\n", real, module);
         fflush(stdout);
         return;
     }
@@ -841,25 +895,27 @@ static void reload_file(app *a, const char *path, int root)
         char what[256];
         describe_reload(&r.info, what, sizeof what);
         if (r.info.changed)
-            printf("reload: ok %s (%s) %s\n", module, what, real);
+            say(a, "reload: ok %s (%s) %s\n", module, what, real);
         else
-            printf("reload: no change %s (%s) %s\n", module, what, real);
+            say(a, "reload: no change %s (%s) %s\n", module, what, real);
         if (r.info.truncated)
-            printf("reload: %s is too big to merge whole: part of it was replaced, not merged\n", module);
+            say(a, "reload: %s is too big to merge whole: part of it was replaced, not merged\n", module);
         app_format(a->flash, sizeof a->flash, r.info.changed ? "reloaded %s" : "%s: no change", module);
         a->flash_bad = false;
     } else {
-        printf("reload: failed %s (%s); the old code keeps running\n", module, real);
+        say(a, "reload: failed %s (%s); the old code keeps running\n", module, real);
         app_format(a->flash, sizeof a->flash, "reload of %s failed", module);
         a->flash_bad = true;
     }
+    tt_reloaded(a, real, module, r.ok);
     a->flash_until = app_clock() + 2.0;
     fflush(stdout);
 }
 
 void app_poll_files(app *a, double now)
 {
-    if (a->watcher == NULL || now < a->next_poll)
+    /* a replay applies the recorded reloads, not the disk's */
+    if (a->watcher == NULL || now < a->next_poll || tt_replaying(a))
         return;
     double t0 = app_clock();
     int n = watch_poll(a->watcher, now);
@@ -869,7 +925,7 @@ void app_poll_files(app *a, double now)
     a->next_poll = now + (took * 4.0 > WATCH_PERIOD ? took * 4.0 : WATCH_PERIOD);
     for (int i = 0; i < n && !a->quit; i++) {
         bool was_loaded = a->scene_ref != LUA_NOREF && a->world != NULL;
-        reload_file(a, watch_path(a->watcher, i), watch_root(a->watcher, i));
+        app_reload_file(a, watch_path(a->watcher, i), watch_root(a->watcher, i));
         /* A fresh start already read every file: the rest are loaded. */
         if (!was_loaded)
             break;

@@ -96,6 +96,7 @@ int app_run_window(app *a)
             input_handle(a, &c, &e, &in);
         if (a->quit)
             break;
+        tt_frame(a);
 
         double now = app_clock();
         double frame = now - last;

@@ -1,7 +1,7 @@
 /*
  * bench.c — steer's benchmark: prints figures, asserts nothing about speed.
  *
- *   steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot] [--scripts DIR] [--app PATH]
+ *   steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot|rewind] [--scripts DIR] [--app PATH]
  *
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
@@ -24,6 +24,9 @@
  *    flock (no brains, re-sorted storage) through the C API, and of the 10k
  *    Lua-brain worlds (lean and demo brains) through world:snapshot /
  *    world:restore; bytes in memory and encoded
+ *
+ * 9. the app's rewind buffer after 30 s of the demo (--only rewind,
+ *    --rewind-test): its memory, and the time one step back takes
  *
  * Each flock configuration runs in a child process (fork) so its peak RSS is
  * its own. The brains run in a bare Lua state (luaL_newstate and the standard
@@ -676,6 +679,36 @@ static double run_app_brains(const char *app, const char *scripts, const char *e
     return ms;
 }
 
+/* ---- the app's rewind buffer ---- */
+
+/// 30 s of the demo, then one tick back and forward again (--rewind-test):
+/// the buffer's memory as the app reports it, and the time the step back
+/// took (the worst case: it re-simulates every tick from the start).
+static void run_rewind(const char *app, const char *scripts)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --headless --ticks 1800 --rewind-test 1800:1 %s/hunt.lua 2>&1", app, scripts);
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    char line[512];
+    double mb = -1, ms = -1;
+    long ticks = 0, back = 0, resim = 0;
+    bool equal = false;
+    while (fgets(line, sizeof line, p)) {
+        sscanf(line, "rewind: memory %lf MB for %ld ticks", &mb, &ticks);
+        if (sscanf(line, "rewind: back %ld ticks to tick %*d (re-simulated %ld ticks from %*[^0-9]%*d in %lf ms", &back,
+                   &resim, &ms) == 3)
+            equal = strstr(line, "first pass: yes") != NULL;
+    }
+    if (pclose(p) != 0 || mb < 0 || ms < 0) {
+        printf("rewind (app): the app did not report (%s)\n", cmd);
+        return;
+    }
+    printf("rewind (app, demo)      %ld ticks (%.0f s): buffer %.2f MB (target <= 64 MB); %ld tick back = %ld ticks "
+           "re-simulated in %.1f ms, %s the first pass\n",
+           ticks, ticks / 60.0, mb, back, resim, ms, equal ? "equal to" : "DIFFERENT from");
+}
+
 /* ---- snapshots ---- */
 
 enum { SNAP_REPS = 9 };
@@ -821,18 +854,19 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) scripts = argv[++i];
         else if (!strcmp(argv[i], "--app") && i + 1 < argc) app = argv[++i];
         else {
-            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot] [--scripts DIR] [--app PATH]\n");
+            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot|rewind] [--scripts DIR] [--app PATH]\n");
             return 2;
         }
     }
     if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw") && strcmp(only, "orca") &&
-        strcmp(only, "nav") && strcmp(only, "snapshot")) {
-        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, nav or snapshot, not '%s'\n", only);
+        strcmp(only, "nav") && strcmp(only, "snapshot") && strcmp(only, "rewind")) {
+        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, nav, snapshot or rewind, not '%s'\n", only);
         return 2;
     }
     bool do_flock = !only || !strcmp(only, "flock"), do_brains = !only || !strcmp(only, "brains"),
          do_draw = !only || !strcmp(only, "draw"), do_orca = !only || !strcmp(only, "orca"),
-         do_nav = !only || !strcmp(only, "nav"), do_snapshot = !only || !strcmp(only, "snapshot");
+         do_nav = !only || !strcmp(only, "nav"), do_snapshot = !only || !strcmp(only, "snapshot"),
+         do_rewind = !only || !strcmp(only, "rewind");
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n\n",
@@ -921,6 +955,10 @@ int main(int argc, char **argv)
         printf("\n");
         run_draw(app, scripts, 10000);
         run_draw(app, scripts, 100000);
+    }
+    if (do_rewind) {
+        printf("\n");
+        run_rewind(app, scripts);
     }
     if (!do_flock) return 0;
 

@@ -621,4 +621,22 @@ describe("steer.world", function()
       assert.are_not.equal(before, w:checksum())
     end)
   end)
+
+  describe("mark", function()
+    it("returns the tick and leaves the world (and its checksum) alone", function()
+      local w = steer.world { seed = 3 }
+      w:spawn { pos = { 10, 10 }, vel = { 5, 0 } }
+      w:step(); w:step()
+      local before = w:checksum()
+      assert.are.equal(2, w:mark("catch"))
+      assert.are.equal(before, w:checksum())
+    end)
+    it("rejects a label that is not a string of 1 to 64 bytes", function()
+      local w = steer.world {}
+      raises(function() w:mark() end, "bad argument #1 to 'mark'", "string expected")
+      raises(function() w:mark({}) end, "bad argument #1 to 'mark'")
+      raises(function() w:mark("") end, "bad argument #1 to 'mark'", "1 to 64")
+      raises(function() w:mark(string.rep("x", 65)) end, "1 to 64")
+    end)
+  end)
 end)

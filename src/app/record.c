@@ -1,0 +1,1488 @@
+/*
+ * record.c — recording a session (--record), replaying it (--replay), the
+ * module loader both rest on, scripted reloads for tests (--reload-at) and
+ * the timeline's marks.
+ *
+ * The app's own searcher takes the host's place (package.searchers[2], the
+ * same folders, order and "no file" messages) and reads every module source
+ * the scene requires: from the overlay when a replay, a rewind or
+ * --reload-at supplied its text, else from the disk. The journal logs each
+ * source as it is loaded, so it holds the exact text of every file at start
+ * and of every reload, and a replay needs nothing from the disk but the
+ * scene's folder layout. The journal is the session as a recording, kept in
+ * memory always: rewinds re-run it, --record writes it out at exit.
+ *
+ * Ticks here are the app's steps since start (a->steps_run): an event logged
+ * at tick T happened after step T and before step T + 1, and a replay
+ * applies it at the same point. The file is text lines, one record a line,
+ * with each source as a counted blob after its line; see README "Time
+ * travel" for the grammar. Floats are written in C's hex form (%a), so a
+ * replayed mouse position is the recorded one to the bit.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "app.h"
+#include "steer_lua.h"
+
+#define RECORD_MAGIC "steer-record"
+#define RECORD_VERSION 1
+/* A checksum every SUM_EVERY ticks: a divergence is found within a second
+ * of sim time while the file grows by ~25 bytes a second. */
+#define SUM_EVERY 60
+
+/* ------------------------------------------------------------------ overlay */
+
+typedef struct overlay_entry {
+    int root;   ///< 0: the scene's folder, 1: scripts/
+    char *rel;  ///< path under the root
+    char *src;
+    size_t len;
+} overlay_entry;
+
+struct source_overlay {
+    overlay_entry *e;
+    int n, cap;
+};
+
+static overlay_entry *overlay_find(source_overlay *o, int root, const char *rel)
+{
+    for (int i = 0; o != NULL && i < o->n; i++)
+        if (o->e[i].root == root && strcmp(o->e[i].rel, rel) == 0)
+            return &o->e[i];
+    return NULL;
+}
+
+static bool overlay_set(source_overlay *o, int root, const char *rel, const char *src, size_t len)
+{
+    overlay_entry *e = overlay_find(o, root, rel);
+    if (e == NULL) {
+        if (o->n == o->cap) {
+            int cap = o->cap ? o->cap * 2 : 16;
+            overlay_entry *ne = realloc(o->e, (size_t)cap * sizeof *ne);
+            if (ne == NULL)
+                return false;
+            o->e = ne;
+            o->cap = cap;
+        }
+        e = &o->e[o->n];
+        e->rel = strdup(rel);
+        e->src = NULL;
+        if (e->rel == NULL)
+            return false;
+        e->root = root;
+        o->n++;
+    }
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return false;
+    memcpy(copy, src, len);
+    copy[len] = '\0';
+    free(e->src);
+    e->src = copy;
+    e->len = len;
+    return true;
+}
+
+static void overlay_free(source_overlay *o)
+{
+    if (o == NULL)
+        return;
+    for (int i = 0; i < o->n; i++) {
+        free(o->e[i].rel);
+        free(o->e[i].src);
+    }
+    free(o->e);
+    free(o);
+}
+
+/* The root (0 scene folder, 1 scripts/) and the path under it of an
+ * absolute path; false when it is under neither. */
+static bool split_root(const app *a, const char *path, int *root, const char **rel)
+{
+    const char *dirs[2] = {a->scene_dir, a->scripts_dir};
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(dirs[i]);
+        if (strncmp(path, dirs[i], n) == 0 && path[n] == '/') {
+            *root = i;
+            *rel = path + n + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Reads a whole file; NULL when it cannot be read. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (nb == NULL) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* ------------------------------------------------------------------ events */
+
+typedef enum ev_kind {
+    EV_FILE,    ///< a module source as loaded (root, text, data)
+    EV_RELOAD,  ///< the app reloaded the file (root, text)
+    EV_KEY,     ///< scene.keypressed(text)
+    EV_CLICK,   ///< scene.mousepressed(x, y, button)
+    EV_MOUSE,   ///< steer.mouse() from now on (valid, x, y)
+    EV_RESTART, ///< key R
+    EV_SCALE,   ///< [ ] ; ': every agent's max speed (button 1) or force (0) times x
+    EV_MARK,    ///< a timeline mark (button: its kind, text: label)
+    EV_SUM,     ///< world checksum after the step
+} ev_kind;
+
+typedef struct rec_event {
+    long tick;
+    ev_kind kind;
+    int root, button;
+    bool valid;
+    double x, y;
+    uint64_t sum;
+    char *text;
+    char *data;
+    size_t len;
+} rec_event;
+
+/* The journal: the session as a recording, kept in memory whether or not
+ * --record asked for a file (rewinds replay it). --record writes it out
+ * when the app ends, after any branch has cut the abandoned future. */
+#define SUMS_RING 65536 /* per-tick checksums of the first pass: re-simulations are checked against them */
+
+struct recorder {
+    FILE *mem;          ///< open_memstream over membuf
+    char *membuf;
+    size_t memlen;
+    size_t header_len;  ///< bytes of the header (through "begin\n")
+    char path[PATH_MAX]; ///< --record FILE; "" for none
+    bool mouse_valid;
+    st_vec2 mouse;
+    bool failed;
+    uint64_t sums[SUMS_RING];
+    long sums_head;     ///< ticks 1..sums_head have their checksum in sums[tick % SUMS_RING]
+    long resim_checked, resim_bad; ///< re-simulated ticks checked against the first pass, and how many differed
+};
+
+struct replayer {
+    char path[PATH_MAX];
+    char *buf;          ///< the file (event texts point into it)
+    rec_event *ev;
+    int n, next;
+    long end;           ///< the recording's last tick
+    int nsums;          ///< checksums in the file
+    bool current;       ///< --with-current-scripts
+    bool feeding;       ///< the replay itself is calling the scene
+    bool finished;
+    bool rewind;        ///< a rewind's re-run of the journal (not --replay)
+    bool quiet;         ///< --with-current-scripts' reference run: its reloads are not news
+    /* verdict */
+    int compared;
+    bool diverged;
+    long div_tick;
+    uint64_t expected, got;
+    bool mouse_valid;
+    st_vec2 mouse;
+    /* --with-current-scripts: the recorded run, stepped alongside */
+    app *ref;
+    /* header */
+    char scene[PATH_MAX];
+    bool has_seed;
+    uint64_t seed;
+    bool trust;
+    long budget, time_limit, memory_mb;
+    int argc;
+    char **argv;
+};
+
+static const char *const MARK_NAMES[] = {"scene", "reload", "error"};
+
+/* ------------------------------------------------------------------ writing */
+
+static void rec_printf(app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* While a rewind re-runs the journal, it is the journal's past: not logged again. */
+static bool journal_on(const app *a)
+{
+    return a->rec != NULL && !a->rec->failed && !(a->rep != NULL && a->rep->rewind);
+}
+
+static void rec_printf(app *a, const char *fmt, ...)
+{
+    if (!journal_on(a))
+        return;
+    recorder *r = a->rec;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(r->mem, fmt, ap) < 0) {
+        r->failed = true;
+        fprintf(stderr, "steer: the session journal is lost (out of memory): no more rewinds or recording\n");
+    }
+    va_end(ap);
+}
+
+/* A label or key name as the rest of a line: no newlines. */
+static void one_line(const char *s, char *out, size_t n)
+{
+    app_format(out, n, "%s", s);
+    for (char *p = out; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+}
+
+static void rec_file(app *a, int root, const char *rel, const char *src, size_t len)
+{
+    if (!journal_on(a))
+        return;
+    rec_printf(a, "file %ld %d %zu %s\n", a->steps_run, root, len, rel);
+    if (!a->rec->failed && (fwrite(src, 1, len, a->rec->mem) != len || fputc('\n', a->rec->mem) == EOF))
+        a->rec->failed = true;
+}
+
+/* The journal so far as a complete recording ending at tick end: a copy. */
+static char *journal_copy(recorder *r, long end, size_t *len)
+{
+    if (r->failed || fflush(r->mem) != 0)
+        return NULL;
+    char tail[64];
+    int tl = snprintf(tail, sizeof tail, "end %ld\n", end);
+    char *buf = malloc(r->memlen + (size_t)tl + 1);
+    if (buf == NULL)
+        return NULL;
+    memcpy(buf, r->membuf, r->memlen);
+    memcpy(buf + r->memlen, tail, (size_t)tl + 1);
+    *len = r->memlen + (size_t)tl;
+    return buf;
+}
+
+/* Writes the journal to --record's file, whole (a branch may have cut it),
+ * through a temporary file renamed over it, so a crash leaves the last
+ * complete version. */
+static bool rec_write(recorder *r, long head)
+{
+    size_t len = 0;
+    char *buf = journal_copy(r, head, &len);
+    char tmp[PATH_MAX + 8];
+    app_format(tmp, sizeof tmp, "%s.tmp", r->path);
+    FILE *f = buf ? fopen(tmp, "wb") : NULL;
+    bool ok = f != NULL && fwrite(buf, 1, len, f) == len;
+    if (f != NULL && fclose(f) != 0)
+        ok = false;
+    if (ok && rename(tmp, r->path) != 0)
+        ok = false;
+    if (!ok) {
+        fprintf(stderr, "steer: cannot write the recording %s: %s\n", r->path,
+                buf ? strerror(errno) : "the journal was lost");
+        remove(tmp);
+    }
+    free(buf);
+    return ok;
+}
+
+static void rec_close(app *a, const char *why)
+{
+    recorder *r = a->rec;
+    if (r == NULL)
+        return;
+    /* the journal's head: a rewound app that never branched still owns the future it rewound from */
+    long head = a->rep && a->rep->rewind ? a->rep->end : a->steps_run;
+    if (r->path[0] && rec_write(r, head)) {
+        printf("record: %s (%ld ticks)%s%s\n", r->path, head, why ? " " : "", why ? why : "");
+        fflush(stdout);
+    }
+    fclose(r->mem);
+    free(r->membuf);
+    free(r);
+    a->rec = NULL;
+}
+
+/* ------------------------------------------------------------------ the searcher */
+
+/* Loads src as a chunk the way luaL_loadfilex loads a file: a UTF-8 BOM and
+ * a first line starting with '#' are skipped (the '#' line's newline kept,
+ * so line numbers match the file's). */
+static int load_source(lua_State *L, const char *src, size_t len, const char *path, bool trust)
+{
+    if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0) {
+        src += 3;
+        len -= 3;
+    }
+    if (len > 0 && src[0] == '#') {
+        while (len > 0 && src[0] != '\n') {
+            src++;
+            len--;
+        }
+    }
+    lua_pushfstring(L, "@%s", path);
+    int st = luaL_loadbufferx(L, src, len, lua_tostring(L, -1), trust ? "bt" : "t");
+    lua_remove(L, -2);
+    return st;
+}
+
+/* Pushes the source of root/rel (overlay first, then the disk) as a string
+ * and records it; false (nothing pushed) when there is none. */
+static bool push_source(app *a, lua_State *L, int root, const char *rel, const char *path)
+{
+    overlay_entry *e = overlay_find(a->overlay, root, rel);
+    if (e != NULL) {
+        lua_pushlstring(L, e->src, e->len);
+    } else {
+        size_t len;
+        char *src = read_file(path, &len);
+        if (src == NULL)
+            return false;
+        lua_pushlstring(L, src, len); /* may raise (memory cap): src freed first */
+        free(src);
+    }
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    rec_file(a, root, rel, s, len);
+    return true;
+}
+
+static int app_searcher(lua_State *L)
+{
+    app *a = lua_touserdata(L, lua_upvalueindex(1));
+    const char *name = luaL_checkstring(L, 1);
+    const char *rel = luaL_gsub(L, name, ".", "/");
+    const char *dirs[2] = {a->scene_dir, a->scripts_dir};
+    const char *forms[2] = {"%s.lua", "%s/init.lua"};
+    char tried[4 * (PATH_MAX + 16)] = "";
+    size_t used = 0;
+    for (int i = 0; i < 2; i++) {
+        if (dirs[i][0] == '\0' || (i == 1 && strcmp(dirs[0], dirs[1]) == 0))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const char *r = lua_pushfstring(L, forms[k], rel);
+            const char *path = lua_pushfstring(L, "%s/%s", dirs[i], r);
+            if (!push_source(a, L, i, r, path)) {
+                int w = snprintf(tried + used, sizeof tried - used, "\n\tno file '%s'", path);
+                if (w > 0 && (size_t)w < sizeof tried - used)
+                    used += (size_t)w;
+                lua_pop(L, 2);
+                continue;
+            }
+            size_t len;
+            const char *src = lua_tolstring(L, -1, &len);
+            if (load_source(L, src, len, path, a->opt.trust) != LUA_OK)
+                return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
+                                  lua_tostring(L, -1));
+            lua_pushstring(L, path);
+            return 2;
+        }
+    }
+    lua_pushstring(L, tried);
+    return 1;
+}
+
+static void mark_sink(void *ud, const char *label)
+{
+    tt_mark(ud, MARK_SCENE, label);
+}
+
+void tt_install_searcher(app *a, lua_State *L)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchers");
+    if (lua_istable(L, -1)) {
+        /* ours takes the host's place: the same folders, order and messages */
+        lua_pushlightuserdata(L, a);
+        lua_pushcclosure(L, app_searcher, 1);
+        lua_rawseti(L, -2, 2);
+    }
+    lua_pop(L, 2);
+    steer_lua_set_mark_sink(L, mark_sink, a);
+}
+
+int tt_loadfile(app *a, lua_State *L, const char *path)
+{
+    int root;
+    const char *rel;
+    overlay_entry *e = split_root(a, path, &root, &rel) ? overlay_find(a->overlay, root, rel) : NULL;
+    if (e == NULL)
+        return luaL_loadfilex(L, path, a->opt.trust ? "bt" : "t");
+    return load_source(L, e->src, e->len, path, a->opt.trust);
+}
+
+/* ------------------------------------------------------------------ marks */
+
+void tt_mark(app *a, app_mark_kind kind, const char *label)
+{
+    app_mark *m = &a->marks[a->mark_count % APP_MAX_MARKS];
+    m->tick = a->steps_run;
+    m->kind = kind;
+    one_line(label ? label : "", m->label, sizeof m->label);
+    a->mark_count++;
+    rec_printf(a, "mark %ld %s %s\n", a->steps_run, MARK_NAMES[kind], m->label);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+static void free_replayer(replayer *p)
+{
+    if (p == NULL)
+        return;
+    free(p->ev);
+    free(p->argv);
+    free(p->buf);
+    free(p);
+}
+
+/* Splits the next line off *pos (NUL-terminating it); NULL at the end. */
+static char *next_line(char **pos, char *end)
+{
+    if (*pos >= end)
+        return NULL;
+    char *line = *pos;
+    char *nl = memchr(line, '\n', (size_t)(end - line));
+    if (nl == NULL) {
+        *pos = end;
+        return NULL; /* a last line with no newline: the file was cut */
+    }
+    *nl = '\0';
+    *pos = nl + 1;
+    return line;
+}
+
+static bool parse_int(const char **s, long *out)
+{
+    char *e;
+    errno = 0;
+    long v = strtol(*s, &e, 10);
+    if (e == *s || errno != 0 || (*e != ' ' && *e != '\0'))
+        return false;
+    *out = v;
+    *s = *e == ' ' ? e + 1 : e;
+    return true;
+}
+
+static bool parse_double(const char **s, double *out)
+{
+    char *e;
+    double v = strtod(*s, &e);
+    if (e == *s || (*e != ' ' && *e != '\0'))
+        return false;
+    *out = v;
+    *s = *e == ' ' ? e + 1 : e;
+    return true;
+}
+
+/* Parses a recording: the file at path, or buf (size bytes, taken over) when given. */
+static replayer *load_replay(const char *path, char *buf, size_t size, char *err, size_t errn)
+{
+    replayer *p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        snprintf(err, errn, "out of memory");
+        return NULL;
+    }
+    snprintf(p->path, sizeof p->path, "%s", path);
+    p->budget = 50000000;
+    p->time_limit = 5;
+    p->memory_mb = 1024;
+    p->buf = buf != NULL ? buf : read_file(path, &size);
+    if (p->buf == NULL) {
+        snprintf(err, errn, "cannot read it: %s", strerror(errno));
+        goto fail;
+    }
+    char *pos = p->buf, *end = p->buf + size;
+    long lineno = 0, last = 0;
+    bool in_events = false, ended = false;
+    int cap = 0;
+    char *line;
+    while (!ended && (line = next_line(&pos, end)) != NULL) {
+        lineno++;
+        if (lineno == 1) {
+            long v;
+            const char *s = line + strlen(RECORD_MAGIC) + 1;
+            if (strncmp(line, RECORD_MAGIC " ", strlen(RECORD_MAGIC) + 1) != 0 || !parse_int(&s, &v)) {
+                snprintf(err, errn, "not a steer recording (no '%s' header)", RECORD_MAGIC);
+                goto fail;
+            }
+            if (v > RECORD_VERSION || v < 1) {
+                snprintf(err, errn, "format version %ld; this steer reads version %d", v, RECORD_VERSION);
+                goto fail;
+            }
+            continue;
+        }
+        char word[16];
+        size_t wl = strcspn(line, " ");
+        if (wl == 0 || wl >= sizeof word) {
+            snprintf(err, errn, "line %ld: not a record", lineno);
+            goto fail;
+        }
+        memcpy(word, line, wl);
+        word[wl] = '\0';
+        const char *s = line[wl] ? line + wl + 1 : line + wl;
+        if (!in_events) {
+            long v;
+            if (strcmp(word, "begin") == 0) {
+                in_events = true;
+            } else if (strcmp(word, "engine") == 0) {
+                /* informational: the format, not the engine, decides what replays */
+            } else if (strcmp(word, "scene") == 0) {
+                app_format(p->scene, sizeof p->scene, "%s", s);
+            } else if (strcmp(word, "seed") == 0) {
+                if (strcmp(s, "none") != 0) {
+                    char *e;
+                    errno = 0;
+                    p->seed = strtoull(s, &e, 10);
+                    if (e == s || *e || errno) {
+                        snprintf(err, errn, "line %ld: bad seed", lineno);
+                        goto fail;
+                    }
+                    p->has_seed = true;
+                }
+            } else if (strcmp(word, "trust") == 0 && parse_int(&s, &v)) {
+                p->trust = v != 0;
+            } else if (strcmp(word, "budget") == 0 && parse_int(&s, &v) && v >= 0) {
+                p->budget = v;
+            } else if (strcmp(word, "time_limit") == 0 && parse_int(&s, &v) && v >= 0) {
+                p->time_limit = v;
+            } else if (strcmp(word, "memory") == 0 && parse_int(&s, &v) && v >= 0) {
+                p->memory_mb = v;
+            } else if (strcmp(word, "arg") == 0) {
+                char **na = realloc(p->argv, (size_t)(p->argc + 1) * sizeof *na);
+                if (na == NULL) {
+                    snprintf(err, errn, "out of memory");
+                    goto fail;
+                }
+                p->argv = na;
+                p->argv[p->argc++] = (char *)s;
+            } else {
+                snprintf(err, errn, "line %ld: unknown or bad header line '%s'", lineno, word);
+                goto fail;
+            }
+            continue;
+        }
+        rec_event ev;
+        memset(&ev, 0, sizeof ev);
+        if (!parse_int(&s, &ev.tick) || ev.tick < 0) {
+            snprintf(err, errn, "line %ld: '%s' needs a tick", lineno, word);
+            goto fail;
+        }
+        if (ev.tick < last) {
+            snprintf(err, errn, "line %ld: tick %ld comes after tick %ld", lineno, ev.tick, last);
+            goto fail;
+        }
+        last = ev.tick;
+        bool ok = true;
+        long v;
+        if (strcmp(word, "end") == 0) {
+            p->end = ev.tick;
+            ended = true;
+            continue;
+        } else if (strcmp(word, "file") == 0) {
+            ev.kind = EV_FILE;
+            ok = parse_int(&s, &v) && (v == 0 || v == 1);
+            ev.root = (int)v;
+            ok = ok && parse_int(&s, &v) && v >= 0 && *s;
+            if (ok) {
+                if ((size_t)v + 1 > (size_t)(end - pos)) {
+                    snprintf(err, errn, "truncated: line %ld: the source of %s needs %ld bytes, %ld are left", lineno,
+                             s, v + 1, (long)(end - pos));
+                    goto fail;
+                }
+                ev.len = (size_t)v;
+                ev.data = pos;
+                ev.text = (char *)s;
+                pos += ev.len;
+                if (*pos != '\n') {
+                    snprintf(err, errn, "line %ld: the source of %s does not end where its length says", lineno, s);
+                    goto fail;
+                }
+                *pos++ = '\0';
+            }
+        } else if (strcmp(word, "reload") == 0) {
+            ev.kind = EV_RELOAD;
+            ok = parse_int(&s, &v) && (v == 0 || v == 1) && *s;
+            ev.root = (int)v;
+            ev.text = (char *)s;
+        } else if (strcmp(word, "key") == 0) {
+            ev.kind = EV_KEY;
+            ev.text = (char *)s;
+            ok = *s != '\0';
+        } else if (strcmp(word, "click") == 0) {
+            ev.kind = EV_CLICK;
+            ok = parse_double(&s, &ev.x) && parse_double(&s, &ev.y) && parse_int(&s, &v);
+            ev.button = (int)v;
+        } else if (strcmp(word, "mouse") == 0) {
+            ev.kind = EV_MOUSE;
+            ev.valid = strcmp(s, "none") != 0;
+            ok = !ev.valid || (parse_double(&s, &ev.x) && parse_double(&s, &ev.y));
+        } else if (strcmp(word, "restart") == 0) {
+            ev.kind = EV_RESTART;
+        } else if (strcmp(word, "scale") == 0) {
+            ev.kind = EV_SCALE;
+            ev.button = strncmp(s, "speed ", 6) == 0;
+            ok = ev.button || strncmp(s, "force ", 6) == 0;
+            s += 6;
+            ok = ok && parse_double(&s, &ev.x);
+        } else if (strcmp(word, "mark") == 0) {
+            ev.kind = EV_MARK;
+            ev.button = -1;
+            for (int k = 0; k < 3; k++)
+                if (strncmp(s, MARK_NAMES[k], strlen(MARK_NAMES[k])) == 0 && s[strlen(MARK_NAMES[k])] == ' ') {
+                    ev.button = k;
+                    ev.text = (char *)s + strlen(MARK_NAMES[k]) + 1;
+                }
+            ok = ev.button >= 0;
+        } else if (strcmp(word, "sum") == 0) {
+            char *e;
+            ev.kind = EV_SUM;
+            errno = 0;
+            ev.sum = strtoull(s, &e, 16);
+            ok = e != s && *e == '\0' && errno == 0;
+            p->nsums++;
+        } else {
+            snprintf(err, errn, "line %ld: unknown record '%s'", lineno, word);
+            goto fail;
+        }
+        if (!ok) {
+            snprintf(err, errn, "line %ld: a bad '%s' record", lineno, word);
+            goto fail;
+        }
+        if (p->n == cap) {
+            cap = cap ? cap * 2 : 256;
+            rec_event *ne = realloc(p->ev, (size_t)cap * sizeof *ne);
+            if (ne == NULL) {
+                snprintf(err, errn, "out of memory");
+                goto fail;
+            }
+            p->ev = ne;
+        }
+        p->ev[p->n++] = ev;
+    }
+    if (!ended) {
+        snprintf(err, errn, "truncated: no 'end' record (the file stops at line %ld, tick %ld)", lineno, last);
+        goto fail;
+    }
+    if (p->scene[0] == '\0') {
+        snprintf(err, errn, "no 'scene' line in the header");
+        goto fail;
+    }
+    return p;
+fail:
+    free_replayer(p);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ opening */
+
+/* Opens the journal (a recording in memory) with the header for this
+ * scene and options; file: where --record writes it at the end, or NULL. */
+static bool journal_open(app *a, const app_options *o, const char *scene_arg, const char *file)
+{
+    recorder *r = calloc(1, sizeof *r);
+    char scene[PATH_MAX];
+    if (r == NULL)
+        return false;
+    if (file) {
+        /* fail now, not after the session */
+        FILE *f = fopen(file, "wb");
+        if (f == NULL) {
+            fprintf(stderr, "steer: cannot write the recording %s: %s\n", file, strerror(errno));
+            free(r);
+            return false;
+        }
+        fclose(f);
+        snprintf(r->path, sizeof r->path, "%s", file);
+    }
+    r->mem = open_memstream(&r->membuf, &r->memlen);
+    if (r->mem == NULL) {
+        free(r);
+        return false;
+    }
+    char def[PATH_MAX + 16];
+    snprintf(def, sizeof def, "%s/hunt.lua", STEER_SCRIPTS_DIR);
+    if (realpath(scene_arg ? scene_arg : def, scene) == NULL)
+        app_format(scene, sizeof scene, "%s", scene_arg ? scene_arg : def);
+    a->rec = r;
+    rec_printf(a, "%s %d\nengine %s\nscene %s\n", RECORD_MAGIC, RECORD_VERSION, ST_VERSION, scene);
+    if (o->has_seed)
+        rec_printf(a, "seed %llu\n", (unsigned long long)o->seed);
+    else
+        rec_printf(a, "seed none\n");
+    rec_printf(a, "trust %d\nbudget %ld\ntime_limit %ld\nmemory %zu\n", o->trust ? 1 : 0, o->budget,
+               o->time_limit, o->memory_mb);
+    for (int i = 0; i < o->argc; i++) {
+        char arg[1024];
+        one_line(o->argv[i], arg, sizeof arg);
+        rec_printf(a, "arg %s\n", arg);
+    }
+    rec_printf(a, "begin\n");
+    fflush(r->mem);
+    r->header_len = r->memlen;
+    return true;
+}
+
+bool tt_prepare(app *a, app_options *o)
+{
+    if (o->replay && o->record) {
+        fprintf(stderr, "steer: --record and --replay do not go together\n");
+        return false;
+    }
+    if (o->current_scripts && !o->replay) {
+        fprintf(stderr, "steer: --with-current-scripts needs --replay FILE\n");
+        return false;
+    }
+    a->overlay = calloc(1, sizeof *a->overlay);
+    if (a->overlay == NULL)
+        return false;
+    if (o->replay) {
+        char err[PATH_MAX + 256];
+        replayer *p = load_replay(o->replay, NULL, 0, err, sizeof err);
+        if (p == NULL) {
+            fprintf(stderr, "steer: replay %s: %s\n", o->replay, err);
+            return false;
+        }
+        if (o->scene && strcmp(o->scene, p->scene) != 0) {
+            char real[PATH_MAX];
+            if (realpath(o->scene, real) == NULL || strcmp(real, p->scene) != 0) {
+                fprintf(stderr, "steer: replay %s: it recorded %s, not %s (leave the scene out)\n", o->replay,
+                        p->scene, o->scene);
+                free_replayer(p);
+                return false;
+            }
+        }
+        p->current = o->current_scripts;
+        o->scene = p->scene;
+        o->has_seed = p->has_seed;
+        o->seed = p->seed;
+        o->trust = p->trust;
+        o->budget = p->budget;
+        o->time_limit = p->time_limit;
+        o->memory_mb = (size_t)p->memory_mb;
+        o->argc = p->argc;
+        o->argv = p->argv;
+        a->rep = p;
+        /* The sources the scene loaded at start: served before it loads. */
+        while (!p->current && p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
+            rec_event *e = &p->ev[p->next++];
+            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+        }
+    }
+    return journal_open(a, o, o->scene, o->record);
+}
+
+static bool start_reference(app *a);
+
+bool tt_open(app *a)
+{
+    a->plot = plot_new();
+    if (a->rep == NULL)
+        a->rewind = rewind_new((size_t)a->opt.rewind_mb, a->opt.rewind_every);
+    if (a->opt.trace) {
+        a->tracer = trace_open(a, a->opt.trace, a->opt.trace_fields);
+        if (a->tracer == NULL)
+            return false;
+    }
+    if (a->rep && a->rep->current && !start_reference(a))
+        return false;
+    return true;
+}
+
+void tt_close(app *a)
+{
+    rec_close(a, NULL);
+    trace_close(a->tracer);
+    a->tracer = NULL;
+    plot_free(a->plot);
+    a->plot = NULL;
+    rewind_free(a);
+    if (a->rep) {
+        if (a->rep->ref) {
+            app_shutdown(a->rep->ref);
+            tt_close(a->rep->ref);
+            free(a->rep->ref);
+        }
+        free_replayer(a->rep);
+        a->rep = NULL;
+    }
+    overlay_free(a->overlay);
+    a->overlay = NULL;
+}
+
+/* --with-current-scripts: the recorded run itself, from the recorded
+ * sources, stepped tick by tick beside the current one, so the first tick
+ * whose checksums differ is found exactly (not to the nearest SUM_EVERY). */
+static bool start_reference(app *a)
+{
+    app *ref = calloc(1, sizeof *ref);
+    if (ref == NULL)
+        return false;
+    app_options o = a->opt;
+    o.current_scripts = false;
+    o.headless = true; /* its verdict is the current run's to give */
+    o.record = NULL;
+    o.trace = NULL;
+    o.nreload_at = 0;
+    if (!tt_prepare(ref, &o) || !app_start(ref, &o)) {
+        tt_close(ref);
+        free(ref);
+        return false;
+    }
+    ref->rep->quiet = true;
+    a->rep->ref = ref;
+    return true;
+}
+
+/* ------------------------------------------------------------------ the step hooks */
+
+static void apply_scale(app *a, bool speed, double factor)
+{
+    st_world *w = a->world;
+    if (w == NULL)
+        return;
+    for (int k = 0; k < st_world_stored_count(w); k++) {
+        st_agent_id id = st_world_stored(w, k);
+        if (st_id_is_null(id))
+            continue;
+        if (speed)
+            st_agent_set_max_speed(w, id, st_agent_max_speed(w, id) * factor);
+        else
+            st_agent_set_max_force(w, id, st_agent_max_force(w, id) * factor);
+    }
+    if (speed)
+        a->speed_factor *= factor;
+    else
+        a->force_factor *= factor;
+}
+
+static void replay_event(app *a, replayer *p, rec_event *e)
+{
+    char path[PATH_MAX * 2];
+    p->feeding = true;
+    switch (e->kind) {
+    case EV_FILE:
+        if (!p->current)
+            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+        break;
+    case EV_RELOAD:
+        if (!p->current) {
+            snprintf(path, sizeof path, "%s/%s", e->root == 0 ? a->scene_dir : a->scripts_dir, e->text);
+            app_reload_file(a, path, e->root);
+        }
+        break;
+    case EV_KEY:
+        app_keypressed(a, e->text);
+        break;
+    case EV_CLICK:
+        app_mousepressed(a, st_v2(e->x, e->y), e->button);
+        break;
+    case EV_MOUSE:
+        /* now: a key or click after it may read steer.mouse() */
+        a->mouse_valid = p->mouse_valid = e->valid;
+        a->mouse = p->mouse = st_v2(e->x, e->y);
+        break;
+    case EV_RESTART:
+        app_restart(a);
+        break;
+    case EV_SCALE:
+        apply_scale(a, e->button != 0, e->x);
+        break;
+    case EV_MARK:
+    case EV_SUM:
+        break;
+    }
+    p->feeding = false;
+}
+
+static void apply_reload_at(app *a)
+{
+    for (int i = 0; i < a->opt.nreload_at; i++) {
+        struct reload_at *r = &a->opt.reload_at[i];
+        /* once: a rewind's re-run has it in the journal */
+        if (r->tick != a->steps_run || r->done)
+            continue;
+        r->done = true;
+        char real[PATH_MAX];
+        int root;
+        const char *rel;
+        if (realpath(r->file, real) == NULL || !split_root(a, real, &root, &rel)) {
+            fprintf(stderr, "steer: --reload-at: %s is not a file in the scene's folder or scripts/\n", r->file);
+            a->status = 2;
+            a->quit = true;
+            return;
+        }
+        if (r->source) {
+            size_t len;
+            char *src = read_file(r->source, &len);
+            if (src == NULL) {
+                fprintf(stderr, "steer: --reload-at: cannot read %s\n", r->source);
+                a->status = 2;
+                a->quit = true;
+                return;
+            }
+            overlay_set(a->overlay, root, rel, src, len);
+            free(src);
+        }
+        app_reload_file(a, real, root);
+    }
+}
+
+/* The pointer as steer.mouse() will read it, when it moved since last logged. */
+static void rec_mouse(app *a)
+{
+    recorder *r = a->rec;
+    if (r && journal_on(a) &&
+        (r->mouse_valid != a->mouse_valid ||
+         (a->mouse_valid && (r->mouse.x != a->mouse.x || r->mouse.y != a->mouse.y)))) {
+        r->mouse_valid = a->mouse_valid;
+        r->mouse = a->mouse;
+        if (a->mouse_valid)
+            rec_printf(a, "mouse %ld %a %a\n", a->steps_run, a->mouse.x, a->mouse.y);
+        else
+            rec_printf(a, "mouse %ld none\n", a->steps_run);
+    }
+}
+
+void tt_before_step(app *a)
+{
+    replayer *p = a->rep;
+    if (p && !p->finished) {
+        /* the recorded pointer, not the user's, for the handlers fed below and the step */
+        a->mouse_valid = p->mouse_valid;
+        a->mouse = p->mouse;
+        while (p->next < p->n && p->ev[p->next].tick <= a->steps_run && !a->quit) {
+            rec_event *e = &p->ev[p->next];
+            if (e->kind == EV_SUM && e->tick == a->steps_run)
+                break; /* checked after its step */
+            p->next++;
+            replay_event(a, p, e);
+        }
+        /* the user's pointer does not reach a replayed scene */
+        a->mouse_valid = p->mouse_valid;
+        a->mouse = p->mouse;
+    }
+    if (a->opt.nreload_at > 0)
+        apply_reload_at(a);
+    rec_mouse(a);
+}
+
+static void diverged(replayer *p, long tick, uint64_t expected, uint64_t got)
+{
+    if (p->diverged)
+        return;
+    p->diverged = true;
+    p->div_tick = tick;
+    p->expected = expected;
+    p->got = got;
+}
+
+void tt_after_step(app *a)
+{
+    uint64_t sum = a->world ? st_world_checksum(a->world) : 0;
+    /* the trace has the past's rows already; a branch's go on from its tick */
+    if (a->tracer && !(a->rep && a->rep->rewind))
+        trace_rows(a, a->tracer);
+    if (a->steps_run % SUM_EVERY == 0)
+        rec_printf(a, "sum %ld %016llx\n", a->steps_run, (unsigned long long)sum);
+    /* --record's file is brought up to date every 10 s of sim time (not only at exit) */
+    if (tt_recording(a) && journal_on(a) && a->steps_run % (10 * SUM_EVERY) == 0)
+        rec_write(a->rec, a->steps_run);
+    recorder *r = a->rec;
+    if (r != NULL && !(a->rep && a->rep->rewind)) {
+        r->sums[a->steps_run % SUMS_RING] = sum;
+        r->sums_head = a->steps_run;
+    } else if (r != NULL && a->steps_run <= r->sums_head && a->steps_run > r->sums_head - SUMS_RING) {
+        /* a rewind re-simulates: it must give the first pass's worlds */
+        r->resim_checked++;
+        if (r->sums[a->steps_run % SUMS_RING] != sum && r->resim_bad++ == 0) {
+            fprintf(stderr, "steer: rewind: the re-simulation differs from the first pass at tick %ld\n",
+                    a->steps_run);
+            app_format(a->flash, sizeof a->flash, "rewind: tick %ld differs from the first pass", a->steps_run);
+            a->flash_bad = true;
+            a->flash_until = app_clock() + 3.0;
+        }
+    }
+    replayer *p = a->rep;
+    if (p && !p->finished) {
+        if (p->ref) {
+            /* the recorded run takes the same step; its checksums are the truth */
+            app_step(p->ref);
+            uint64_t want = p->ref->world ? st_world_checksum(p->ref->world) : 0;
+            p->compared++;
+            if (want != sum)
+                diverged(p, a->steps_run, want, sum);
+        }
+        while (p->next < p->n && p->ev[p->next].kind == EV_SUM && p->ev[p->next].tick == a->steps_run) {
+            rec_event *e = &p->ev[p->next++];
+            if (!p->ref)
+                p->compared++;
+            if (e->sum != sum)
+                diverged(p, e->tick, e->sum, sum);
+        }
+        if (p->rewind) {
+            if (a->steps_run >= p->end) {
+                /* back at the head: live again, the journal goes on */
+                free_replayer(p);
+                a->rep = NULL;
+            }
+        } else if (a->steps_run >= p->end || p->diverged) {
+            p->finished = true;
+            if (!a->opt.headless) {
+                /* the window stays on the last replayed tick */
+                a->paused = true;
+                a->status = tt_replay_finish(a);
+            }
+        }
+    }
+    if (a->plot)
+        plot_sample(a);
+    if (a->rewind)
+        rewind_after_step(a);
+}
+
+/* ------------------------------------------------------------------ input hooks */
+
+/* A --replay keeps the user's input from its scene; in a rewind's past the
+ * input makes a branch (tt_branch) and is then the scene's like any other. */
+static bool user_input_blocked(app *a)
+{
+    if (a->rep && a->rep->rewind && !a->rep->feeding) {
+        tt_branch(a);
+        return false;
+    }
+    return a->rep && !a->rep->finished && !a->rep->feeding;
+}
+
+bool tt_key(app *a, const char *key)
+{
+    if (user_input_blocked(a))
+        return false;
+    char k[128];
+    one_line(key, k, sizeof k);
+    rec_mouse(a); /* the handler may read steer.mouse() */
+    rec_printf(a, "key %ld %s\n", a->steps_run, k);
+    return true;
+}
+
+bool tt_click(app *a, st_vec2 p, int button)
+{
+    if (user_input_blocked(a))
+        return false;
+    rec_mouse(a);
+    rec_printf(a, "click %ld %a %a %d\n", a->steps_run, p.x, p.y, button);
+    return true;
+}
+
+bool tt_restart(app *a)
+{
+    if (user_input_blocked(a))
+        return false;
+    rewind_new_epoch(a);
+    rec_printf(a, "restart %ld\n", a->steps_run);
+    return true;
+}
+
+bool tt_scale(app *a, bool speed, double factor)
+{
+    if (user_input_blocked(a))
+        return false;
+    rec_printf(a, "scale %ld %s %a\n", a->steps_run, speed ? "speed" : "force", factor);
+    return true;
+}
+
+void tt_scene_switched(app *a, const char *path)
+{
+    bool recording = tt_recording(a);
+    if (a->rep != NULL && a->rep->rewind) {
+        /* leaving the past: the journal keeps the whole session */
+        free_replayer(a->rep);
+        a->rep = NULL;
+    }
+    if (a->rec)
+        rec_close(a, "stopped: another scene was opened");
+    /* the new scene's own journal (for rewinds), from its tick 0 */
+    if (a->rep == NULL) {
+        a->steps_run = 0;
+        a->mark_count = 0;
+        a->branch_tick = 0;
+        if (!journal_open(a, &a->opt, path, NULL))
+            fprintf(stderr, "steer: no journal for the new scene: no rewinds\n");
+        else if (recording)
+            printf("record: the new scene is not recorded (only rewinds keep its journal)\n");
+    }
+    if (a->rep && !a->rep->finished) {
+        a->rep->finished = true;
+        printf("replay: stopped at tick %ld (another scene was opened)\n", a->steps_run);
+    }
+}
+
+void tt_before_reload(app *a)
+{
+    if (a->rep != NULL && a->rep->rewind && !a->rep->feeding)
+        tt_branch(a);
+}
+
+void tt_frame(app *a)
+{
+    if (!a->seek_pending)
+        return;
+    a->seek_pending = false;
+    a->paused = true;
+    tt_rewind_to(a, a->seek_to);
+}
+
+void tt_reloaded(app *a, const char *path, const char *module, bool ok)
+{
+    int root;
+    const char *rel;
+    if (split_root(a, path, &root, &rel))
+        rec_printf(a, "reload %ld %d %s\n", a->steps_run, root, rel);
+    char label[sizeof a->marks[0].label];
+    app_format(label, sizeof label, "%s%s", module, ok ? "" : " (failed)");
+    rewind_new_epoch(a);
+    tt_mark(a, MARK_RELOAD, label);
+}
+
+bool tt_replaying(const app *a)
+{
+    return a->rep != NULL && !a->rep->finished && !a->rep->rewind;
+}
+
+bool tt_quiet(const app *a)
+{
+    return a->rep != NULL && (a->rep->rewind || a->rep->quiet);
+}
+
+bool tt_recording(const app *a)
+{
+    return a->rec != NULL && a->rec->path[0] != '\0';
+}
+
+long tt_head(const app *a)
+{
+    return a->rep != NULL && a->rep->rewind ? a->rep->end : a->steps_run;
+}
+
+long tt_branch_tick(const app *a)
+{
+    return a->branch_tick;
+}
+
+/* ------------------------------------------------------------------ rewind */
+
+static void write_event(FILE *f, const rec_event *e)
+{
+    switch (e->kind) {
+    case EV_FILE:
+        fprintf(f, "file %ld %d %zu %s\n", e->tick, e->root, e->len, e->text);
+        fwrite(e->data, 1, e->len, f);
+        fputc('\n', f);
+        break;
+    case EV_RELOAD:
+        fprintf(f, "reload %ld %d %s\n", e->tick, e->root, e->text);
+        break;
+    case EV_KEY:
+        fprintf(f, "key %ld %s\n", e->tick, e->text);
+        break;
+    case EV_CLICK:
+        fprintf(f, "click %ld %a %a %d\n", e->tick, e->x, e->y, e->button);
+        break;
+    case EV_MOUSE:
+        if (e->valid)
+            fprintf(f, "mouse %ld %a %a\n", e->tick, e->x, e->y);
+        else
+            fprintf(f, "mouse %ld none\n", e->tick);
+        break;
+    case EV_RESTART:
+        fprintf(f, "restart %ld\n", e->tick);
+        break;
+    case EV_SCALE:
+        fprintf(f, "scale %ld %s %a\n", e->tick, e->button ? "speed" : "force", e->x);
+        break;
+    case EV_MARK:
+        fprintf(f, "mark %ld %s %s\n", e->tick, MARK_NAMES[e->button], e->text);
+        break;
+    case EV_SUM:
+        fprintf(f, "sum %ld %016llx\n", e->tick, (unsigned long long)e->sum);
+        break;
+    }
+}
+
+void tt_branch(app *a)
+{
+    replayer *p = a->rep;
+    recorder *r = a->rec;
+    if (p == NULL || !p->rewind || r == NULL)
+        return;
+    long t = a->steps_run;
+    /* the journal up to here: what happened before this tick's inputs */
+    /* closing a memstream settles its buffer (it may move): take it after */
+    fclose(r->mem);
+    char *old = r->membuf;
+    size_t header = r->header_len;
+    r->membuf = NULL;
+    r->memlen = 0;
+    r->mem = open_memstream(&r->membuf, &r->memlen);
+    if (r->mem == NULL) {
+        r->failed = true;
+        free(old);
+    } else {
+        fwrite(old, 1, header, r->mem);
+        free(old);
+        for (int i = 0; i < p->n; i++) {
+            const rec_event *e = &p->ev[i];
+            if (e->tick < t || (e->tick == t && e->kind == EV_SUM))
+                write_event(r->mem, e);
+        }
+    }
+    r->mouse_valid = p->mouse_valid;
+    r->mouse = p->mouse;
+    r->sums_head = t;
+    /* marks of the dropped future go with it */
+    int keep = 0;
+    int n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
+    for (int i = 0; i < n; i++) {
+        app_mark m = a->marks[(a->mark_count - n + i) % APP_MAX_MARKS];
+        if (m.tick <= t)
+            a->marks[keep++ % APP_MAX_MARKS] = m;
+    }
+    a->mark_count = keep;
+    long end = p->end;
+    free_replayer(p);
+    a->rep = NULL;
+    a->branch_tick = t;
+    rewind_branch(a, t);
+    /* live again: sources come from the disk (the edit that made the branch) */
+    source_overlay *o = calloc(1, sizeof *o);
+    if (o != NULL) {
+        overlay_free(a->overlay);
+        a->overlay = o;
+    }
+    printf("rewind: branch at tick %ld (ticks %ld..%ld dropped)\n", t, t + 1, end);
+    fflush(stdout);
+    app_format(a->flash, sizeof a->flash, "branch at tick %ld: a new future", t);
+    a->flash_bad = false;
+    a->flash_until = app_clock() + 2.5;
+}
+
+bool tt_rewind_to(app *a, long target)
+{
+    if (a->rep != NULL && !a->rep->rewind) {
+        app_format(a->flash, sizeof a->flash, "no rewinding a --replay");
+        a->flash_bad = true;
+        a->flash_until = app_clock() + 1.5;
+        return false;
+    }
+    if (a->rec == NULL || a->rec->failed || a->world == NULL)
+        return false;
+    long head = tt_head(a);
+    target = target < 0 ? 0 : target > head ? head : target;
+    if (target == a->steps_run)
+        return true;
+    if (target > a->steps_run) {
+        /* forward through the known future: the journal feeds the steps */
+        while (a->steps_run < target && a->world != NULL && !a->quit)
+            app_step(a);
+        return true;
+    }
+    replayer *p = a->rep;
+    if (p == NULL) {
+        size_t len = 0;
+        char *buf = journal_copy(a->rec, head, &len);
+        char err[256];
+        p = buf ? load_replay("(journal)", buf, len, err, sizeof err) : NULL;
+        if (p == NULL) {
+            fprintf(stderr, "steer: rewind: %s\n", buf ? err : "out of memory");
+            return false;
+        }
+        p->rewind = true;
+    } else {
+        p->next = 0;
+    }
+    p->mouse_valid = false;
+    p->mouse = st_v2(0, 0);
+    p->finished = p->diverged = false;
+    a->rep = p;
+    st_agent_id keep = a->selected;
+    long from = rewind_restore(a, target);
+    if (from >= 0) {
+        /* a checkpoint: the journal from its tick on, the sources and mouse as they were */
+        source_overlay *o = calloc(1, sizeof *o);
+        if (o == NULL)
+            return false;
+        overlay_free(a->overlay);
+        a->overlay = o;
+        int i = 0;
+        for (; i < p->n && (p->ev[i].tick < from || (p->ev[i].tick == from && p->ev[i].kind == EV_SUM)); i++) {
+            const rec_event *e = &p->ev[i];
+            if (e->kind == EV_FILE)
+                overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+            else if (e->kind == EV_MOUSE) {
+                p->mouse_valid = e->valid;
+                p->mouse = st_v2(e->x, e->y);
+            }
+        }
+        p->next = i;
+        int kept = 0, n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
+        for (int k = 0; k < n; k++) {
+            app_mark m = a->marks[(a->mark_count - n + k) % APP_MAX_MARKS];
+            if (m.tick < from)
+                a->marks[kept++ % APP_MAX_MARKS] = m;
+        }
+        a->mark_count = kept;
+        a->steps_run = from;
+        a->resim_from = from;
+        while (a->steps_run < target && a->world != NULL && !a->quit)
+            app_step(a);
+        a->paused = true;
+        return true;
+    }
+    a->resim_from = 0;
+    /* from the start: the same fresh state, the sources as first loaded */
+    source_overlay *o = calloc(1, sizeof *o);
+    if (o == NULL)
+        return false;
+    overlay_free(a->overlay);
+    a->overlay = o;
+    while (p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
+        rec_event *e = &p->ev[p->next++];
+        overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+    }
+    a->steps_run = 0;
+    a->mark_count = 0;
+    app_reopen(a);
+    while (a->steps_run < target && a->world != NULL && !a->quit)
+        app_step(a);
+    if (a->world != NULL && st_agent_alive(a->world, keep))
+        a->selected = keep;
+    a->paused = true;
+    return true;
+}
+
+long tt_replay_end(const app *a)
+{
+    return a->rep ? a->rep->end : -1;
+}
+
+int tt_replay_marks(const app *a, app_mark *out, int cap)
+{
+    int n = 0;
+    for (int i = 0; a->rep && i < a->rep->n && n < cap; i++) {
+        const rec_event *e = &a->rep->ev[i];
+        if (e->kind != EV_MARK)
+            continue;
+        out[n].tick = e->tick;
+        out[n].kind = (app_mark_kind)e->button;
+        snprintf(out[n].label, sizeof out[n].label, "%s", e->text);
+        n++;
+    }
+    return n;
+}
+
+int tt_replay_finish(app *a)
+{
+    replayer *p = a->rep;
+    if (p == NULL)
+        return 0;
+    const char *what = p->ref ? " against the current scripts" : "";
+    if (p->diverged) {
+        printf("replay: diverged at tick %ld (expected %016llx, got %016llx)%s\n", p->div_tick,
+               (unsigned long long)p->expected, (unsigned long long)p->got, what);
+        return 3;
+    }
+    if (a->steps_run < p->end) {
+        printf("replay: stopped at tick %ld of %ld (%d checksums equal so far)\n", a->steps_run, p->end,
+               p->compared);
+        return 1;
+    }
+    if (p->ref)
+        printf("replay: identical (%d checksums, every tick)%s\n", p->compared, what);
+    else
+        printf("replay: identical (%d checksums)\n", p->compared);
+    return 0;
+}
+
+int tt_rewind_test(app *a, long by)
+{
+    recorder *r = a->rec;
+    if (r == NULL || a->world == NULL)
+        return 1;
+    long from = a->steps_run, to = from - by < 0 ? 0 : from - by;
+    fflush(r->mem);
+    size_t cps = rewind_bytes(a);
+    printf("rewind: memory %.3f MB for %ld ticks: %d checkpoints %zu bytes + journal %zu bytes + per-tick "
+           "checksum ring %zu bytes\n",
+           (double)(cps + r->memlen + sizeof r->sums) / (1024.0 * 1024.0), from, rewind_count(a), cps, r->memlen,
+           sizeof r->sums);
+    long c0 = r->resim_checked, b0 = r->resim_bad;
+    double t0 = app_clock();
+    if (!tt_rewind_to(a, to) || a->steps_run != to) {
+        printf("rewind: could not go back to tick %ld\n", to);
+        return 1;
+    }
+    double ms = (app_clock() - t0) * 1000.0;
+    long back_checked = r->resim_checked - c0;
+    printf("rewind: back %ld ticks to tick %ld (re-simulated %ld ticks from %s %ld in %.1f ms, "
+           "every one equal to the first pass: %s)\n",
+           from - to, to, back_checked, a->resim_from > 0 ? "the checkpoint at tick" : "the start, tick",
+           a->resim_from, ms, r->resim_bad == b0 ? "yes" : "NO");
+    if (a->opt.rewind_edit != NULL) {
+        /* an edit in the past: the journal's future is dropped, the run goes on from here */
+        char file[PATH_MAX], real[PATH_MAX];
+        app_format(file, sizeof file, "%s", a->opt.rewind_edit);
+        char *eq = strchr(file, '=');
+        *eq = '\0';
+        int root;
+        const char *rel;
+        size_t len;
+        char *src = read_file(eq + 1, &len);
+        if (src == NULL || realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
+            printf("rewind: cannot edit %s with %s\n", file, eq + 1);
+            free(src);
+            return 1;
+        }
+        tt_branch(a);
+        overlay_set(a->overlay, root, rel, src, len);
+        free(src);
+        app_reload_file(a, real, root);
+        a->paused = false;
+        return a->rep == NULL && a->branch_tick == to ? 0 : 1;
+    }
+    long c1 = r->resim_checked, b1 = r->resim_bad;
+    while (a->steps_run < from && !a->quit) /* Right, one tick at a time */
+        if (!tt_rewind_to(a, a->steps_run + 1))
+            break;
+    long fwd = r->resim_checked - c1, bad = r->resim_bad - b1;
+    if (a->steps_run == from && bad == 0 && r->resim_bad == b0 && fwd == from - to) {
+        printf("rewind: forward %ld ticks one at a time: %ld checksums equal to the first pass; live again at tick %ld\n",
+               from - to, fwd, a->steps_run);
+        a->paused = false;
+        return 0;
+    }
+    printf("rewind: forward to tick %ld: %ld of %ld checksums differ from the first pass\n", a->steps_run,
+           bad + (r->resim_bad - b0 - bad), fwd + back_checked);
+    return 1;
+}
