@@ -10,7 +10,9 @@ FUZZ_RUNS ?= 2000
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build demo test test-release test-asan test-valgrind test-fuzz bench clean
+LUAS       ?= 5.1 5.3 luajit
+
+.PHONY: all deps build demo test test-release test-luas test-reach test-asan test-valgrind test-fuzz bench clean
 
 all: build
 
@@ -29,6 +31,31 @@ demo: build
 
 test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# steer.so for the other Luas, each in its own build folder (build-lua51,
+# build-lua53, build-luajit: the core, the bindings and steer.so, no app),
+# and the whole busted suite under each interpreter.
+build-lua51: LUA_OF = 5.1
+build-lua53: LUA_OF = 5.3
+build-luajit: LUA_OF = luajit
+build-lua51 build-lua53 build-luajit: deps
+	cmake -S . -B $@ -DCMAKE_BUILD_TYPE=Release -DSTEER_LUA=$(LUA_OF) -DSTEER_INSTALL=OFF $(CMAKE_ARGS)
+	cmake --build $@ -j $(JOBS)
+.PHONY: build-lua51 build-lua53 build-luajit
+
+test-luas: build-lua51 build-lua53 build-luajit
+	for d in build-lua51 build-lua53 build-luajit; do (cd $$d && ctest --output-on-failure -j $(JOBS)) || exit 1; done
+
+# Where steer goes: cmake --install to a prefix and the C/Lua embedding
+# examples built against it (find_package, pkg-config, add_subdirectory);
+# LuaRocks into scratch trees for 5.4 and 5.1; the LÖVE example under Xvfb
+# with the LuaJIT build (skipped with a message when love or xvfb-run is
+# missing).
+test-reach: build build-lua51 build-lua53 build-luajit
+	sh tests/reach/same_checksum.sh $(BUILD) build-lua51 build-lua53 build-luajit
+	sh tests/reach/install.sh $(BUILD)
+	sh tests/reach/luarocks.sh
+	sh tests/reach/love.sh build-luajit
 
 # The sanitizer build also re-sorts every world's storage every step (big
 # worlds do it every 32 steps): the Release and valgrind runs cover spawn-order
@@ -55,10 +82,16 @@ test-fuzz: deps
 	cd $(BUILD_FUZZ) && ctest --output-on-failure -j $(JOBS) -L fuzz
 
 # The whole suite in Release, then the sanitizer build, valgrind, the fuzzers.
-test: test-release test-asan test-valgrind test-fuzz
+test: test-release test-luas test-reach test-asan test-valgrind test-fuzz
 
-bench: build
+# Then the lean-brains row once more from each interpreter's own process
+# (tests/bench/brains.lua): LuaJIT with build-luajit's steer.so, and lua5.4
+# in the same harness for comparison.
+bench: build build-luajit
 	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
+	@echo
+	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua
+	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks

@@ -583,10 +583,9 @@ static int agent_newindex(lua_State *L)
 static int agent_tostring(lua_State *L)
 {
     sl_agent *a = (sl_agent *)sl_checkudata(L, 1, &sl_key_agent, SL_AGENT);
-    if (a->removed)
-        lua_pushfstring(L, "agent(%I, removed)", (lua_Integer)a->serial);
-    else
-        lua_pushfstring(L, "agent(%I)", (lua_Integer)a->serial);
+    char id[24]; /* not %I: Lua 5.1's lua_pushfstring has no integers */
+    snprintf(id, sizeof id, "%llu", (unsigned long long)a->serial);
+    lua_pushfstring(L, a->removed ? "agent(%s, removed)" : "agent(%s)", id);
     return 1;
 }
 

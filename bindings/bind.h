@@ -10,8 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <lua.h>
-#include <lauxlib.h>
+#include "lua_compat.h" /* <lua.h>, <lauxlib.h>, and the 5.4 API on 5.3/5.1/LuaJIT */
 
 #include "steer.h"
 #include "steer_lua.h"

@@ -132,14 +132,25 @@ static int msghandler(lua_State *L)
 
 /* A budgeted pcall. Each callback gets the whole budget to itself; a nested
  * one (a brain inside a scene's update) does not eat its caller's. */
+/* Callbacks nested deeper than this (a brain.spawn that spawns, ...) fail
+ * with a stack overflow. Lua 5.x stops such C-Lua-C recursion itself at
+ * about 200 C levels; LuaJIT does not count C levels and would run off the
+ * C stack. */
+#define SL_MAX_CALLBACK_DEPTH 200
+
 static int budgeted_pcall(lua_State *L, int nargs, int nresults, bool traceback)
 {
     int base = lua_gettop(L) - nargs;
+    sl_state *st = sl_getstate(L);
+    if (st->depth >= SL_MAX_CALLBACK_DEPTH) {
+        lua_settop(L, base - 1);
+        lua_pushliteral(L, "stack overflow (brain callbacks nested too deep)");
+        return LUA_ERRRUN;
+    }
     if (traceback) {
         lua_pushcfunction(L, msghandler);
         lua_insert(L, base);
     }
-    sl_state *st = sl_getstate(L);
     if (st->budget > 0 && lua_gethook(L) != budget_hook)
         lua_sethook(L, budget_hook, LUA_MASKCOUNT, SL_HOOK_EVERY);
     long saved = st->used;
@@ -617,8 +628,8 @@ static void push_load_error(lua_State *L, const char *msg)
 static void find_loader(lua_State *L, int package, const char *name)
 {
     int base = lua_gettop(L);
-    if (lua_getfield(L, package, "searchers") != LUA_TTABLE) /* base + 1 */
-        luaL_error(L, "package.searchers must be a table");
+    if (lua_getfield(L, package, SL_PACKAGE_SEARCHERS) != LUA_TTABLE) /* base + 1 */
+        luaL_error(L, "package." SL_PACKAGE_SEARCHERS " must be a table");
     int searchers = base + 1;
     lua_pushfstring(L, "module '%s' not found:", name); /* base + 2: what each searcher said */
     int said = base + 2;

@@ -830,6 +830,9 @@ static void sweep_worlds(lua_State *L, sweep_walk *s)
 
 int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info)
 {
+#ifdef SL_NO_HOTSWAP
+    return luaL_error(L, "%s: %s", name, SL_NO_HOTSWAP_MSG); /* lua_compat.h */
+#endif
     old_idx = lua_absindex(L, old_idx);
     new_idx = lua_absindex(L, new_idx);
     int top = lua_gettop(L);

@@ -1266,9 +1266,11 @@ static int snap_index(lua_State *L)
         lua_pushinteger(L, (lua_Integer)st_snapshot_tick(sn->s));
     else if (strcmp(k, "time") == 0)
         lua_pushnumber(L, st_snapshot_time(sn->s));
-    else if (strcmp(k, "checksum") == 0)
-        lua_pushinteger(L, (lua_Integer)st_snapshot_checksum(sn->s));
-    else if (strcmp(k, "count") == 0)
+    else if (strcmp(k, "checksum") == 0) {
+        char hex[17]; /* as world:checksum(): 16 hex digits, exact on every Lua */
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)st_snapshot_checksum(sn->s));
+        lua_pushlstring(L, hex, 16);
+    } else if (strcmp(k, "count") == 0)
         lua_pushinteger(L, st_snapshot_agent_count(sn->s));
     else if (strcmp(k, "memory") == 0)
         lua_pushinteger(L, (lua_Integer)st_snapshot_memory(sn->s));

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "bind.h"
 
 static const char *const edge_names[] = {"wrap", "bounce", "none", NULL};
@@ -714,7 +716,11 @@ static int world_random(lua_State *L)
 static int world_checksum(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);
-    lua_pushinteger(L, (lua_Integer)st_world_checksum(sw->w));
+    /* 16 lowercase hex digits, as the app prints it: exact on every Lua
+     * (a 5.1 or LuaJIT number cannot hold 64 bits). */
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)st_world_checksum(sw->w));
+    lua_pushlstring(L, hex, 16);
     return 1;
 }
 

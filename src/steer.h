@@ -24,9 +24,9 @@
 extern "C" {
 #endif
 
-#define ST_VERSION "1.0.0"
+#define ST_VERSION "1.1.0"
 /// ST_VERSION as one number (major * 10000 + minor * 100 + patch), as snapshots record it.
-#define ST_VERSION_NUM 10000
+#define ST_VERSION_NUM 10100
 
 #define ST_PI 3.14159265358979323846
 

@@ -30,19 +30,19 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND STEER_FUZZ)
                   -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 
   add_library(steer_core_fuzz STATIC ${STEER_CORE_SOURCES})
-  target_include_directories(steer_core_fuzz PUBLIC ${CMAKE_SOURCE_DIR}/src)
+  target_include_directories(steer_core_fuzz PUBLIC ${PROJECT_SOURCE_DIR}/src)
   target_compile_options(steer_core_fuzz PRIVATE ${_fuzz_flags} -fsanitize=fuzzer-no-link -Wno-unknown-pragmas)
   target_link_libraries(steer_core_fuzz PUBLIC m)
 
   add_library(steer_bindings_fuzz STATIC ${STEER_BINDING_SOURCES})
-  target_include_directories(steer_bindings_fuzz PUBLIC ${CMAKE_SOURCE_DIR}/bindings)
+  target_include_directories(steer_bindings_fuzz PUBLIC ${PROJECT_SOURCE_DIR}/bindings)
   target_compile_options(steer_bindings_fuzz PRIVATE ${_fuzz_flags} -fsanitize=fuzzer-no-link)
   target_link_libraries(steer_bindings_fuzz PUBLIC steer_core_fuzz PkgConfig::LUA)
 
-  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
+  file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz)
   foreach(t core lua snapshot)
-    add_executable(fuzz_${t} ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_${t}.c)
-    target_include_directories(fuzz_${t} PRIVATE ${CMAKE_SOURCE_DIR}/tests/fuzz)
+    add_executable(fuzz_${t} ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_${t}.c)
+    target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz)
     target_compile_options(fuzz_${t} PRIVATE ${_fuzz_flags} -fsanitize=fuzzer -Wno-overlength-strings)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
     if(t STREQUAL "lua" OR t STREQUAL "snapshot")
@@ -50,16 +50,16 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND STEER_FUZZ)
     else()
       target_link_libraries(fuzz_${t} PRIVATE steer_core_fuzz)
     endif()
-    set_target_properties(fuzz_${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-    file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz/corpus_${t})
+    set_target_properties(fuzz_${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
+    file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz/corpus_${t})
     add_test(NAME fuzz.${t}
              COMMAND fuzz_${t} -seed=1 -runs=${STEER_FUZZ_RUNS} -max_total_time=${STEER_FUZZ_SECONDS}
                      -timeout=30 -rss_limit_mb=4096
-                     -print_final_stats=1 -artifact_prefix=${CMAKE_BINARY_DIR}/fuzz/
-                     ${CMAKE_BINARY_DIR}/fuzz/corpus_${t}
-                     ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus_${t}
-                     ${CMAKE_SOURCE_DIR}/tests/fuzz/regress_${t}
-             WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+                     -print_final_stats=1 -artifact_prefix=${PROJECT_BINARY_DIR}/fuzz/
+                     ${PROJECT_BINARY_DIR}/fuzz/corpus_${t}
+                     ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus_${t}
+                     ${PROJECT_SOURCE_DIR}/tests/fuzz/regress_${t}
+             WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
     math(EXPR _fuzz_timeout "${STEER_FUZZ_SECONDS} * 4 + 120")
     set_tests_properties(fuzz.${t} PROPERTIES LABELS "fuzz" TIMEOUT ${_fuzz_timeout})
   endforeach()
@@ -68,7 +68,7 @@ endif()
 # ---- the app's bounded string functions against stock Lua's ----
 # string_diff runs tests/stock/string_diff.lua in a plain state holding both
 # (see bindings/sandbox_string.c); every result and error must agree.
-add_executable(string_diff ${CMAKE_SOURCE_DIR}/tests/stock/string_diff.c)
+add_executable(string_diff ${PROJECT_SOURCE_DIR}/tests/stock/string_diff.c)
 target_link_libraries(string_diff PRIVATE steer_bindings steer_lua)
 if(STEER_VALGRIND)
   set(_diff_cases 20000)
@@ -76,5 +76,5 @@ else()
   set(_diff_cases 200000)
 endif()
 add_test(NAME lua.string_diff
-         COMMAND ${STEER_VG} $<TARGET_FILE:string_diff> ${CMAKE_SOURCE_DIR}/tests/stock/string_diff.lua ${_diff_cases})
+         COMMAND ${STEER_VG} $<TARGET_FILE:string_diff> ${PROJECT_SOURCE_DIR}/tests/stock/string_diff.lua ${_diff_cases})
 set_tests_properties(lua.string_diff PROPERTIES LABELS "lua;${_sanitize_label}" TIMEOUT 900)

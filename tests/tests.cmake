@@ -14,12 +14,27 @@ if(STEER_VALGRIND)
   set(_sanitize_label "sanitize;valgrind")
 endif()
 
+# The interpreter of the Lua steer.so is built for (STEER_LUA). A build for
+# another Lua than 5.4 runs the Lua tests only: the C tests, the app and the
+# fuzzers do not depend on the Lua and run in the 5.4 build.
+set(_lua_bin_5.4 lua5.4)
+set(_lua_bin_5.3 lua5.3)
+set(_lua_bin_5.1 lua5.1)
+set(_lua_bin_luajit luajit)
+find_program(STEER_LUA_BIN ${_lua_bin_${STEER_LUA}})
+if(STEER_LUA STREQUAL "5.4")
+  set(STEER_TEST_C ON)
+else()
+  set(STEER_TEST_C OFF)
+endif()
+
 # C unit tests: tests/c/test_*.c, one executable each, linked with the core only.
-file(GLOB STEER_C_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/c/test_*.c)
+if(STEER_TEST_C)
+  file(GLOB STEER_C_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/c/test_*.c)
 foreach(src ${STEER_C_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src})
-  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/c)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/c)
   target_link_libraries(${name} PRIVATE steer_core)
   add_test(NAME c.${name} COMMAND ${STEER_VG} $<TARGET_FILE:${name}>)
   set_tests_properties(c.${name} PROPERTIES LABELS "c;${_sanitize_label}" TIMEOUT 900)
@@ -29,14 +44,15 @@ foreach(src ${STEER_C_TESTS})
     set_tests_properties(c.${name} PROPERTIES ENVIRONMENT "STEER_TEST_LIGHT=1")
   endif()
 endforeach()
+endif()
 
-# Lua specs: busted under lua5.4 against build/steer.so.
-find_program(LUA54 lua5.4)
+# Lua specs: busted under the STEER_LUA interpreter against build/steer.so.
+set(LUA54 ${STEER_LUA_BIN})
 find_program(BUSTED busted)
 if(LUA54 AND BUSTED)
   # Semicolons are Lua's path separators here, not CMake list separators.
-  set(_spec_env "LUA_CPATH=${CMAKE_BINARY_DIR}/?.so\;\;"
-                "LUA_PATH=${CMAKE_SOURCE_DIR}/tests/spec/?.lua\;${CMAKE_SOURCE_DIR}/scripts/?.lua\;\;")
+  set(_spec_env "LUA_CPATH=${PROJECT_BINARY_DIR}/?.so\;\;"
+                "LUA_PATH=${PROJECT_SOURCE_DIR}/tests/spec/?.lua\;${PROJECT_SOURCE_DIR}/scripts/?.lua\;\;")
   if(STEER_SANITIZE)
     # steer.so is built with ASan; lua5.4 is not, so the runtime must load first.
     execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so OUTPUT_VARIABLE _asan OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -44,22 +60,22 @@ if(LUA54 AND BUSTED)
     list(APPEND _spec_env "LD_PRELOAD=${_asan}:${_ubsan}" "ASAN_OPTIONS=detect_leaks=0")
   endif()
   add_test(NAME lua.busted
-           COMMAND ${STEER_VG} ${LUA54} ${BUSTED} --lua=${LUA54} -o utfTerminal ${CMAKE_SOURCE_DIR}/tests/spec
-           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+           COMMAND ${STEER_VG} ${LUA54} ${BUSTED} --lua=${LUA54} -o utfTerminal ${PROJECT_SOURCE_DIR}/tests/spec
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(lua.busted PROPERTIES ENVIRONMENT "${_spec_env}" LABELS "lua;${_sanitize_label}" TIMEOUT 1800)
 endif()
 
-# Stock lua5.4 exits cleanly after a world with two threads (steer.so must
+# Stock Lua exits cleanly after a world with two threads (steer.so must
 # outlive lua_close's unloading of C modules: see CMakeLists.txt).
 if(LUA54)
-  add_test(NAME lua.threads_exit COMMAND sh ${CMAKE_SOURCE_DIR}/tests/stock/threads_exit.sh ${LUA54} ${CMAKE_SOURCE_DIR})
-  set_tests_properties(lua.threads_exit PROPERTIES ENVIRONMENT "LUA_CPATH=${CMAKE_BINARY_DIR}/?.so\;\;"
+  add_test(NAME lua.threads_exit COMMAND sh ${PROJECT_SOURCE_DIR}/tests/stock/threads_exit.sh ${LUA54} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(lua.threads_exit PROPERTIES ENVIRONMENT "LUA_CPATH=${PROJECT_BINARY_DIR}/?.so\;\;"
                        LABELS "lua" TIMEOUT 300)
 endif()
 
 find_program(LUACHECK luacheck)
-if(LUACHECK)
-  add_test(NAME lua.luacheck COMMAND ${LUACHECK} -q scripts tests WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+if(LUACHECK AND STEER_TEST_C)
+  add_test(NAME lua.luacheck COMMAND ${LUACHECK} -q scripts tests WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(lua.luacheck PROPERTIES LABELS "lua")
 endif()
 
@@ -69,15 +85,15 @@ if(STEER_APP)
   set(_app $<TARGET_FILE:steer_app>)
   if(STEER_VALGRIND)
     string(REPLACE ";" " " _vg "${STEER_VG}")
-    file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/steer-valgrind
+    file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/steer-valgrind
          CONTENT "#!/bin/sh\nexec ${_vg} $<TARGET_FILE:steer_app> \"$@\"\n"
          FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
-    set(_app ${CMAKE_BINARY_DIR}/steer-valgrind)
+    set(_app ${PROJECT_BINARY_DIR}/steer-valgrind)
   endif()
-  file(GLOB STEER_APP_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/app/test_*.sh)
+  file(GLOB STEER_APP_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/app/test_*.sh)
   foreach(t ${STEER_APP_TESTS})
     get_filename_component(name ${t} NAME_WE)
-    add_test(NAME app.${name} COMMAND sh ${t} ${_app} ${CMAKE_SOURCE_DIR})
+    add_test(NAME app.${name} COMMAND sh ${t} ${_app} ${PROJECT_SOURCE_DIR})
     # The soak measures resident memory, which ASan's quarantine inflates:
     # it runs in the Release build only.
     if(name STREQUAL "test_soak")
@@ -91,6 +107,6 @@ if(STEER_APP)
 endif()
 
 # Each helper program a test needs is listed in tests/extra.cmake when present.
-if(EXISTS ${CMAKE_SOURCE_DIR}/tests/extra.cmake)
-  include(${CMAKE_SOURCE_DIR}/tests/extra.cmake)
+if(STEER_TEST_C AND EXISTS ${PROJECT_SOURCE_DIR}/tests/extra.cmake)
+  include(${PROJECT_SOURCE_DIR}/tests/extra.cmake)
 endif()

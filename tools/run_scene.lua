@@ -1,4 +1,4 @@
--- run_scene.lua — runs a scene in stock Lua 5.4 the way `steer --headless`
+-- run_scene.lua — runs a scene in stock Lua (5.4, 5.3, 5.1 or LuaJIT) the way `steer --headless`
 -- does, and prints the same summary line, checksum included:
 --
 --   LUA_CPATH='build/?.so;;' lua5.4 tools/run_scene.lua SCENE.lua [TICKS [SEED]] [-- ARGS...]
@@ -16,6 +16,10 @@
 -- pre-world stream, so keep them inside load and update.
 
 local steer = require "steer"
+-- Lua 5.1 and LuaJIT have no math.tointeger: an integral number is one.
+local tointeger = math.tointeger or function(x)
+    if type(x) == "number" and x == math.floor(x) then return x end
+end
 
 local scene_path = assert(arg[1], "usage: run_scene.lua SCENE.lua [TICKS [SEED]] [-- ARGS...]")
 local ticks, seed = 600, nil
@@ -28,8 +32,8 @@ do
             break
         end
         pos = pos + 1
-        if pos == 1 then ticks = assert(math.tointeger(tonumber(arg[i])), "TICKS: an integer")
-        elseif pos == 2 then seed = assert(math.tointeger(tonumber(arg[i])), "SEED: an integer") end
+        if pos == 1 then ticks = assert(tointeger(tonumber(arg[i])), "TICKS: an integer")
+        elseif pos == 2 then seed = assert(tointeger(tonumber(arg[i])), "SEED: an integer") end
         i = i + 1
     end
 end
@@ -49,7 +53,7 @@ local world = steer.world {
     width = tonumber(cfg.width) or 800,
     height = tonumber(cfg.height) or 600,
     edges = cfg.edges == nil and "wrap" or cfg.edges,
-    seed = seed or math.tointeger(cfg.seed) or (tonumber(cfg.seed) and math.floor(cfg.seed)) or 1,
+    seed = seed or tointeger(cfg.seed) or (tonumber(cfg.seed) and math.floor(cfg.seed)) or 1,
     dt = cfg.dt,
     cell_size = cfg.cell_size,
 }
@@ -74,4 +78,4 @@ for _ = 1, ticks do
     end
     world:step()
 end
-print(("ticks=%d agents=%d checksum=%016x errors=%d"):format(ticks, world:count(), world:checksum(), errors))
+print(("ticks=%d agents=%d checksum=%s errors=%d"):format(ticks, world:count(), world:checksum(), errors))

@@ -20,7 +20,7 @@
 ---@alias steer.deceleration "slow"|"normal"|"fast"
 
 ---@class steer
----@field version string         library version, like "1.0.0"
+---@field version string         library version, like "1.1.0"
 ---@field vec2 steer.vec2lib      vec2 constructor (callable) and helpers
 local steer = {}
 
@@ -257,7 +257,7 @@ function world:mark(label) end
 ---@return number
 function world:random(m, n) end
 
----@return integer hash of every agent's state
+---@return string checksum 16 lowercase hex digits: a 64-bit hash of every agent's state, exact on every Lua
 function world:checksum() end
 
 ---@class steer.navgrid_def
@@ -275,7 +275,7 @@ function world:navgrid(def) end
 ---@class steer.snapshot
 ---@field tick integer world.tick at capture
 ---@field time number world.time at capture
----@field checksum integer world:checksum() at capture
+---@field checksum string world:checksum() at capture (16 hex digits)
 ---@field count integer live agents captured
 ---@field memory integer bytes the snapshot holds
 local snapshot = {}

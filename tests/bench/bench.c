@@ -316,7 +316,7 @@ static int run_lua_brains(const char *scripts, int n, double side, int every, co
     lua_getfield(L, world, "checksum");
     lua_pushvalue(L, world);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK) goto fail;
-    *checksum = (long long)lua_tointeger(L, -1);
+    *checksum = (long long)strtoull(lua_tostring(L, -1), NULL, 16); /* 16 hex digits */
     lua_close(L);
     return 0;
 fail:

@@ -161,7 +161,8 @@ static long long variant_checksum(variant *v)
     lua_getfield(v->L, v->world, "checksum");
     lua_pushvalue(v->L, v->world);
     if (lua_pcall(v->L, 1, 1, 0) != LUA_OK) return 0;
-    long long sum = (long long)lua_tointeger(v->L, -1);
+    const char *hex = lua_tostring(v->L, -1); /* 16 hex digits */
+    long long sum = hex ? (long long)strtoull(hex, NULL, 16) : 0;
     lua_pop(v->L, 1);
     return sum;
 }

@@ -21,7 +21,7 @@ end
 
 local function read(path)
   local f = assert(io.open(path, "r"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end
@@ -120,6 +120,12 @@ local function stale(doc, groups)
 end
 
 describe("types/steer.lua", function()
+  -- Lua 5.1's debug.getupvalue cannot read a C function's upvalues, where
+  -- the name tables live: the other Luas check this (it is not Lua-specific).
+  if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
+    pending("reads the bindings' name tables through debug.getupvalue (not on Lua 5.1)")
+    return
+  end
   local text = read(types_path())
   local doc = parse(text)
   local groups = registered()

@@ -11,7 +11,7 @@ local nan, inf = H.nan, H.inf
 local raises, open_world = H.raises, H.open_world
 
 local function angle(a, b)
-  return math.abs(math.atan(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y))
+  return math.abs((math.atan2 or math.atan)(a.x * b.y - a.y * b.x, a.x * b.x + a.y * b.y)) -- luacheck: ignore 143
 end
 
 describe("turn_rate", function()

@@ -183,7 +183,7 @@ describe("navigation", function()
       local field = nav:flow_field { 300, 50 }
       local agents = {}
       for i = 1, 40 do
-        local a = w:spawn { pos = { 40 + (i % 8) * 15, 40 + (i // 8) * 30 }, max_speed = 80, radius = 3,
+        local a = w:spawn { pos = { 40 + (i % 8) * 15, 40 + math.floor(i / 8) * 30 }, max_speed = 80, radius = 3,
                             behaviors = not by_method and { { "follow_flow", field = field } } or nil }
         agents[i] = a
       end

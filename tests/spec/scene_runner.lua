@@ -140,7 +140,7 @@ end
 function runner.tunable(module, name)
     local path = assert(package.searchpath(module, package.path))
     local f = assert(io.open(path))
-    local src = f:read("a")
+    local src = f:read("*a")
     f:close()
     local v = src:match("\nlocal%s+" .. name .. "%s*=%s*([%d%.]+)")
     return tonumber(v), src, path

@@ -61,7 +61,7 @@ describe("steer.install_random", function()
         out[#out + 1] = math.random(6)
         out[#out + 1] = math.random(-5, 5)
         out[#out + 1] = math.random(0)
-        out[#out + 1] = math.random(-2 ^ 50 // 1, 2 ^ 50 // 1)
+        out[#out + 1] = math.random(-2 ^ 50, 2 ^ 50)
       end
       return out
     end

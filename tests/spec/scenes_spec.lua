@@ -27,7 +27,7 @@ local function discover()
         local name = file:match("^(.+)%.lua$")
         if name then
             local f = assert(io.open(dir .. "/" .. file))
-            local src = f:read("a")
+            local src = f:read("*a")
             f:close()
             if src:find("function%s+scene%.load") then names[#names + 1] = name end
         end
@@ -212,7 +212,7 @@ describe("the hunter/prey demo", function()
         runner.run(scene, world, 600)
         local _, src, path = runner.tunable("hunter", "MAX_STAMINA")
         local edited = src:gsub("\nlocal%s+MAX_STAMINA%s*=%s*[%d%.]+", "\nlocal MAX_STAMINA = 50", 1)
-        local reloaded = assert(load(edited, "@" .. path))()
+        local reloaded = assert((loadstring or load)(edited, "@" .. path))() -- luacheck: ignore 113
         for h in world:agents("hunter") do
             local before, state = h.self.stamina, h.self.state
             reloaded.reload(h.self, h)

@@ -9,6 +9,7 @@ local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 package.path = here .. "?.lua;" .. package.path
 
 local steer = require "steer"
+local H = require "spec_helper"
 local runner = require "scene_runner"
 
 local function error_of(f, ...)
@@ -24,7 +25,7 @@ end
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end
@@ -141,7 +142,7 @@ describe("snapshots", function()
       local r = a.self
       assert.are.equal("integer", math.type(r.i))
       assert.are.equal(3, r.i)
-      assert.are.equal("float", math.type(r.f))
+      if H.has_integers then assert.are.equal("float", math.type(r.f)) end -- 3.0 is 3 on 5.1
       assert.are.equal(math.maxinteger, r.big)
       assert.are.equal("x\0y", r.str)
       assert.is_true(r.yes)
@@ -165,7 +166,9 @@ describe("snapshots", function()
       a.self.timer = { list = { 1, coroutine.create(function() end) } }
       assert.matches("self.timer.list[2]: cannot snapshot a coroutine", error_of(w.snapshot, w), 1, true)
       a.self.timer = { f = io.stdout }
-      assert.matches("self.timer.f: cannot snapshot a FILE*", error_of(w.snapshot, w), 1, true)
+      -- a userdata is named by its metatable's __name, which 5.1's files lack
+      assert.matches("self.timer.f: cannot snapshot a " .. (H.has_integers and "FILE*" or "userdata"),
+                     error_of(w.snapshot, w), 1, true)
       a.self.timer = setmetatable({}, {})
       assert.matches("self.timer: cannot snapshot a table with a metatable", error_of(w.snapshot, w), 1, true)
       a.self.timer = steer.world {}
@@ -304,7 +307,7 @@ describe("snapshots", function()
       s, err = steer.load_snapshot(path)
       assert.is_nil(s)
       assert.matches("not a steer snapshot", err, 1, true)
-      write(path, bytes:sub(1, 8) .. string.pack("<I4", 99) .. bytes:sub(13))
+      write(path, bytes:sub(1, 8) .. "\99\0\0\0" .. bytes:sub(13)) -- u32 99, little-endian
       s, err = steer.load_snapshot(path)
       assert.is_nil(s)
       assert.matches("format version 99 is newer", err, 1, true)

@@ -596,8 +596,13 @@ describe("steer.world", function()
       return w:checksum()
     end
 
-    it("is an integer", function()
-      assert.are.equal("integer", math.type(steer.world {}:checksum()))
+    it("is 16 lowercase hex digits, the form the app prints (exact on every Lua)", function()
+      local c = steer.world {}:checksum()
+      assert.are.equal("string", type(c))
+      assert.is_truthy(c:match("^[0-9a-f]+$") and #c == 16, c)
+      local w = steer.world { seed = 3 }
+      w:spawn { pos = { 1, 2 } }
+      assert.are_not.equal(c, w:checksum())
     end)
 
     it("is the same for the same seed and script", function()
