@@ -43,6 +43,15 @@
 
 #include "bind.h"
 
+/* Decimal text of v, for messages: Lua 5.1's lua_pushfstring has no %I. */
+typedef struct { char s[24]; } numtext;
+static numtext num_text(uint64_t v)
+{
+    numtext t;
+    snprintf(t.s, sizeof t.s, "%llu", (unsigned long long)v);
+    return t;
+}
+
 #define SL_SNAPSHOT "steer.snapshot"
 static const char sl_key_snapshot = 0;
 
@@ -211,7 +220,7 @@ static bool e_object(enc *e, int idx)
         }
         lua_getiuservalue(L, e->snap_idx, SV_WHERE);
         if (field && e->beh_serial != 0)
-            lua_pushfstring(L, "agent %I: a follow_flow field", (lua_Integer)e->beh_serial);
+            lua_pushfstring(L, "agent %s: a follow_flow field", num_text(e->beh_serial).s);
         else
             e_pushwhere(e, "", what);
         lua_rawseti(L, -2, k);
@@ -572,7 +581,7 @@ static void call_brain_fn(lua_State *L, int fn_idx, int nargs, int nres, uint64_
     lua_pushvalue(L, fn_idx);
     lua_insert(L, -1 - nargs);
     if (steer_lua_pcall(L, nargs, nres) != LUA_OK)
-        luaL_error(L, "snapshot: agent %I brain.%s: %s", (lua_Integer)serial, name, lua_tostring(L, -1));
+        luaL_error(L, "snapshot: agent %s brain.%s: %s", num_text(serial).s, name, lua_tostring(L, -1));
 }
 
 /* Pushes the name under which package.loaded (at loaded_idx) holds the
@@ -1137,7 +1146,7 @@ static void check_savable(lua_State *L, sl_snap *sn, int snap_idx)
 {
     uint64_t serial = 0;
     if (!st_snapshot_encodable(sn->s, &serial))
-        luaL_error(L, "snapshot: agent %I: a follow_flow field cannot be saved to a file", (lua_Integer)serial);
+        luaL_error(L, "snapshot: agent %s: a follow_flow field cannot be saved to a file", num_text(serial).s);
     lua_getiuservalue(L, snap_idx, SV_WHERE);
     if (lua_rawgeti(L, -1, 1) == LUA_TSTRING)
         luaL_error(L, "snapshot: %s cannot be saved to a file", lua_tostring(L, -1));
@@ -1294,7 +1303,7 @@ static int snap_tostring(lua_State *L)
     if (sn->s == NULL)
         lua_pushliteral(L, "snapshot (released)");
     else
-        lua_pushfstring(L, "snapshot(tick %I, %d agents)", (lua_Integer)st_snapshot_tick(sn->s),
+        lua_pushfstring(L, "snapshot(tick %s, %d agents)", num_text(st_snapshot_tick(sn->s)).s,
                         st_snapshot_agent_count(sn->s));
     return 1;
 }

@@ -311,7 +311,7 @@ describe("snapshots", function()
       s, err = steer.load_snapshot(path)
       assert.is_nil(s)
       assert.matches("format version 99 is newer", err, 1, true)
-      write(path, bytes:sub(1, 8) .. string.pack("<I4", 1) .. bytes:sub(13))
+      write(path, bytes:sub(1, 8) .. "\1\0\0\0" .. bytes:sub(13)) -- u32 1
       s, err = steer.load_snapshot(path)
       assert.is_nil(s)
       assert.matches("format version 1 is older than this build reads (2)", err, 1, true)
@@ -339,7 +339,7 @@ describe("snapshots", function()
       local nav = w:navgrid { cell = 10, clearance = 4 }
       local field = assert(nav:flow_field { 370, 270 })
       for i = 1, 60 do
-        w:spawn { pos = { 20 + (i % 10) * 12, 20 + (i // 10) * 12 }, max_speed = 60, turn_rate = 3,
+        w:spawn { pos = { 20 + (i % 10) * 12, 20 + math.floor(i / 10) * 12 }, max_speed = 60, turn_rate = 3,
                   behaviors = { { "follow_flow", field = field }, { "separate", radius = 10, weight = 0.8 } } }
       end
       local leader = w:spawn { pos = { 300, 60 }, max_speed = 40, turn_rate = 2, tag = "leader",
