@@ -271,6 +271,9 @@ bool tt_key(app *a, const char *key);
 bool tt_click(app *a, st_vec2 p, int button);
 bool tt_restart(app *a);
 bool tt_scale(app *a, bool speed, double factor);
+/// Scales every agent's max speed (speed) or max force by factor, and the
+/// app's running factor (record.c; the keys and a replayed scaling use it).
+void app_scale_agents(app *a, bool speed, double factor);
 void tt_scene_switched(app *a, const char *path);
 void tt_reloaded(app *a, const char *path, const char *module, bool ok);
 /// Adds a mark to the timeline (and the record).

@@ -28,21 +28,8 @@ static void set_flash(app *a, const char *fmt, double v)
 static void scale_agents(app *a, bool speed, double factor)
 {
     st_world *w = a->world;
-    if (w != NULL && tt_scale(a, speed, factor)) {
-        for (int k = 0; k < st_world_stored_count(w); k++) {
-            st_agent_id id = st_world_stored(w, k);
-            if (st_id_is_null(id))
-                continue;
-            if (speed)
-                st_agent_set_max_speed(w, id, st_agent_max_speed(w, id) * factor);
-            else
-                st_agent_set_max_force(w, id, st_agent_max_force(w, id) * factor);
-        }
-        if (speed)
-            a->speed_factor *= factor;
-        else
-            a->force_factor *= factor;
-    }
+    if (w != NULL && tt_scale(a, speed, factor))
+        app_scale_agents(a, speed, factor);
     if (speed)
         set_flash(a, "max speed x%.2f", a->speed_factor);
     else

@@ -858,7 +858,9 @@ static bool start_reference(app *a)
 
 /* ------------------------------------------------------------------ the step hooks */
 
-static void apply_scale(app *a, bool speed, double factor)
+/// Scales every agent's max speed (or force) by factor and keeps the app's
+/// running factor: the keys' work (input.c) and a replayed scaling event's.
+void app_scale_agents(app *a, bool speed, double factor)
 {
     st_world *w = a->world;
     if (w == NULL)
@@ -908,7 +910,7 @@ static void replay_event(app *a, replayer *p, rec_event *e)
         app_restart(a);
         break;
     case EV_SCALE:
-        apply_scale(a, e->button != 0, e->x);
+        app_scale_agents(a, e->button != 0, e->x);
         break;
     case EV_MARK:
     case EV_SUM:

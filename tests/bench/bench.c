@@ -129,24 +129,47 @@ static result run_flock(int n, int threads, bool brute, int steps)
     return r;
 }
 
-/// Runs run_flock in a child process and reads its result back through a pipe.
-static result in_child(int n, int threads, bool brute, int steps)
+/// Runs fn(arg, out) in a child process, so its peak memory is its own, and
+/// reads the `size` bytes of *out back through a pipe (zeroed when the child
+/// fails; run here when there is no pipe).
+static void run_in_child(void (*fn)(const void *arg, void *out), const void *arg, void *out, size_t size)
 {
     int fd[2];
-    result r = {0};
-    if (pipe(fd) != 0) return run_flock(n, threads, brute, steps);
+    if (pipe(fd) != 0) {
+        fn(arg, out);
+        return;
+    }
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);
-        result c = run_flock(n, threads, brute, steps);
-        ssize_t wr = write(fd[1], &c, sizeof c);
-        _exit(wr == (ssize_t)sizeof c ? 0 : 1);
+        fn(arg, out);
+        ssize_t wr = write(fd[1], out, size);
+        _exit(wr == (ssize_t)size ? 0 : 1);
     }
     close(fd[1]);
-    if (pid < 0 || read(fd[0], &r, sizeof r) != (ssize_t)sizeof r) memset(&r, 0, sizeof r);
+    if (pid < 0 || read(fd[0], out, size) != (ssize_t)size) memset(out, 0, size);
     close(fd[0]);
     if (pid > 0) waitpid(pid, NULL, 0);
+}
+
+typedef struct flock_args {
+    int n, threads, steps;
+    bool brute;
+} flock_args;
+
+static void flock_child(const void *arg, void *out)
+{
+    const flock_args *f = arg;
+    *(result *)out = run_flock(f->n, f->threads, f->brute, f->steps);
+}
+
+/// run_flock in a child process.
+static result in_child(int n, int threads, bool brute, int steps)
+{
+    result r = {0};
+    flock_args f = {n, threads, steps, brute};
+    run_in_child(flock_child, &f, &r, sizeof r);
     return r;
 }
 
@@ -391,24 +414,22 @@ static kernel_pair run_kernel_pair(int n, int threads, int blocks, int steps)
     return o;
 }
 
+typedef struct kernel_args {
+    int n, threads, blocks, steps;
+} kernel_args;
+
+static void kernel_child(const void *arg, void *out)
+{
+    const kernel_args *k = arg;
+    *(kernel_pair *)out = run_kernel_pair(k->n, k->threads, k->blocks, k->steps);
+}
+
 /// run_kernel_pair in a child process (its memory is its own).
 static kernel_pair kernel_pair_in_child(int n, int threads, int blocks, int steps)
 {
-    int fd[2];
     kernel_pair r = {0};
-    if (pipe(fd) != 0) return run_kernel_pair(n, threads, blocks, steps);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        kernel_pair c = run_kernel_pair(n, threads, blocks, steps);
-        ssize_t wr = write(fd[1], &c, sizeof c);
-        _exit(wr == (ssize_t)sizeof c ? 0 : 1);
-    }
-    close(fd[1]);
-    if (pid < 0 || read(fd[0], &r, sizeof r) != (ssize_t)sizeof r) memset(&r, 0, sizeof r);
-    close(fd[0]);
-    if (pid > 0) waitpid(pid, NULL, 0);
+    kernel_args k = {n, threads, blocks, steps};
+    run_in_child(kernel_child, &k, &r, sizeof r);
     return r;
 }
 
