@@ -40,12 +40,20 @@ typedef struct geom {
     char info[160];
 } geom;
 
+/// While the scene runs live the bar is a thin strip along the bottom edge,
+/// clear of the status line scenes draw there; paused, replaying, in the
+/// past or headless (screenshots) it is the whole panel.
+static bool compact(const app *a)
+{
+    return !a->paused && !a->opt.headless && !tt_replaying(a) && a->steps_run >= tt_head(a);
+}
+
 static void layout(app *a, const render_ctx *c, geom *g)
 {
     float pad = 8.0f;
-    g->h = 30.0f;
+    g->h = compact(a) ? 6.0f : 30.0f;
     g->x0 = pad;
-    g->y0 = (float)c->h - g->h - 4.0f;
+    g->y0 = (float)c->h - g->h - (compact(a) ? 0.0f : 4.0f);
     g->w = (float)c->w - 2.0f * pad;
     g->now = a->steps_run;
     g->end = a->rep && tt_replaying(a) ? tt_replay_end(a) : tt_head(a);
@@ -89,8 +97,19 @@ void timeline_draw(app *a, render_ctx *c)
     batch *b = &c->layer[LAYER_HUD];
     geom g;
     layout(a, c, &g);
-    rect(b, g.x0, g.y0, g.w, g.h, BG);
     long now = g.now, end = g.end;
+    if (compact(a)) {
+        /* the strip: the track, the marks as ticks, no labels */
+        float span = end > 0 ? (float)end : 1.0f;
+        rect(b, g.x0, g.y0 + 2.0f, g.w, 3.0f, TRACK);
+        int n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
+        for (int i = 0; i < n; i++) {
+            const app_mark *m = &a->marks[(a->mark_count - n + i) % APP_MAX_MARKS];
+            rect(b, g.x0 + g.w * (float)m->tick / span - 1.0f, g.y0, 2.0f, g.h, MARK_COL[m->kind]);
+        }
+        return;
+    }
+    rect(b, g.x0, g.y0, g.w, g.h, BG);
     float bx = g.bx, bw = g.bw, by = g.by, y0 = g.y0;
     label(c, bx + bw + 12.0f, y0 + 8.0f, g.info, tt_recording(a) ? REC : now < end ? PAST : TEXT);
 
