@@ -19,7 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+// SSE2 (every x86-64) for the scan, the ranking and the half-planes; the
+// plain C beside it gives the same bits (-DORCA_SSE2=0 builds it there).
+#ifndef ORCA_SSE2
 #if defined(__SSE2__) && defined(__x86_64__)
+#define ORCA_SSE2 1
+#else
+#define ORCA_SSE2 0
+#endif
+#endif
+#if ORCA_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -73,8 +82,20 @@ typedef struct orca_peer {
 
 _Static_assert(sizeof(orca_peer) == 64, "orca_peer is one cache line");
 
+/// An ORCA agent's own settings as its pass needs them, worked out each
+/// step beside its peer record (st__avoid_peer reads its settings anyway):
+/// the pass then reads neither its agent record nor its settings, which
+/// sit in handle order, far apart once storage follows the grid.
+typedef struct orca_self {
+    double range, horizon_obstacles, priority;
+    double inv_h, inv_ho; // 1 / horizon, 1 / horizon_obstacles
+    uint32_t layer, mask;
+    int max_neighbors;
+} orca_self;
+
 struct st_avoid_state {
     orca_peer *peer;   // [pref_cap], 64-byte aligned
+    orca_self *self;   // [pref_cap]
     st_vec2 *pref;     // preferred velocities; the chosen ones after the pass
     st_vec2 *out;      // the first round's choices
     uint8_t *flag;     // AV_STUCK, AV_REVISIT
@@ -110,6 +131,7 @@ void st__avoid_free(st_world *w)
     if (w->avoid) {
         free(w->avoid->pref);
         free(w->avoid->peer);
+        free(w->avoid->self);
         free(w->avoid->out);
         free(w->avoid->flag);
         free(w->avoid->verts);
@@ -281,7 +303,12 @@ st_vec2 *st__avoid_buffer(st_world *w, int count)
             free(s->peer);
             s->peer = q;
         }
-        if (!p || !o || !f || !q) return NULL;
+        orca_self *me = malloc((size_t)n * sizeof *me);
+        if (me) {
+            free(s->self);
+            s->self = me;
+        }
+        if (!p || !o || !f || !q || !me) return NULL;
         s->pref_cap = n;
     }
     return s->pref;
@@ -309,7 +336,7 @@ static inline double det(st_vec2 a, st_vec2 b) { return a.x * b.y - a.y * b.x; }
 /// branch, which mispredicts where c comes in no order.
 static inline st_vec2 pick2(bool c, st_vec2 a, st_vec2 b)
 {
-#if defined(__SSE2__) && defined(__x86_64__)
+#if ORCA_SSE2
     __m128d m = _mm_castsi128_pd(_mm_set1_epi64x(-(long long)c));
     __m128d r = _mm_or_pd(_mm_and_pd(m, _mm_set_pd(a.y, a.x)), _mm_andnot_pd(m, _mm_set_pd(b.y, b.x)));
     return st_v2(_mm_cvtsd_f64(r), _mm_cvtsd_f64(_mm_unpackhi_pd(r, r)));
@@ -429,46 +456,108 @@ static void lp3(const line *lines, int n, int n_obst, int begin, double r, st_ve
 /// avoiding, with horizon `inv_h` = 1 / horizon and step `inv_dt`.
 /// `first` (this agent's serial is the lower) picks a side when the two are
 /// exactly on top of each other.
+///
+/// Not overlapping, the velocity obstacle is a truncated cone, and the
+/// velocity lies nearest its cut-off circle or one of its legs. Which, and
+/// which leg, come in no order a predictor can learn: all three are worked
+/// out, one kept by a mask, no branch. The right leg is the left one with
+/// -rsum, negated: the same roundings, only signs differ.
+static ST__NOINLINE line disc_line_overlap(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share,
+                                           double inv_dt, bool first)
+{
+    // Already overlapping: get apart within this step.
+    st_vec2 rv = st_v2_sub(vel, vel_other);
+    st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_dt));
+    double wl = st_v2_len(wv);
+    st_vec2 uw = wl > ORCA_EPS ? st_v2_scale(wv, 1.0 / wl) : st_v2(first ? 1.0 : -1.0, 0.0);
+    line L;
+    L.direction = st_v2(uw.y, -uw.x);
+    L.point = st_v2_add(vel, st_v2_scale(st_v2_scale(uw, rsum * inv_dt - wl), share));
+    return L;
+}
+
+#if ORCA_SSE2
+/// The vector operations of steer.h on both lanes at once, each lane
+/// rounded as the scalar code rounds it; sums of two lanes add x then y.
+typedef __m128d v2d;
+static inline v2d v2d_of(st_vec2 a) { return _mm_loadu_pd(&a.x); }
+static inline st_vec2 st_of(v2d a)
+{
+    st_vec2 r;
+    _mm_storeu_pd(&r.x, a);
+    return r;
+}
+static inline v2d v2d_dot(v2d a, v2d b)
+{
+    v2d p = _mm_mul_pd(a, b);
+    return _mm_add_sd(p, _mm_unpackhi_pd(p, p));
+}
+static inline v2d v2d_det(v2d a, v2d b)
+{
+    v2d p = _mm_mul_pd(a, _mm_shuffle_pd(b, b, 1));
+    return _mm_sub_sd(p, _mm_unpackhi_pd(p, p));
+}
+static inline double lane0(v2d a) { return _mm_cvtsd_f64(a); }
+static inline v2d v2d_pick(bool c, v2d a, v2d b)
+{
+    v2d m = _mm_castsi128_pd(_mm_set1_epi64x(-(long long)c));
+    return _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b));
+}
+
+ST__INLINE line disc_line(st_vec2 rel_, st_vec2 vel_, st_vec2 vel_other, double rsum, double share, double inv_h,
+                          double inv_dt, bool first)
+{
+    const v2d rel = v2d_of(rel_), vel = v2d_of(vel_), rv = _mm_sub_pd(vel, v2d_of(vel_other));
+    double d2 = lane0(v2d_dot(rel, rel)), r2 = rsum * rsum;
+    if (!(d2 > r2)) return disc_line_overlap(rel_, vel_, vel_other, rsum, share, inv_dt, first);
+    v2d wv = _mm_sub_pd(rv, _mm_mul_pd(rel, _mm_set1_pd(inv_h)));
+    double wl2 = lane0(v2d_dot(wv, wv)), dot1 = lane0(v2d_dot(wv, rel));
+    bool cut = (dot1 < 0.0) & (dot1 * dot1 > r2 * wl2);
+    double wl = sqrt(wl2);
+    v2d uw = _mm_mul_pd(wv, _mm_set1_pd(1.0 / (wl2 > 0.0 ? wl : 1.0))); // used only when cut (then wl > 0)
+    v2d cut_dir = _mm_xor_pd(_mm_shuffle_pd(uw, uw, 1), _mm_set_pd(-0.0, 0.0)); // (uw.y, -uw.x)
+    v2d cut_u = _mm_mul_pd(uw, _mm_set1_pd(rsum * inv_h - wl));
+    double leg = sqrt(d2 - r2);
+    bool left = lane0(v2d_det(rel, wv)) > 0.0;
+    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = 1.0 / d2 * sign;
+    // (rel.x leg - rel.y rs, rel.x rs + rel.y leg) / d2: the x lane adds the
+    // negated product, which is what subtracting it does.
+    v2d a = _mm_mul_pd(_mm_unpacklo_pd(rel, rel), _mm_set_pd(rs, leg));
+    v2d b = _mm_mul_pd(_mm_unpackhi_pd(rel, rel), _mm_set_pd(leg, rs));
+    v2d leg_dir = _mm_mul_pd(_mm_add_pd(a, _mm_xor_pd(b, _mm_set_pd(0.0, -0.0))), _mm_set1_pd(inv));
+    v2d dot2 = v2d_dot(rv, leg_dir);
+    v2d leg_u = _mm_sub_pd(_mm_mul_pd(leg_dir, _mm_unpacklo_pd(dot2, dot2)), rv);
+    line L;
+    L.direction = st_of(v2d_pick(cut, cut_dir, leg_dir));
+    L.point = st_of(_mm_add_pd(vel, _mm_mul_pd(v2d_pick(cut, cut_u, leg_u), _mm_set1_pd(share))));
+    return L;
+}
+#else
 ST__INLINE line disc_line(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share, double inv_h,
                           double inv_dt, bool first)
 {
     st_vec2 rv = st_v2_sub(vel, vel_other);
     double d2 = st_v2_len2(rel), r2 = rsum * rsum;
+    if (!(d2 > r2)) return disc_line_overlap(rel, vel, vel_other, rsum, share, inv_dt, first);
+    st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_h));
+    double wl2 = st_v2_len2(wv);
+    double dot1 = st_v2_dot(wv, rel);
+    bool cut = (dot1 < 0.0) & (dot1 * dot1 > r2 * wl2);
+    double wl = sqrt(wl2);
+    st_vec2 uw = st_v2_scale(wv, 1.0 / (wl2 > 0.0 ? wl : 1.0)); // used only when cut (then wl > 0)
+    st_vec2 cut_dir = st_v2(uw.y, -uw.x);
+    st_vec2 cut_u = st_v2_scale(uw, rsum * inv_h - wl);
+    double leg = sqrt(d2 - r2);
+    bool left = det(rel, wv) > 0.0;
+    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = 1.0 / d2 * sign;
+    st_vec2 leg_dir = st_v2_scale(st_v2(rel.x * leg - rel.y * rs, rel.x * rs + rel.y * leg), inv);
+    st_vec2 leg_u = st_v2_sub(st_v2_scale(leg_dir, st_v2_dot(rv, leg_dir)), rv);
     line L;
-    st_vec2 u;
-    if (d2 > r2) {
-        // No collision yet: the velocity obstacle is a truncated cone, and
-        // the velocity lies nearest its cut-off circle or one of its legs.
-        // Which, and which leg, come in no order a predictor can learn:
-        // all three worked out as before, one kept, no branch.
-        st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_h));
-        double wl2 = st_v2_len2(wv);
-        double dot1 = st_v2_dot(wv, rel);
-        bool cut = (dot1 < 0.0) & (dot1 * dot1 > r2 * wl2);
-        double wl = sqrt(wl2);
-        st_vec2 uw = st_v2_scale(wv, 1.0 / (wl2 > 0.0 ? wl : 1.0)); // used only when cut (then wl > 0)
-        st_vec2 cut_dir = st_v2(uw.y, -uw.x);
-        st_vec2 cut_u = st_v2_scale(uw, rsum * inv_h - wl);
-        // The left leg; the right one is the same with -rsum, negated
-        // (the same roundings: only signs differ).
-        double leg = sqrt(d2 - r2);
-        bool left = det(rel, wv) > 0.0;
-        double sign = 2 * (int)left - 1, rs = rsum * sign, inv = 1.0 / d2 * sign;
-        st_vec2 leg_dir = st_v2_scale(st_v2(rel.x * leg - rel.y * rs, rel.x * rs + rel.y * leg), inv);
-        st_vec2 leg_u = st_v2_sub(st_v2_scale(leg_dir, st_v2_dot(rv, leg_dir)), rv);
-        L.direction = pick2(cut, cut_dir, leg_dir);
-        u = pick2(cut, cut_u, leg_u);
-    } else {
-        // Already overlapping: get apart within this step.
-        st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_dt));
-        double wl = st_v2_len(wv);
-        st_vec2 uw = wl > ORCA_EPS ? st_v2_scale(wv, 1.0 / wl) : st_v2(first ? 1.0 : -1.0, 0.0);
-        L.direction = st_v2(uw.y, -uw.x);
-        u = st_v2_scale(uw, rsum * inv_dt - wl);
-    }
-    L.point = st_v2_add(vel, st_v2_scale(u, share));
+    L.direction = pick2(cut, cut_dir, leg_dir);
+    L.point = st_v2_add(vel, st_v2_scale(pick2(cut, cut_u, leg_u), share));
     return L;
 }
+#endif
 
 /// Is the obstacle edge's velocity obstacle already inside a line made so far?
 static bool covered(const line *lines, int n, st_vec2 rel1, st_vec2 rel2, double inv_h, double radius)
@@ -703,7 +792,7 @@ static inline void near_classify(gather *g, int q)
 /// at once; more take a pass over the keys each.
 static void near_ranks(int32_t *key, int n, int32_t *rank)
 {
-#if defined(__SSE2__) && defined(__x86_64__)
+#if ORCA_SSE2
     const __m128i pad = _mm_set1_epi32(INT32_MAX);
     if (n <= 16) {
         for (int v = 0; v < 4; v++) _mm_storeu_si128((__m128i *)(key + n + 4 * v), pad);
@@ -837,7 +926,7 @@ ST__INLINE int scan_items(gather *g, const st_grid_item *items, int k0, int k1, 
                           double r2, bool fold, int n)
 {
     const st_world *w = g->w;
-#if defined(__SSE2__) && defined(__x86_64__)
+#if ORCA_SSE2
     if (!fold) {
         const __m128d shift = _mm_set_pd(sy, sx), centre = _mm_set_pd(c.y, c.x), lim = _mm_set_sd(r2);
         for (int k = k0; k < k1; k++) {
@@ -935,7 +1024,7 @@ static int gather_edges(const st_world *w, const struct st_avoid_state *s, st_ve
 }
 
 /// Does agent j yield to agent i? Then they share by priority; else i takes all.
-static inline double share_of(const orca_peer *pj_, const st_avoid_def *di)
+static inline double share_of(const orca_peer *pj_, const orca_self *di)
 {
     if (!(pj_->yields & di->layer)) return 1.0;
     double pi = di->priority, pj = pj_->priority;
@@ -961,7 +1050,7 @@ static bool is_traced(const st_world *w, int i)
 typedef struct orca_ctx {
     const st_world *w;
     const st_body *b;
-    st_avoid_def d;
+    const orca_self *me;
     uint64_t serial;
     st_vec2 pref;
     double dt, inv_h, inv_ho, inv_dt;
@@ -988,7 +1077,7 @@ static void obstacle_lines(orca_ctx *x)
     const st_world *w = x->w;
     const st_body *b = x->b;
     const struct st_avoid_state *s = w->avoid;
-    double reach = x->d.horizon_obstacles * b->max_speed + b->radius;
+    double reach = x->me->horizon_obstacles * b->max_speed + b->radius;
     if (s->vert_count > 0) {
         near_edge edges[ORCA_MAX_OBSTACLE_LINES];
         int ne = gather_edges(w, s, b->pos, reach, edges);
@@ -1028,7 +1117,7 @@ ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, con
         int q = s->close[k];
         uint32_t j = g->index[q];
         const orca_peer *o = &peer[j];
-        double share = share_of(o, &x->d);
+        double share = share_of(o, x->me);
         st_vec2 ov = o->vel;
         if (flag && (flag[j] & AV_STUCK)) {
             ov = out[j];
@@ -1042,7 +1131,7 @@ ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, con
     for (int k = 0; k < s->n_best; k++) {
         int q = s->ord[k];
         const orca_peer *o = &peer[g->index[q]];
-        double share = share_of(o, &x->d);
+        double share = share_of(o, x->me);
         x->lines[x->n] = disc_line(g->rel[q], b->vel, o->vel, (b->radius + o->radius) * ORCA_SKIN, share, x->inv_h,
                                    x->inv_dt, x->serial < o->serial);
         note_block(x, &x->lines[x->n++], share);
@@ -1119,14 +1208,15 @@ static void trace_agent(struct st_avoid_state *s, const orca_ctx *x, st_vec2 pre
 static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uint8_t *flag, const st_vec2 *out,
                           bool *stuck)
 {
+    const struct st_avoid_state *st = w->avoid;
     orca_ctx x;
     x.w = w;
     x.b = &w->bodies[i];
-    x.d = effective(&w->avoid_defs[w->agents[i].slot], x.b);
-    x.serial = w->agents[i].serial;
+    x.me = &st->self[i];
+    x.serial = st->peer[i].serial;
     x.dt = dt;
-    x.inv_h = 1.0 / x.d.horizon;
-    x.inv_ho = 1.0 / x.d.horizon_obstacles;
+    x.inv_h = x.me->inv_h;
+    x.inv_ho = x.me->inv_ho;
     x.inv_dt = 1.0 / dt;
     x.pref = pref;
     x.blocked = 0.0;
@@ -1136,10 +1226,10 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     // Agents: the max_neighbors nearest within range on the layers it avoids.
     gather g;
     near_set s;
-    g.peer = w->avoid->peer;
+    g.peer = st->peer;
     s.n_best = s.n_close = 0;
-    if (x.d.max_neighbors > 0 && x.d.range > 0.0)
-        gather_agents(&g, w, i, x.d.mask, x.d.max_neighbors, x.d.range, dt, &s);
+    if (x.me->max_neighbors > 0 && x.me->range > 0.0)
+        gather_agents(&g, w, i, x.me->mask, x.me->max_neighbors, x.me->range, dt, &s);
     agent_lines(&x, &g, &s, flag, out);
 
     bool walled;
@@ -1152,12 +1242,11 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
 /// Marks the ORCA agents that could touch stuck agent i within the step.
 static void mark_revisits(st_world *w, int i, uint8_t *flag)
 {
-    st_avoid_def d = effective(&w->avoid_defs[w->agents[i].slot], &w->bodies[i]);
     // The close list alone (no nearest-k list), over the same range as the
     // agent's own round.
     gather g;
     near_set s;
-    gather_agents(&g, w, i, UINT32_MAX, 0, d.range, w->step_dt, &s);
+    gather_agents(&g, w, i, UINT32_MAX, 0, w->avoid->self[i].range, w->step_dt, &s);
     for (int k = 0; k < s.n_close; k++) {
         uint32_t j = g.index[s.close[k]];
         if ((w->bodies[j].avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA && !(flag[j] & AV_STUCK))
@@ -1179,6 +1268,18 @@ void st__avoid_peer(st_world *w, int i)
         p->layer = d->layer;
         p->yields = yields ? d->mask : 0u;
         p->priority = d->priority;
+        if (yields) {
+            st_avoid_def e = effective(d, b);
+            orca_self *me = &w->avoid->self[i];
+            me->range = e.range;
+            me->horizon_obstacles = e.horizon_obstacles;
+            me->priority = e.priority;
+            me->inv_h = 1.0 / e.horizon;
+            me->inv_ho = 1.0 / e.horizon_obstacles;
+            me->layer = e.layer;
+            me->mask = e.mask;
+            me->max_neighbors = e.max_neighbors;
+        }
     } else {
         p->layer = 1u;
         p->yields = yields ? UINT32_MAX : 0u;
