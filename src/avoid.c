@@ -86,10 +86,11 @@ _Static_assert(sizeof(orca_peer) == 64, "orca_peer is one cache line");
 /// step beside its peer record (st__avoid_peer reads its settings anyway):
 /// the pass then reads neither its agent record nor its settings, which
 /// sit in handle order, far apart once storage follows the grid.
+/// (Its layer and priority are in its peer record.)
 typedef struct orca_self {
-    double range, horizon_obstacles, priority;
+    double range, horizon_obstacles;
     double inv_h, inv_ho; // 1 / horizon, 1 / horizon_obstacles
-    uint32_t layer, mask;
+    uint32_t mask;
     int max_neighbors;
 } orca_self;
 
@@ -1024,10 +1025,10 @@ static int gather_edges(const st_world *w, const struct st_avoid_state *s, st_ve
 }
 
 /// Does agent j yield to agent i? Then they share by priority; else i takes all.
-static inline double share_of(const orca_peer *pj_, const orca_self *di)
+static inline double share_of(const orca_peer *pj_, const orca_peer *pi_)
 {
-    if (!(pj_->yields & di->layer)) return 1.0;
-    double pi = di->priority, pj = pj_->priority;
+    if (!(pj_->yields & pi_->layer)) return 1.0;
+    double pi = pi_->priority, pj = pj_->priority;
     if (pi + pj <= 0.0) return 0.5;
     return pj / (pi + pj);
 }
@@ -1051,6 +1052,7 @@ typedef struct orca_ctx {
     const st_world *w;
     const st_body *b;
     const orca_self *me;
+    const orca_peer *peer; // its own
     uint64_t serial;
     st_vec2 pref;
     double dt, inv_h, inv_ho, inv_dt;
@@ -1117,7 +1119,7 @@ ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, con
         int q = s->close[k];
         uint32_t j = g->index[q];
         const orca_peer *o = &peer[j];
-        double share = share_of(o, x->me);
+        double share = share_of(o, x->peer);
         st_vec2 ov = o->vel;
         if (flag && (flag[j] & AV_STUCK)) {
             ov = out[j];
@@ -1131,7 +1133,7 @@ ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, con
     for (int k = 0; k < s->n_best; k++) {
         int q = s->ord[k];
         const orca_peer *o = &peer[g->index[q]];
-        double share = share_of(o, x->me);
+        double share = share_of(o, x->peer);
         x->lines[x->n] = disc_line(g->rel[q], b->vel, o->vel, (b->radius + o->radius) * ORCA_SKIN, share, x->inv_h,
                                    x->inv_dt, x->serial < o->serial);
         note_block(x, &x->lines[x->n++], share);
@@ -1213,6 +1215,7 @@ static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uin
     x.w = w;
     x.b = &w->bodies[i];
     x.me = &st->self[i];
+    x.peer = &st->peer[i];
     x.serial = st->peer[i].serial;
     x.dt = dt;
     x.inv_h = x.me->inv_h;
@@ -1256,6 +1259,13 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
 
 void st__avoid_peer(st_world *w, int i)
 {
+    // A stream over four arrays, one of them (the settings) in handle
+    // order: ask for the lines a few agents ahead.
+    if (i + 16 < w->step_count) {
+        ST__PREFETCH(&w->agents[i + 16]);
+        const st_agent *a = &w->agents[i + 8];
+        if (w->bodies[i + 8].avoid & ST__AV_DEF) ST__PREFETCH(&w->avoid_defs[a->slot]);
+    }
     const st_body *b = &w->bodies[i];
     orca_peer *p = &w->avoid->peer[i];
     p->vel = b->vel;
@@ -1273,10 +1283,8 @@ void st__avoid_peer(st_world *w, int i)
             orca_self *me = &w->avoid->self[i];
             me->range = e.range;
             me->horizon_obstacles = e.horizon_obstacles;
-            me->priority = e.priority;
             me->inv_h = 1.0 / e.horizon;
             me->inv_ho = 1.0 / e.horizon_obstacles;
-            me->layer = e.layer;
             me->mask = e.mask;
             me->max_neighbors = e.max_neighbors;
         }
