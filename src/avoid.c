@@ -748,7 +748,7 @@ typedef struct gather {
 typedef struct near_set {
     int n_valid, n_best, n_close;
     uint8_t ord[ORCA_CAND_MAX];
-    uint8_t close[ORCA_MAX_CLOSE + 1]; // + 1: the branch-free pass writes one past a full list
+    uint8_t close[ORCA_CAND_MAX]; // the first n_close of them
 } near_set;
 
 static inline void gather_init(gather *g, const st_world *w, int self, uint32_t mask, int cap, const st_body *b,
@@ -878,24 +878,25 @@ static void near_select(gather *g, near_set *s)
     }
     s->n_valid = valid;
     s->n_best = valid < g->cap ? valid : g->cap;
-    // Ties in the float keys and the close list in one pass, no branch.
+    // Ties in the float keys and the close ones in one pass, no branch
+    // (the nearest ORCA_MAX_CLOSE of them count).
     bool tie = false;
     int nc = 0;
     sorted[valid] = -1; // not equal to any key >> 8
     for (int k = 0; k < valid; k++) {
         tie |= sorted[k] == sorted[k + 1];
         s->close[nc] = s->ord[k];
-        nc += closes[k] & (nc < ORCA_MAX_CLOSE);
+        nc += closes[k];
     }
     if (tie) {
         near_exact(g, s->ord, valid);
         nc = 0;
         for (int k = 0; k < valid; k++) {
             s->close[nc] = s->ord[k];
-            nc += g->close[s->ord[k]] & (nc < ORCA_MAX_CLOSE);
+            nc += g->close[s->ord[k]];
         }
     }
-    s->n_close = nc;
+    s->n_close = nc < ORCA_MAX_CLOSE ? nc : ORCA_MAX_CLOSE;
 }
 
 /// The buffer is nearly full: keeps only what can still make either list
