@@ -1104,46 +1104,72 @@ static void obstacle_lines(orca_ctx *x)
     x->n_obst = x->n;
 }
 
-/// What one neighbour's half-plane is made from.
-typedef struct near_in {
-    st_vec2 rel, vel; // its offset, and the velocity it is avoided at
-    double rsum, share;
-    bool first;       // this agent's serial is the lower
-} near_in;
-
-/// Candidate q's inputs. A close one stuck in the first round (`flag`
-/// non-NULL) is avoided at the velocity it chose there (`out`), wholly.
-static inline near_in near_input(const orca_ctx *x, const gather *g, int q, const uint8_t *flag, const st_vec2 *out)
+/// Candidate q's neighbour: the velocity it is avoided at (a close one
+/// stuck in the first round, `flag` non-NULL: the one it chose there,
+/// `out`, and then wholly: *share 1), and its share of the avoiding.
+static inline const st_vec2 *near_vel(const orca_ctx *x, const gather *g, int q, const uint8_t *flag,
+                                      const st_vec2 *out, double *share)
 {
     uint32_t j = g->index[q];
     const orca_peer *o = &g->peer[j];
-    near_in in = {g->rel[q], o->vel, (x->b->radius + o->radius) * ORCA_SKIN, share_of(o, x->peer),
-                  x->serial < o->serial};
+    *share = share_of(o, x->peer);
     if (flag && (flag[j] & AV_STUCK)) {
-        in.vel = out[j];
-        in.share = 1.0;
+        *share = 1.0;
+        return &out[j];
     }
-    return in;
+    return &o->vel;
+}
+
+static inline double near_rsum(const orca_ctx *x, const gather *g, int q)
+{
+    return (x->b->radius + g->peer[g->index[q]].radius) * ORCA_SKIN;
+}
+
+/// The line for candidate q alone, by the scalar code.
+static inline line near_line(const orca_ctx *x, const gather *g, int q, double inv_h, const uint8_t *flag,
+                             const st_vec2 *out, double *share)
+{
+    const st_vec2 *vo = near_vel(x, g, q, flag, out, share);
+    return disc_line(g->rel[q], x->b->vel, *vo, near_rsum(x, g, q), *share, inv_h, x->inv_dt,
+                     x->serial < g->peer[g->index[q]].serial);
 }
 
 #if ORCA_SSE2
 static inline v2d v2d_blend(v2d mask, v2d a, v2d b) { return _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b)); }
 
-/// disc_line and note_block for two neighbours at once, one in each lane
-/// (x and y apart): each lane does exactly the scalar arithmetic, so the
-/// lines are the same bits, and its long chain of square roots and
-/// divisions serves two lines. `two`: b is a second neighbour, not a copy
-/// of a. A lane that overlaps is made again by the scalar code.
-static void disc_lines2(orca_ctx *x, const near_in *a, const near_in *b, double inv_h, bool two, v2d *blocked)
+/// disc_line and note_block for candidates qa and qb at once, one in each
+/// lane (x and y apart): each lane does exactly the scalar arithmetic, so
+/// the lines are the same bits, and its long chain of square roots and
+/// divisions serves two lines. `two`: qb is another candidate, not qa
+/// again. A lane that overlaps is made again by the scalar code. (Inputs
+/// go from memory or registers straight into lanes: a vector loaded from
+/// two halves just stored on the stack waits for them.)
+static void disc_lines2(orca_ctx *x, const gather *g, int qa, int qb, double inv_h, const uint8_t *flag,
+                        const st_vec2 *out, bool two, v2d *blocked)
 {
+    double sa, sb;
+    const st_vec2 *va = near_vel(x, g, qa, flag, out, &sa), *vb = near_vel(x, g, qb, flag, out, &sb);
     const v2d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd(), ih = _mm_set1_pd(inv_h);
-    const v2d vx = _mm_set1_pd(x->b->vel.x), vy = _mm_set1_pd(x->b->vel.y);
-    const v2d relx = _mm_set_pd(b->rel.x, a->rel.x), rely = _mm_set_pd(b->rel.y, a->rel.y);
-    const v2d rvx = _mm_sub_pd(vx, _mm_set_pd(b->vel.x, a->vel.x)), rvy = _mm_sub_pd(vy, _mm_set_pd(b->vel.y, a->vel.y));
-    const v2d rsum = _mm_set_pd(b->rsum, a->rsum), share = _mm_set_pd(b->share, a->share);
+    const v2d vel = _mm_loadu_pd(&x->b->vel.x), vx = _mm_unpacklo_pd(vel, vel), vy = _mm_unpackhi_pd(vel, vel);
+    const v2d ra = _mm_loadu_pd(&g->rel[qa].x), rb = _mm_loadu_pd(&g->rel[qb].x);
+    const v2d oa = _mm_loadu_pd(&va->x), ob = _mm_loadu_pd(&vb->x);
+    const v2d relx = _mm_unpacklo_pd(ra, rb), rely = _mm_unpackhi_pd(ra, rb);
+    const v2d rvx = _mm_sub_pd(vx, _mm_unpacklo_pd(oa, ob)), rvy = _mm_sub_pd(vy, _mm_unpackhi_pd(oa, ob));
+    const v2d rsum = _mm_set_pd(near_rsum(x, g, qb), near_rsum(x, g, qa));
+    // In an order that keeps few values alive at once (16 registers).
     v2d d2 = _mm_add_pd(_mm_mul_pd(relx, relx), _mm_mul_pd(rely, rely)), r2 = _mm_mul_pd(rsum, rsum);
     int over = _mm_movemask_pd(_mm_cmpngt_pd(d2, r2));
     v2d wvx = _mm_sub_pd(rvx, _mm_mul_pd(relx, ih)), wvy = _mm_sub_pd(rvy, _mm_mul_pd(rely, ih));
+    // The leg (left, or right by sign).
+    v2d left = _mm_cmpgt_pd(_mm_sub_pd(_mm_mul_pd(relx, wvy), _mm_mul_pd(rely, wvx)), zero);
+    v2d sign = v2d_blend(left, one, _mm_set1_pd(-1.0));
+    v2d leg = _mm_sqrt_pd(_mm_sub_pd(d2, r2));
+    v2d rs = _mm_mul_pd(rsum, sign), inv = _mm_mul_pd(_mm_div_pd(one, d2), sign);
+    v2d ldx = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(relx, leg), _mm_mul_pd(rely, rs)), inv);
+    v2d ldy = _mm_mul_pd(_mm_add_pd(_mm_mul_pd(relx, rs), _mm_mul_pd(rely, leg)), inv);
+    v2d dot2 = _mm_add_pd(_mm_mul_pd(rvx, ldx), _mm_mul_pd(rvy, ldy));
+    v2d lux = _mm_sub_pd(_mm_mul_pd(ldx, dot2), rvx), luy = _mm_sub_pd(_mm_mul_pd(ldy, dot2), rvy);
+    // The cut-off circle, and which of the two.
     v2d wl2 = _mm_add_pd(_mm_mul_pd(wvx, wvx), _mm_mul_pd(wvy, wvy));
     v2d dot1 = _mm_add_pd(_mm_mul_pd(wvx, relx), _mm_mul_pd(wvy, rely));
     v2d cut = _mm_and_pd(_mm_cmplt_pd(dot1, zero), _mm_cmpgt_pd(_mm_mul_pd(dot1, dot1), _mm_mul_pd(r2, wl2)));
@@ -1151,32 +1177,26 @@ static void disc_lines2(orca_ctx *x, const near_in *a, const near_in *b, double 
     v2d iw = _mm_div_pd(one, v2d_blend(_mm_cmpgt_pd(wl2, zero), wl, one));
     v2d uwx = _mm_mul_pd(wvx, iw), uwy = _mm_mul_pd(wvy, iw);
     v2d cc = _mm_sub_pd(_mm_mul_pd(rsum, ih), wl);
-    v2d leg = _mm_sqrt_pd(_mm_sub_pd(d2, r2));
-    v2d left = _mm_cmpgt_pd(_mm_sub_pd(_mm_mul_pd(relx, wvy), _mm_mul_pd(rely, wvx)), zero);
-    v2d sign = v2d_blend(left, one, _mm_set1_pd(-1.0));
-    v2d rs = _mm_mul_pd(rsum, sign), inv = _mm_mul_pd(_mm_div_pd(one, d2), sign);
-    v2d ldx = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(relx, leg), _mm_mul_pd(rely, rs)), inv);
-    v2d ldy = _mm_mul_pd(_mm_add_pd(_mm_mul_pd(relx, rs), _mm_mul_pd(rely, leg)), inv);
-    v2d dot2 = _mm_add_pd(_mm_mul_pd(rvx, ldx), _mm_mul_pd(rvy, ldy));
     v2d dirx = v2d_blend(cut, uwy, ldx), diry = v2d_blend(cut, _mm_xor_pd(uwx, _mm_set1_pd(-0.0)), ldy);
-    v2d ux = v2d_blend(cut, _mm_mul_pd(uwx, cc), _mm_sub_pd(_mm_mul_pd(ldx, dot2), rvx));
-    v2d uy = v2d_blend(cut, _mm_mul_pd(uwy, cc), _mm_sub_pd(_mm_mul_pd(ldy, dot2), rvy));
+    v2d ux = v2d_blend(cut, _mm_mul_pd(uwx, cc), lux), uy = v2d_blend(cut, _mm_mul_pd(uwy, cc), luy);
+    const v2d share = _mm_set_pd(sb, sa);
     v2d px = _mm_add_pd(vx, _mm_mul_pd(ux, share)), py = _mm_add_pd(vy, _mm_mul_pd(uy, share));
     line *L = &x->lines[x->n];
+    if (over) { // rare: the scalar lines for the lanes that overlap
+        double s;
+        line la = (over & 1) ? near_line(x, g, qa, inv_h, flag, out, &s) : (line){{0, 0}, {0, 0}};
+        line lb = (over & 2) ? near_line(x, g, qb, inv_h, flag, out, &s) : la;
+        v2d m0 = _mm_castsi128_pd(_mm_set_epi64x(-(long long)((over >> 1) & 1), -(long long)(over & 1)));
+        px = v2d_blend(m0, _mm_set_pd(lb.point.x, la.point.x), px);
+        py = v2d_blend(m0, _mm_set_pd(lb.point.y, la.point.y), py);
+        dirx = v2d_blend(m0, _mm_set_pd(lb.direction.x, la.direction.x), dirx);
+        diry = v2d_blend(m0, _mm_set_pd(lb.direction.y, la.direction.y), diry);
+    }
     _mm_storeu_pd(&L[0].point.x, _mm_unpacklo_pd(px, py));
     _mm_storeu_pd(&L[0].direction.x, _mm_unpacklo_pd(dirx, diry));
     if (two) {
         _mm_storeu_pd(&L[1].point.x, _mm_unpackhi_pd(px, py));
         _mm_storeu_pd(&L[1].direction.x, _mm_unpackhi_pd(dirx, diry));
-    }
-    if (over) { // rare: the scalar lines for the lanes that overlap
-        if (over & 1) L[0] = disc_line_overlap(a->rel, x->b->vel, a->vel, a->rsum, a->share, x->inv_dt, a->first);
-        if ((over & 2) && two)
-            L[1] = disc_line_overlap(b->rel, x->b->vel, b->vel, b->rsum, b->share, x->inv_dt, b->first);
-        px = _mm_set_pd(L[two].point.x, L[0].point.x);
-        py = _mm_set_pd(L[two].point.y, L[0].point.y);
-        dirx = _mm_set_pd(L[two].direction.x, L[0].direction.x);
-        diry = _mm_set_pd(L[two].direction.y, L[0].direction.y);
     }
     // note_block for both: det(direction, point - pref) > 0 blocks by
     // min(1, 2 share); the largest is the same whatever the order.
@@ -1196,16 +1216,15 @@ static void lines_of(orca_ctx *x, const gather *g, const uint8_t *which, int m, 
     v2d blocked = _mm_set1_pd(x->blocked);
     for (int k = 0; k < m; k += 2) {
         bool two = k + 1 < m;
-        near_in a = near_input(x, g, which[k], flag, out), b = near_input(x, g, which[k + two], flag, out);
-        disc_lines2(x, &a, &b, inv_h, two, &blocked);
+        disc_lines2(x, g, which[k], which[k + two], inv_h, flag, out, two, &blocked);
     }
     double b0 = _mm_cvtsd_f64(blocked), b1 = _mm_cvtsd_f64(_mm_unpackhi_pd(blocked, blocked));
     x->blocked = b0 > b1 ? b0 : b1;
 #else
     for (int k = 0; k < m; k++) {
-        near_in a = near_input(x, g, which[k], flag, out);
-        x->lines[x->n] = disc_line(a.rel, x->b->vel, a.vel, a.rsum, a.share, inv_h, x->inv_dt, a.first);
-        note_block(x, &x->lines[x->n++], a.share);
+        double share;
+        x->lines[x->n] = near_line(x, g, which[k], inv_h, flag, out, &share);
+        note_block(x, &x->lines[x->n++], share);
     }
 #endif
 }
