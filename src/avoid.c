@@ -514,17 +514,18 @@ ST__INLINE line disc_line(st_vec2 rel_, st_vec2 vel_, st_vec2 vel_other, double 
     v2d wv = _mm_sub_pd(rv, _mm_mul_pd(rel, _mm_set1_pd(inv_h)));
     double wl2 = lane0(v2d_dot(wv, wv)), dot1 = lane0(v2d_dot(wv, rel));
     bool cut = (dot1 < 0.0) & (dot1 * dot1 > r2 * wl2);
-    double wl = sqrt(wl2);
-    v2d uw = _mm_mul_pd(wv, _mm_set1_pd(1.0 / (wl2 > 0.0 ? wl : 1.0))); // used only when cut (then wl > 0)
+    // One square root and one division, of the case it takes: sqrt(wl2)
+    // and 1 / wl for the cut-off, sqrt(d2 - r2) and 1 / d2 for a leg.
+    double root = sqrt(cut ? wl2 : d2 - r2), recip = 1.0 / (cut ? root : d2);
+    v2d uw = _mm_mul_pd(wv, _mm_set1_pd(recip));
     v2d cut_dir = _mm_xor_pd(_mm_shuffle_pd(uw, uw, 1), _mm_set_pd(-0.0, 0.0)); // (uw.y, -uw.x)
-    v2d cut_u = _mm_mul_pd(uw, _mm_set1_pd(rsum * inv_h - wl));
-    double leg = sqrt(d2 - r2);
+    v2d cut_u = _mm_mul_pd(uw, _mm_set1_pd(rsum * inv_h - root));
     bool left = lane0(v2d_det(rel, wv)) > 0.0;
-    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = 1.0 / d2 * sign;
+    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = recip * sign;
     // (rel.x leg - rel.y rs, rel.x rs + rel.y leg) / d2: the x lane adds the
     // negated product, which is what subtracting it does.
-    v2d a = _mm_mul_pd(_mm_unpacklo_pd(rel, rel), _mm_set_pd(rs, leg));
-    v2d b = _mm_mul_pd(_mm_unpackhi_pd(rel, rel), _mm_set_pd(leg, rs));
+    v2d a = _mm_mul_pd(_mm_unpacklo_pd(rel, rel), _mm_set_pd(rs, root));
+    v2d b = _mm_mul_pd(_mm_unpackhi_pd(rel, rel), _mm_set_pd(root, rs));
     v2d leg_dir = _mm_mul_pd(_mm_add_pd(a, _mm_xor_pd(b, _mm_set_pd(0.0, -0.0))), _mm_set1_pd(inv));
     v2d dot2 = v2d_dot(rv, leg_dir);
     v2d leg_u = _mm_sub_pd(_mm_mul_pd(leg_dir, _mm_unpacklo_pd(dot2, dot2)), rv);
@@ -544,14 +545,15 @@ ST__INLINE line disc_line(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rs
     double wl2 = st_v2_len2(wv);
     double dot1 = st_v2_dot(wv, rel);
     bool cut = (dot1 < 0.0) & (dot1 * dot1 > r2 * wl2);
-    double wl = sqrt(wl2);
-    st_vec2 uw = st_v2_scale(wv, 1.0 / (wl2 > 0.0 ? wl : 1.0)); // used only when cut (then wl > 0)
+    // One square root and one division, of the case it takes: sqrt(wl2)
+    // and 1 / wl for the cut-off, sqrt(d2 - r2) and 1 / d2 for a leg.
+    double root = sqrt(cut ? wl2 : d2 - r2), recip = 1.0 / (cut ? root : d2);
+    st_vec2 uw = st_v2_scale(wv, recip);
     st_vec2 cut_dir = st_v2(uw.y, -uw.x);
-    st_vec2 cut_u = st_v2_scale(uw, rsum * inv_h - wl);
-    double leg = sqrt(d2 - r2);
+    st_vec2 cut_u = st_v2_scale(uw, rsum * inv_h - root);
     bool left = det(rel, wv) > 0.0;
-    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = 1.0 / d2 * sign;
-    st_vec2 leg_dir = st_v2_scale(st_v2(rel.x * leg - rel.y * rs, rel.x * rs + rel.y * leg), inv);
+    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = recip * sign;
+    st_vec2 leg_dir = st_v2_scale(st_v2(rel.x * root - rel.y * rs, rel.x * rs + rel.y * root), inv);
     st_vec2 leg_u = st_v2_sub(st_v2_scale(leg_dir, st_v2_dot(rv, leg_dir)), rv);
     line L;
     L.direction = pick2(cut, cut_dir, leg_dir);
@@ -738,6 +740,7 @@ typedef struct gather {
     int32_t item[ORCA_CAND_MAX];     // grid item
     uint32_t index[ORCA_CAND_MAX];   // dense index (near_classify)
     uint8_t close[ORCA_CAND_MAX];    // could touch within the step (near_classify)
+    uint8_t valid[ORCA_CAND_MAX];    // someone to avoid (near_classify)
     _Alignas(16) int32_t key[ORCA_CAND_MAX + 16]; // near_classify; 16 past the last for near_ranks
 } gather;
 
@@ -766,12 +769,10 @@ static inline void gather_init(gather *g, const st_world *w, int self, uint32_t 
     g->n = 0;
 }
 
-/// Candidate q's sort key: its d2 as a float (rounding keeps the order,
-/// ties aside) with q in the low 8 bits, so keys are distinct integers;
-/// someone it must not avoid (itself, a dead agent, a layer its mask
-/// leaves out) sorts after everyone. Its close flag too. No branch on any
-/// of it.
-static inline void near_classify(gather *g, int q)
+/// Candidate q: its dense index, whether it is someone to avoid (not
+/// itself, alive, on a layer the mask takes) and whether it is close. No
+/// branch on any of it.
+static inline bool near_classify(gather *g, int q)
 {
     uint32_t j = g->items[g->item[q]].index;
     const orca_peer *o = &g->peer[j];
@@ -780,12 +781,21 @@ static inline void near_classify(gather *g, int q)
     double touch = g->radius + o->radius + (g->reach_speed + o->max_speed) * g->dt;
     g->index[q] = j;
     g->close[q] = g->d2[q] < touch * touch;
+    g->valid[q] = valid;
+    return valid;
+}
+
+/// Candidate q's sort key: its d2 as a float (rounding keeps the order,
+/// ties aside) with q in the low 8 bits, so keys are distinct integers;
+/// one not to avoid sorts after everyone.
+static inline int32_t near_key(const gather *g, int q)
+{
     // As an integer a float's bits keep its order; infinity and NaN stay
     // below the marks of the invalid (0x7FFFFFqq), as no number is.
     float f = (float)g->d2[q];
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
-    g->key[q] = (int32_t)((bits & ~0xFFu) | ((0u - (uint32_t)!valid) & 0x7FFFFF00u) | (uint32_t)q);
+    return (int32_t)((bits & ~0xFFu) | ((0u - (uint32_t)!g->valid[q]) & 0x7FFFFF00u) | (uint32_t)q);
 }
 
 /// rank[q] = how many of the keys [0, n) lie below key[q]. Up to 16 keys
@@ -854,6 +864,34 @@ static ST__NOINLINE void near_exact(const gather *g, uint8_t *ord, int n)
     }
 }
 
+/// At most this many neighbours are sorted by plain insertion (near_few):
+/// few comparisons, and no fix-up for the ties of the float keys, which
+/// symmetric scenes (a circle) have at every agent. Its branches
+/// mispredict in a random crowd, but at this size there are few of them.
+#define ORCA_FEW 6
+
+/// The few valid candidates in exact order (d2, then serial); then the
+/// close ones.
+static ST__NOINLINE void near_few(const gather *g, near_set *s)
+{
+    int m = 0;
+    for (int q = 0; q < g->n; q++) {
+        if (!g->valid[q]) continue;
+        int pos = m++;
+        while (pos > 0 && near_less(g, q, s->ord[pos - 1])) {
+            s->ord[pos] = s->ord[pos - 1];
+            pos--;
+        }
+        s->ord[pos] = (uint8_t)q;
+    }
+    int nc = 0;
+    for (int k = 0; k < m; k++) {
+        s->close[nc] = s->ord[k];
+        nc += g->close[s->ord[k]];
+    }
+    s->n_close = nc < ORCA_MAX_CLOSE ? nc : ORCA_MAX_CLOSE;
+}
+
 /// The candidates in the order their lines are made, which decides every
 /// rounding after it: nearest first, ties by serial. Each goes to its
 /// rank among the keys (a permutation: they are distinct), then those
@@ -863,10 +901,14 @@ static void near_select(gather *g, near_set *s)
 {
     const int n = g->n;
     int valid = 0;
-    for (int q = 0; q < n; q++) {
-        near_classify(g, q);
-        valid += g->key[q] < (int32_t)0x7FFFFF00;
+    for (int q = 0; q < n; q++) valid += near_classify(g, q);
+    s->n_valid = valid;
+    s->n_best = valid < g->cap ? valid : g->cap;
+    if (valid <= ORCA_FEW) {
+        near_few(g, s);
+        return;
     }
+    for (int q = 0; q < n; q++) g->key[q] = near_key(g, q);
     int32_t rank[ORCA_CAND_MAX + 16];
     int32_t sorted[ORCA_CAND_MAX + 1];
     uint8_t closes[ORCA_CAND_MAX + 1];
@@ -876,8 +918,6 @@ static void near_select(gather *g, near_set *s)
         sorted[rank[q]] = g->key[q] >> 8;
         closes[rank[q]] = g->close[q];
     }
-    s->n_valid = valid;
-    s->n_best = valid < g->cap ? valid : g->cap;
     // Ties in the float keys and the close ones in one pass, no branch
     // (the nearest ORCA_MAX_CLOSE of them count).
     bool tie = false;
@@ -1156,27 +1196,28 @@ static void disc_lines2(orca_ctx *x, const gather *g, int qa, int qb, double inv
     const v2d relx = _mm_unpacklo_pd(ra, rb), rely = _mm_unpackhi_pd(ra, rb);
     const v2d rvx = _mm_sub_pd(vx, _mm_unpacklo_pd(oa, ob)), rvy = _mm_sub_pd(vy, _mm_unpackhi_pd(oa, ob));
     const v2d rsum = _mm_set_pd(near_rsum(x, g, qb), near_rsum(x, g, qa));
-    // In an order that keeps few values alive at once (16 registers).
     v2d d2 = _mm_add_pd(_mm_mul_pd(relx, relx), _mm_mul_pd(rely, rely)), r2 = _mm_mul_pd(rsum, rsum);
     int over = _mm_movemask_pd(_mm_cmpngt_pd(d2, r2));
     v2d wvx = _mm_sub_pd(rvx, _mm_mul_pd(relx, ih)), wvy = _mm_sub_pd(rvy, _mm_mul_pd(rely, ih));
-    // The leg (left, or right by sign).
-    v2d left = _mm_cmpgt_pd(_mm_sub_pd(_mm_mul_pd(relx, wvy), _mm_mul_pd(rely, wvx)), zero);
-    v2d sign = v2d_blend(left, one, _mm_set1_pd(-1.0));
-    v2d leg = _mm_sqrt_pd(_mm_sub_pd(d2, r2));
-    v2d rs = _mm_mul_pd(rsum, sign), inv = _mm_mul_pd(_mm_div_pd(one, d2), sign);
-    v2d ldx = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(relx, leg), _mm_mul_pd(rely, rs)), inv);
-    v2d ldy = _mm_mul_pd(_mm_add_pd(_mm_mul_pd(relx, rs), _mm_mul_pd(rely, leg)), inv);
-    v2d dot2 = _mm_add_pd(_mm_mul_pd(rvx, ldx), _mm_mul_pd(rvy, ldy));
-    v2d lux = _mm_sub_pd(_mm_mul_pd(ldx, dot2), rvx), luy = _mm_sub_pd(_mm_mul_pd(ldy, dot2), rvy);
-    // The cut-off circle, and which of the two.
     v2d wl2 = _mm_add_pd(_mm_mul_pd(wvx, wvx), _mm_mul_pd(wvy, wvy));
     v2d dot1 = _mm_add_pd(_mm_mul_pd(wvx, relx), _mm_mul_pd(wvy, rely));
     v2d cut = _mm_and_pd(_mm_cmplt_pd(dot1, zero), _mm_cmpgt_pd(_mm_mul_pd(dot1, dot1), _mm_mul_pd(r2, wl2)));
-    v2d wl = _mm_sqrt_pd(wl2);
-    v2d iw = _mm_div_pd(one, v2d_blend(_mm_cmpgt_pd(wl2, zero), wl, one));
-    v2d uwx = _mm_mul_pd(wvx, iw), uwy = _mm_mul_pd(wvy, iw);
-    v2d cc = _mm_sub_pd(_mm_mul_pd(rsum, ih), wl);
+    // One square root and one division a lane, of the case it takes (the
+    // divider is the slow unit): sqrt(wl2) and 1 / wl for the cut-off,
+    // sqrt(d2 - r2) and 1 / d2 for a leg.
+    v2d root = _mm_sqrt_pd(v2d_blend(cut, wl2, _mm_sub_pd(d2, r2)));
+    v2d recip = _mm_div_pd(one, v2d_blend(cut, root, d2));
+    // The cut-off circle.
+    v2d uwx = _mm_mul_pd(wvx, recip), uwy = _mm_mul_pd(wvy, recip);
+    v2d cc = _mm_sub_pd(_mm_mul_pd(rsum, ih), root);
+    // The leg: the left one, or the right one by sign.
+    v2d left = _mm_cmpgt_pd(_mm_sub_pd(_mm_mul_pd(relx, wvy), _mm_mul_pd(rely, wvx)), zero);
+    v2d sign = v2d_blend(left, one, _mm_set1_pd(-1.0));
+    v2d rs = _mm_mul_pd(rsum, sign), inv = _mm_mul_pd(recip, sign);
+    v2d ldx = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(relx, root), _mm_mul_pd(rely, rs)), inv);
+    v2d ldy = _mm_mul_pd(_mm_add_pd(_mm_mul_pd(relx, rs), _mm_mul_pd(rely, root)), inv);
+    v2d dot2 = _mm_add_pd(_mm_mul_pd(rvx, ldx), _mm_mul_pd(rvy, ldy));
+    v2d lux = _mm_sub_pd(_mm_mul_pd(ldx, dot2), rvx), luy = _mm_sub_pd(_mm_mul_pd(ldy, dot2), rvy);
     v2d dirx = v2d_blend(cut, uwy, ldx), diry = v2d_blend(cut, _mm_xor_pd(uwx, _mm_set1_pd(-0.0)), ldy);
     v2d ux = v2d_blend(cut, _mm_mul_pd(uwx, cc), lux), uy = v2d_blend(cut, _mm_mul_pd(uwy, cc), luy);
     const v2d share = _mm_set_pd(sb, sa);
