@@ -16,12 +16,8 @@
 #define MIN_TIME_SCALE (1.0 / 16.0)
 #define MAX_TIME_SCALE 16.0
 
-static void set_flash(app *a, const char *fmt, double v)
-{
-    snprintf(a->flash, sizeof a->flash, fmt, v);
-    a->flash_bad = false;
-    a->flash_until = app_clock() + 1.2;
-}
+/* How long a key's flash stays up. */
+#define KEY_FLASH_SECONDS 1.2
 
 /* Scales every agent's max speed (speed) or max force by factor and flashes
  * the running factor. */
@@ -31,9 +27,9 @@ static void scale_agents(app *a, bool speed, double factor)
     if (w != NULL && tt_scale(a, speed, factor))
         app_scale_agents(a, speed, factor);
     if (speed)
-        set_flash(a, "max speed x%.2f", a->speed_factor);
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "max speed x%.2f", a->speed_factor);
     else
-        set_flash(a, "max force x%.2f", a->force_factor);
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "max force x%.2f", a->force_factor);
 }
 
 static void cycle_scene(app *a, int dir)
@@ -55,9 +51,7 @@ static void cycle_scene(app *a, int dir)
 static void toggle(app *a, unsigned flag, const char *name)
 {
     a->overlays ^= flag;
-    snprintf(a->flash, sizeof a->flash, "%s %s", name, (a->overlays & flag) ? "on" : "off");
-    a->flash_bad = false;
-    a->flash_until = app_clock() + 1.2;
+    app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "%s %s", name, (a->overlays & flag) ? "on" : "off");
 }
 
 /* F2..F11 toggle the overlays; the flash names the one toggled. */
@@ -106,13 +100,13 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_EQUALS:
         if (a->time_scale < MAX_TIME_SCALE)
             a->time_scale *= 2.0;
-        set_flash(a, "time scale x%g", a->time_scale);
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "time scale x%g", a->time_scale);
         return true;
     case SDLK_MINUS:
     case SDLK_KP_MINUS:
         if (a->time_scale > MIN_TIME_SCALE)
             a->time_scale *= 0.5;
-        set_flash(a, "time scale x%g", a->time_scale);
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "time scale x%g", a->time_scale);
         return true;
     case SDLK_r:
         app_restart(a);
@@ -154,9 +148,7 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
         return true;
     case SDLK_g:
         a->show_plots = !a->show_plots;
-        snprintf(a->flash, sizeof a->flash, "plots of the selected agent %s", a->show_plots ? "on" : "off");
-        a->flash_bad = false;
-        a->flash_until = app_clock() + 1.2;
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "plots of the selected agent %s", a->show_plots ? "on" : "off");
         return true;
     default:
         return false;

@@ -5,30 +5,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <SDL.h>
 
 #include "app.h"
-
-double app_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void app_format(char *buf, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, n, fmt, ap);
-    va_end(ap);
-}
 
 static void usage(FILE *out)
 {

@@ -1022,9 +1022,7 @@ void tt_after_step(app *a)
         if (r->sums[a->steps_run % SUMS_RING] != sum && r->resim_bad++ == 0) {
             fprintf(stderr, "steer: rewind: the re-simulation differs from the first pass at tick %ld\n",
                     a->steps_run);
-            app_format(a->flash, sizeof a->flash, "rewind: tick %ld differs from the first pass", a->steps_run);
-            a->flash_bad = true;
-            a->flash_until = app_clock() + 3.0;
+            app_flash(a, FLASH_BAD, 3.0, "rewind: tick %ld differs from the first pass", a->steps_run);
         }
     }
     replayer *p = a->rep;
@@ -1285,17 +1283,13 @@ void tt_branch(app *a)
     }
     printf("rewind: branch at tick %ld (ticks %ld..%ld dropped)\n", t, t + 1, end);
     fflush(stdout);
-    app_format(a->flash, sizeof a->flash, "branch at tick %ld: a new future", t);
-    a->flash_bad = false;
-    a->flash_until = app_clock() + 2.5;
+    app_flash(a, FLASH_OK, 2.5, "branch at tick %ld: a new future", t);
 }
 
 bool tt_rewind_to(app *a, long target)
 {
     if (a->rep != NULL && !a->rep->rewind) {
-        app_format(a->flash, sizeof a->flash, "no rewinding a --replay");
-        a->flash_bad = true;
-        a->flash_until = app_clock() + 1.5;
+        app_flash(a, FLASH_BAD, 1.5, "no rewinding a --replay");
         return false;
     }
     if (a->rec == NULL || a->rec->failed || a->world == NULL)

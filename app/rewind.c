@@ -275,9 +275,7 @@ long rewind_restore(app *a, long target)
         r->told = true;
         fprintf(stderr, "steer: rewind: no checkpoints (%s); going back re-runs the session from the start\n",
                 r->why);
-        app_format(a->flash, sizeof a->flash, "rewind without checkpoints: %s", r->why);
-        a->flash_bad = true;
-        a->flash_until = app_clock() + 4.0;
+        app_flash(a, FLASH_BAD, 4.0, "rewind without checkpoints: %s", r->why);
     }
     if (r == NULL || r->unavailable || a->L == NULL || a->world == NULL)
         return -1;

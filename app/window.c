@@ -29,14 +29,11 @@ static bool save_screenshot(app *a, SDL_Renderer *r, int w, int h)
     SDL_FreeSurface(s);
     if (ok) {
         printf("screenshot: %s\n", path);
-        app_format(a->flash, sizeof a->flash, "saved %s", path);
-        a->flash_bad = false;
+        app_flash(a, FLASH_OK, 2.0, "saved %s", path);
     } else {
         fprintf(stderr, "steer: screenshot failed: %s\n", SDL_GetError());
-        snprintf(a->flash, sizeof a->flash, "screenshot failed");
-        a->flash_bad = true;
+        app_flash(a, FLASH_BAD, 2.0, "screenshot failed");
     }
-    a->flash_until = app_clock() + 2.0;
     return ok;
 }
 
