@@ -102,6 +102,18 @@ static void overlay_free(source_overlay *o)
     free(o);
 }
 
+/* An empty overlay in place of the app's: sources come from the disk again
+ * until something is served. False (the old one kept) when out of memory. */
+static bool fresh_overlay(app *a)
+{
+    source_overlay *o = calloc(1, sizeof *o);
+    if (o == NULL)
+        return false;
+    overlay_free(a->overlay);
+    a->overlay = o;
+    return true;
+}
+
 /* The root (0 scene folder, 1 scripts/) and the path under it of an
  * absolute path; false when it is under neither. */
 static bool split_root(const app *a, const char *path, int *root, const char **rel)
@@ -445,6 +457,18 @@ void tt_mark(app *a, app_mark_kind kind, const char *label)
     one_line(label ? label : "", m->label, sizeof m->label);
     a->mark_count++;
     rec_printf(a, "mark %ld %s %s\n", a->steps_run, MARK_NAMES[kind], m->label);
+}
+
+/* Drops the marks at or after tick: they belong to a future gone. */
+static void drop_marks_from(app *a, long tick)
+{
+    int kept = 0, n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
+    for (int k = 0; k < n; k++) {
+        app_mark m = a->marks[(a->mark_count - n + k) % APP_MAX_MARKS];
+        if (m.tick < tick)
+            a->marks[kept++ % APP_MAX_MARKS] = m;
+    }
+    a->mark_count = kept;
 }
 
 /* ------------------------------------------------------------------ reading */
@@ -813,6 +837,16 @@ static replayer *load_replay(const char *path, char *buf, size_t size, char *err
 
 /* ------------------------------------------------------------------ opening */
 
+/* The sources the scene loaded at start (the recording's tick 0 files):
+ * served from the overlay before it loads. */
+static void serve_start_sources(app *a, replayer *p)
+{
+    while (p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
+        rec_event *e = &p->ev[p->next++];
+        overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+    }
+}
+
 /* Opens the journal (a recording in memory) with the header for this
  * scene and options; file: where --record writes it at the end, or NULL. */
 static bool journal_open(app *a, const app_options *o, const char *scene_arg, const char *file)
@@ -900,11 +934,8 @@ bool tt_prepare(app *a, app_options *o)
         o->argc = p->argc;
         o->argv = p->argv;
         a->rep = p;
-        /* The sources the scene loaded at start: served before it loads. */
-        while (!p->current && p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
-            rec_event *e = &p->ev[p->next++];
-            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
-        }
+        if (!p->current)
+            serve_start_sources(a, p);
     }
     return journal_open(a, o, o->scene, o->record);
 }
@@ -1116,15 +1147,14 @@ static void diverged(replayer *p, long tick, uint64_t expected, uint64_t got)
     p->got = got;
 }
 
-void tt_after_step(app *a)
+/* The journal's side of a step: the checksum every SUM_EVERY ticks, the
+ * --record file brought up to date every 10 s of sim time (not only at
+ * exit), and every tick's checksum, kept from the first pass so that a
+ * rewind's re-simulation is checked against it. */
+static void journal_after_step(app *a, uint64_t sum)
 {
-    uint64_t sum = a->world ? st_world_checksum(a->world) : 0;
-    /* the trace has the past's rows already; a branch's go on from its tick */
-    if (a->tracer && !(a->rep && a->rep->rewind))
-        trace_rows(a, a->tracer);
     if (a->steps_run % SUM_EVERY == 0)
         rec_printf(a, "sum %ld %016llx\n", a->steps_run, (unsigned long long)sum);
-    /* --record's file is brought up to date every 10 s of sim time (not only at exit) */
     if (tt_recording(a) && journal_on(a) && a->steps_run % (10 * SUM_EVERY) == 0)
         rec_write(a->rec, a->steps_run);
     recorder *r = a->rec;
@@ -1140,38 +1170,52 @@ void tt_after_step(app *a)
             app_flash(a, FLASH_BAD, 3.0, "rewind: tick %ld differs from the first pass", a->steps_run);
         }
     }
-    replayer *p = a->rep;
-    if (p && !p->finished) {
-        if (p->ref) {
-            /* the recorded run takes the same step; its checksums are the truth */
-            app_step(p->ref);
-            uint64_t want = p->ref->world ? st_world_checksum(p->ref->world) : 0;
+}
+
+/* A replay's side: the recorded checksums (or the reference run's, taking
+ * the same step) compared with this one, and the replay's end. */
+static void replay_after_step(app *a, replayer *p, uint64_t sum)
+{
+    if (p->ref) {
+        /* the recorded run takes the same step; its checksums are the truth */
+        app_step(p->ref);
+        uint64_t want = p->ref->world ? st_world_checksum(p->ref->world) : 0;
+        p->compared++;
+        if (want != sum)
+            diverged(p, a->steps_run, want, sum);
+    }
+    while (p->next < p->n && p->ev[p->next].kind == EV_SUM && p->ev[p->next].tick == a->steps_run) {
+        rec_event *e = &p->ev[p->next++];
+        if (!p->ref)
             p->compared++;
-            if (want != sum)
-                diverged(p, a->steps_run, want, sum);
+        if (e->sum != sum)
+            diverged(p, e->tick, e->sum, sum);
+    }
+    if (p->rewind) {
+        if (a->steps_run >= p->end) {
+            /* back at the head: live again, the journal goes on */
+            free_replayer(p);
+            a->rep = NULL;
         }
-        while (p->next < p->n && p->ev[p->next].kind == EV_SUM && p->ev[p->next].tick == a->steps_run) {
-            rec_event *e = &p->ev[p->next++];
-            if (!p->ref)
-                p->compared++;
-            if (e->sum != sum)
-                diverged(p, e->tick, e->sum, sum);
-        }
-        if (p->rewind) {
-            if (a->steps_run >= p->end) {
-                /* back at the head: live again, the journal goes on */
-                free_replayer(p);
-                a->rep = NULL;
-            }
-        } else if (a->steps_run >= p->end || p->diverged) {
-            p->finished = true;
-            if (!a->opt.headless) {
-                /* the window stays on the last replayed tick */
-                a->paused = true;
-                a->status = tt_replay_finish(a);
-            }
+    } else if (a->steps_run >= p->end || p->diverged) {
+        p->finished = true;
+        if (!a->opt.headless) {
+            /* the window stays on the last replayed tick */
+            a->paused = true;
+            a->status = tt_replay_finish(a);
         }
     }
+}
+
+void tt_after_step(app *a)
+{
+    uint64_t sum = a->world ? st_world_checksum(a->world) : 0;
+    /* the trace has the past's rows already; a branch's go on from its tick */
+    if (a->tracer && !(a->rep && a->rep->rewind))
+        trace_rows(a, a->tracer);
+    journal_after_step(a, sum);
+    if (a->rep && !a->rep->finished)
+        replay_after_step(a, a->rep, sum);
     if (a->plot)
         plot_sample(a);
     if (a->rewind)
@@ -1346,14 +1390,10 @@ static void write_event(FILE *f, const rec_event *e)
     }
 }
 
-void tt_branch(app *a)
+/* The journal cut at tick t: its header, then the events before t's inputs
+ * (t's own checksum kept), from the replay of it being re-run. */
+static void cut_journal(recorder *r, const replayer *p, long t)
 {
-    replayer *p = a->rep;
-    recorder *r = a->rec;
-    if (p == NULL || !p->rewind || r == NULL)
-        return;
-    long t = a->steps_run;
-    /* the journal up to here: what happened before this tick's inputs */
     /* closing a memstream settles its buffer (it may move): take it after */
     fclose(r->mem);
     char *old = r->membuf;
@@ -1364,41 +1404,108 @@ void tt_branch(app *a)
     if (r->mem == NULL) {
         r->failed = true;
         free(old);
-    } else {
-        fwrite(old, 1, header, r->mem);
-        free(old);
-        for (int i = 0; i < p->n; i++) {
-            const rec_event *e = &p->ev[i];
-            if (e->tick < t || (e->tick == t && e->kind == EV_SUM))
-                write_event(r->mem, e);
-        }
+        return;
     }
+    fwrite(old, 1, header, r->mem);
+    free(old);
+    for (int i = 0; i < p->n; i++) {
+        const rec_event *e = &p->ev[i];
+        if (e->tick < t || (e->tick == t && e->kind == EV_SUM))
+            write_event(r->mem, e);
+    }
+}
+
+void tt_branch(app *a)
+{
+    replayer *p = a->rep;
+    recorder *r = a->rec;
+    if (p == NULL || !p->rewind || r == NULL)
+        return;
+    long t = a->steps_run;
+    /* the journal up to here: what happened before this tick's inputs */
+    cut_journal(r, p, t);
     r->mouse_valid = p->mouse_valid;
     r->mouse = p->mouse;
     r->sums_head = t;
-    /* marks of the dropped future go with it */
-    int keep = 0;
-    int n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
-    for (int i = 0; i < n; i++) {
-        app_mark m = a->marks[(a->mark_count - n + i) % APP_MAX_MARKS];
-        if (m.tick <= t)
-            a->marks[keep++ % APP_MAX_MARKS] = m;
-    }
-    a->mark_count = keep;
+    drop_marks_from(a, t + 1); /* marks of the dropped future go with it */
     long end = p->end;
     free_replayer(p);
     a->rep = NULL;
     a->branch_tick = t;
     rewind_branch(a, t);
     /* live again: sources come from the disk (the edit that made the branch) */
-    source_overlay *o = calloc(1, sizeof *o);
-    if (o != NULL) {
-        overlay_free(a->overlay);
-        a->overlay = o;
-    }
+    fresh_overlay(a);
     printf("rewind: branch at tick %ld (ticks %ld..%ld dropped)\n", t, t + 1, end);
     fflush(stdout);
     app_flash(a, FLASH_OK, 2.5, "branch at tick %ld: a new future", t);
+}
+
+/* The journal as a replay to re-run from tick 0: the rewind's own when the
+ * app is in the past already, else made from the journal so far (NULL,
+ * said on stderr, when it cannot be). */
+static replayer *journal_replay(app *a, long head)
+{
+    replayer *p = a->rep;
+    if (p != NULL) {
+        p->next = 0;
+    } else {
+        size_t len = 0;
+        char *buf = journal_copy(a->rec, head, &len);
+        char err[256];
+        p = buf ? load_replay("(journal)", buf, len, err, sizeof err) : NULL;
+        if (p == NULL) {
+            fprintf(stderr, "steer: rewind: %s\n", buf ? err : "out of memory");
+            return NULL;
+        }
+        p->rewind = true;
+    }
+    p->mouse_valid = false;
+    p->mouse = st_v2(0, 0);
+    p->finished = p->diverged = false;
+    return p;
+}
+
+/* Back from the checkpoint restored at tick from: the journal from its
+ * tick on, the sources and the pointer as they were then, marks up to it. */
+static bool resume_at_checkpoint(app *a, replayer *p, long from)
+{
+    if (!fresh_overlay(a))
+        return false;
+    int i = 0;
+    for (; i < p->n && (p->ev[i].tick < from || (p->ev[i].tick == from && p->ev[i].kind == EV_SUM)); i++) {
+        const rec_event *e = &p->ev[i];
+        if (e->kind == EV_FILE)
+            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+        else if (e->kind == EV_MOUSE) {
+            p->mouse_valid = e->valid;
+            p->mouse = st_v2(e->x, e->y);
+        }
+    }
+    p->next = i;
+    drop_marks_from(a, from);
+    a->steps_run = from;
+    a->resim_from = from;
+    return true;
+}
+
+/* Back to tick 0 with no checkpoint: the same fresh state, the sources as
+ * first loaded. */
+static bool restart_from_zero(app *a, replayer *p)
+{
+    a->resim_from = 0;
+    if (!fresh_overlay(a))
+        return false;
+    serve_start_sources(a, p);
+    a->steps_run = 0;
+    a->mark_count = 0;
+    app_reopen(a);
+    return true;
+}
+
+static void step_to(app *a, long target)
+{
+    while (a->steps_run < target && a->world != NULL && !a->quit)
+        app_step(a);
 }
 
 bool tt_rewind_to(app *a, long target)
@@ -1415,78 +1522,25 @@ bool tt_rewind_to(app *a, long target)
         return true;
     if (target > a->steps_run) {
         /* forward through the known future: the journal feeds the steps */
-        while (a->steps_run < target && a->world != NULL && !a->quit)
-            app_step(a);
+        step_to(a, target);
         return true;
     }
-    replayer *p = a->rep;
-    if (p == NULL) {
-        size_t len = 0;
-        char *buf = journal_copy(a->rec, head, &len);
-        char err[256];
-        p = buf ? load_replay("(journal)", buf, len, err, sizeof err) : NULL;
-        if (p == NULL) {
-            fprintf(stderr, "steer: rewind: %s\n", buf ? err : "out of memory");
-            return false;
-        }
-        p->rewind = true;
-    } else {
-        p->next = 0;
-    }
-    p->mouse_valid = false;
-    p->mouse = st_v2(0, 0);
-    p->finished = p->diverged = false;
+    replayer *p = journal_replay(a, head);
+    if (p == NULL)
+        return false;
     a->rep = p;
     st_agent_id keep = a->selected;
     long from = rewind_restore(a, target);
     if (from >= 0) {
-        /* a checkpoint: the journal from its tick on, the sources and mouse as they were */
-        source_overlay *o = calloc(1, sizeof *o);
-        if (o == NULL)
+        if (!resume_at_checkpoint(a, p, from))
             return false;
-        overlay_free(a->overlay);
-        a->overlay = o;
-        int i = 0;
-        for (; i < p->n && (p->ev[i].tick < from || (p->ev[i].tick == from && p->ev[i].kind == EV_SUM)); i++) {
-            const rec_event *e = &p->ev[i];
-            if (e->kind == EV_FILE)
-                overlay_set(a->overlay, e->root, e->text, e->data, e->len);
-            else if (e->kind == EV_MOUSE) {
-                p->mouse_valid = e->valid;
-                p->mouse = st_v2(e->x, e->y);
-            }
-        }
-        p->next = i;
-        int kept = 0, n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
-        for (int k = 0; k < n; k++) {
-            app_mark m = a->marks[(a->mark_count - n + k) % APP_MAX_MARKS];
-            if (m.tick < from)
-                a->marks[kept++ % APP_MAX_MARKS] = m;
-        }
-        a->mark_count = kept;
-        a->steps_run = from;
-        a->resim_from = from;
-        while (a->steps_run < target && a->world != NULL && !a->quit)
-            app_step(a);
+        step_to(a, target);
         a->paused = true;
         return true;
     }
-    a->resim_from = 0;
-    /* from the start: the same fresh state, the sources as first loaded */
-    source_overlay *o = calloc(1, sizeof *o);
-    if (o == NULL)
+    if (!restart_from_zero(a, p))
         return false;
-    overlay_free(a->overlay);
-    a->overlay = o;
-    while (p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
-        rec_event *e = &p->ev[p->next++];
-        overlay_set(a->overlay, e->root, e->text, e->data, e->len);
-    }
-    a->steps_run = 0;
-    a->mark_count = 0;
-    app_reopen(a);
-    while (a->steps_run < target && a->world != NULL && !a->quit)
-        app_step(a);
+    step_to(a, target);
     if (a->world != NULL && st_agent_alive(a->world, keep))
         a->selected = keep;
     a->paused = true;
@@ -1536,6 +1590,31 @@ int tt_replay_finish(app *a)
     return 0;
 }
 
+/* --rewind-test T:N:FILE=SOURCE, once back at tick `to`: an edit in the
+ * past; the journal's future is dropped and the run goes on from there. */
+static int rewind_test_edit(app *a, long to)
+{
+    char file[PATH_MAX], real[PATH_MAX];
+    app_format(file, sizeof file, "%s", a->opt.rewind_edit);
+    char *eq = strchr(file, '=');
+    *eq = '\0';
+    int root;
+    const char *rel;
+    size_t len;
+    char *src = read_file(eq + 1, &len);
+    if (src == NULL || realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
+        printf("rewind: cannot edit %s with %s\n", file, eq + 1);
+        free(src);
+        return 1;
+    }
+    tt_branch(a);
+    overlay_set(a->overlay, root, rel, src, len);
+    free(src);
+    app_reload_file(a, real, root);
+    a->paused = false;
+    return a->rep == NULL && a->branch_tick == to ? 0 : 1;
+}
+
 int tt_rewind_test(app *a, long by)
 {
     recorder *r = a->rec;
@@ -1560,28 +1639,8 @@ int tt_rewind_test(app *a, long by)
            "every one equal to the first pass: %s)\n",
            from - to, to, back_checked, a->resim_from > 0 ? "the checkpoint at tick" : "the start, tick",
            a->resim_from, ms, r->resim_bad == b0 ? "yes" : "NO");
-    if (a->opt.rewind_edit != NULL) {
-        /* an edit in the past: the journal's future is dropped, the run goes on from here */
-        char file[PATH_MAX], real[PATH_MAX];
-        app_format(file, sizeof file, "%s", a->opt.rewind_edit);
-        char *eq = strchr(file, '=');
-        *eq = '\0';
-        int root;
-        const char *rel;
-        size_t len;
-        char *src = read_file(eq + 1, &len);
-        if (src == NULL || realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
-            printf("rewind: cannot edit %s with %s\n", file, eq + 1);
-            free(src);
-            return 1;
-        }
-        tt_branch(a);
-        overlay_set(a->overlay, root, rel, src, len);
-        free(src);
-        app_reload_file(a, real, root);
-        a->paused = false;
-        return a->rep == NULL && a->branch_tick == to ? 0 : 1;
-    }
+    if (a->opt.rewind_edit != NULL)
+        return rewind_test_edit(a, to);
     long c1 = r->resim_checked, b1 = r->resim_bad;
     while (a->steps_run < from && !a->quit) /* Right, one tick at a time */
         if (!tt_rewind_to(a, a->steps_run + 1))

@@ -211,6 +211,33 @@ static void draw_polygon(render_ctx *c, const st_obstacle_info *o)
         batch_line(b, s[i], s[(i + 1) % n], 1.5f, COL_OBSTACLE_EDGE);
 }
 
+/* Paths reach the core only through standing behaviours; each is drawn
+ * once however many agents follow it. */
+static void draw_followed_paths(render_ctx *c, const st_world *w)
+{
+    enum { MAX_PATHS = 32 };
+    const st_path *seen[MAX_PATHS];
+    int nseen = 0;
+    for (int k = 0; k < st_world_stored_count(w); k++) {
+        st_agent_id id = st_world_stored(w, k);
+        if (st_id_is_null(id))
+            continue;
+        const st_behavior *list = NULL;
+        int n = st_agent_behaviors(w, id, &list);
+        for (int i = 0; i < n; i++) {
+            if (list[i].type != ST_FOLLOW_PATH || list[i].path == NULL)
+                continue;
+            bool dup = false;
+            for (int j = 0; j < nseen; j++)
+                dup = dup || seen[j] == list[i].path;
+            if (!dup && nseen < MAX_PATHS) {
+                seen[nseen++] = list[i].path;
+                draw_path(c, list[i].path);
+            }
+        }
+    }
+}
+
 static void draw_world(app *a, render_ctx *c)
 {
     st_world *w = a->world;
@@ -240,31 +267,8 @@ static void draw_world(app *a, render_ctx *c)
         batch_line(b, to_screen(c, p), to_screen(c, q), 3.0f, COL_WALL);
     }
 
-    /* Paths reach the core only through standing behaviours; each is drawn
-     * once however many agents follow it. */
-    if (a->overlays & OV_PATHS) {
-        enum { MAX_PATHS = 32 };
-        const st_path *seen[MAX_PATHS];
-        int nseen = 0;
-        for (int k = 0; k < st_world_stored_count(w); k++) {
-            st_agent_id id = st_world_stored(w, k);
-            if (st_id_is_null(id))
-                continue;
-            const st_behavior *list = NULL;
-            int n = st_agent_behaviors(w, id, &list);
-            for (int i = 0; i < n; i++) {
-                if (list[i].type != ST_FOLLOW_PATH || list[i].path == NULL)
-                    continue;
-                bool dup = false;
-                for (int k = 0; k < nseen; k++)
-                    dup = dup || seen[k] == list[i].path;
-                if (!dup && nseen < MAX_PATHS) {
-                    seen[nseen++] = list[i].path;
-                    draw_path(c, list[i].path);
-                }
-            }
-        }
-    }
+    if (a->overlays & OV_PATHS)
+        draw_followed_paths(c, w);
 }
 
 /* ------------------------------------------------------------------ agents */
