@@ -1345,11 +1345,6 @@ long tt_head(const app *a)
     return a->rep != NULL && a->rep->rewind ? a->rep->end : a->steps_run;
 }
 
-long tt_branch_tick(const app *a)
-{
-    return a->branch_tick;
-}
-
 /* ------------------------------------------------------------------ rewind */
 
 static void write_event(FILE *f, const rec_event *e)
