@@ -63,6 +63,20 @@ st_vec2 sl_point(lua_State *L, int idx, const sl_src *src)
     return v;
 }
 
+void sl_point_list(lua_State *L, int idx, lua_Integer n, const sl_src *src, st_vec2 *out)
+{
+    idx = lua_absindex(L, idx);
+    char ctx[32];
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, idx, i);
+        snprintf(ctx, sizeof ctx, "[%lld]", (long long)i);
+        sl_src ps = *src;
+        ps.ctx = ctx;
+        out[i - 1] = sl_point(L, -1, &ps);
+        lua_pop(L, 1);
+    }
+}
+
 st_vec2 steer_lua_checkpoint(lua_State *L, int arg)
 {
     sl_src src = sl_arg(arg);
