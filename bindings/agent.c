@@ -373,7 +373,7 @@ enum {
     AF_READONLY = 64 /* flag: assigning raises */
 };
 
-static const struct { const char *name; int code; } agent_fields[] = {
+static const sl_code agent_fields[] = {
     {"pos", AF_POS},
     {"vel", AF_VEL},
     {"heading", AF_HEADING | AF_READONLY},
@@ -396,6 +396,7 @@ static const struct { const char *name; int code; } agent_fields[] = {
     {"self", AF_SELF | AF_READONLY},
     {"behaviors", AF_BEHAVIORS},
     {"turn_rate", AF_TURN_RATE},
+    {NULL, 0},
 };
 
 /* A copy of the stored behaviour list: entries are fresh tables, so
@@ -1010,34 +1011,27 @@ static const luaL_Reg agent_methods[] = {
     {NULL, NULL},
 };
 
-void sl_open_agent(lua_State *L)
+/* The avoidance fields (avoid.c) in the name table, as AF_AVOID + k. */
+static void add_avoid_fields(lua_State *L)
 {
-    luaL_newmetatable(L, SL_AGENT);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
-    lua_pushcfunction(L, agent_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_createtable(L, 0, (int)(sizeof agent_methods / sizeof agent_methods[0]));
-    lua_pushvalue(L, -2);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2); /* sl_open_vec2 ran first */
-    luaL_setfuncs(L, agent_methods, 2);
-    for (size_t i = 0; i < sizeof agent_fields / sizeof agent_fields[0]; i++) {
-        lua_pushinteger(L, agent_fields[i].code);
-        lua_setfield(L, -2, agent_fields[i].name);
-    }
     for (int k = 0; k < SL_AVOID_FIELDS; k++) {
         lua_pushinteger(L, AF_AVOID + k);
         lua_setfield(L, -2, sl_avoid_fields[k]);
     }
-    lua_pushvalue(L, -1);
-    lua_pushvalue(L, -3);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
-    sl_keycache_new(L, -2); /* the agent metatable's */
-    lua_createtable(L, SL_KEYCACHE, 0);
-    lua_pushcclosure(L, agent_index, 5);
-    lua_setfield(L, -3, "__index");
-    lua_pushcclosure(L, agent_newindex, 1);
-    lua_setfield(L, -2, "__newindex");
-    steer_lua_protect_metatable(L, -1, SL_AGENT, false);
+}
+
+/* The methods and agent_index close over the agent and vec2 metatables
+ * (UV_AGENT_MT, UV_VEC2_MT: sl_open_vec2 ran first). */
+static const void *const agent_ups[] = {&sl_key_agent, &sl_key_vec2, NULL};
+
+void sl_open_agent(lua_State *L)
+{
+    static const luaL_Reg meta[] = {{"__tostring", agent_tostring}, {NULL, NULL}};
+    static const sl_type t = {
+        .name = SL_AGENT, .key = &sl_key_agent, .meta = meta, .methods = agent_methods,
+        .fields = agent_fields, .more_names = add_avoid_fields, .ups = agent_ups, .index_ups = 2,
+        .keycache = true, .index = agent_index, .newindex = agent_newindex,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
 }

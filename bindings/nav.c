@@ -283,38 +283,29 @@ static int field_tostring(lua_State *L)
     return 1;
 }
 
-static void open_type(lua_State *L, const char *name, const void *key, const luaL_Reg *methods, lua_CFunction index,
-                      lua_CFunction newindex, lua_CFunction gc, lua_CFunction tostring)
-{
-    luaL_newmetatable(L, name);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_pushcclosure(L, index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, tostring);
-    lua_setfield(L, -2, "__tostring");
-    steer_lua_protect_metatable(L, -1, name, false);
-    lua_pop(L, 1);
-}
-
 void sl_open_nav(lua_State *L)
 {
+    static const luaL_Reg nav_meta[] = {{"__gc", nav_gc}, {"__tostring", nav_tostring}, {NULL, NULL}};
     static const luaL_Reg nav_methods[] = {
         {"path", nav_path},     {"visible", nav_visible},       {"blocked", nav_blocked},
         {"update", nav_update}, {"flow_field", nav_flow_field}, {"cells", nav_cells},
         {NULL, NULL},
     };
+    static const luaL_Reg field_meta[] = {{"__gc", field_gc}, {"__tostring", field_tostring}, {NULL, NULL}};
     static const luaL_Reg field_methods[] = {
         {"dir", field_dir},
         {"distance", field_distance},
         {NULL, NULL},
     };
-    open_type(L, SL_NAV, &sl_key_nav, nav_methods, nav_index, nav_newindex, nav_gc, nav_tostring);
-    open_type(L, SL_FIELD, &sl_key_field, field_methods, field_index, field_newindex, field_gc, field_tostring);
+    static const sl_type nav = {
+        .name = SL_NAV, .key = &sl_key_nav, .meta = nav_meta, .methods = nav_methods,
+        .index = nav_index, .newindex = nav_newindex,
+    };
+    static const sl_type field = {
+        .name = SL_FIELD, .key = &sl_key_field, .meta = field_meta, .methods = field_methods,
+        .index = field_index, .newindex = field_newindex,
+    };
+    sl_newtype(L, &nav);
+    sl_newtype(L, &field);
+    lua_pop(L, 2);
 }

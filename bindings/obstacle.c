@@ -238,15 +238,11 @@ static int obstacle_tostring(lua_State *L)
 
 void sl_open_obstacle(lua_State *L)
 {
-    luaL_newmetatable(L, SL_OBSTACLE);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_obstacle);
-    lua_pushcfunction(L, obstacle_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, obstacle_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, obstacle_tostring);
-    lua_setfield(L, -2, "__tostring");
-    steer_lua_protect_metatable(L, -1, SL_OBSTACLE, false);
+    static const luaL_Reg meta[] = {{"__tostring", obstacle_tostring}, {NULL, NULL}};
+    static const sl_type t = {
+        .name = SL_OBSTACLE, .key = &sl_key_obstacle, .meta = meta,
+        .index = obstacle_index, .newindex = obstacle_newindex,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
 }

@@ -134,23 +134,21 @@ static const luaL_Reg path_meta[] = {
     {NULL, NULL},
 };
 
+static const luaL_Reg path_methods[] = {
+    {"points", path_points},
+    {NULL, NULL},
+};
+
+static const sl_code path_fields[] = {{"loop", PF_LOOP}, {"radius", PF_RADIUS}, {NULL, 0}};
+
 /* Expects the steer table on top; sets steer.path. */
 void sl_open_path(lua_State *L)
 {
-    luaL_newmetatable(L, SL_PATH);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_path);
-    luaL_setfuncs(L, path_meta, 0);
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, path_points);
-    lua_setfield(L, -2, "points");
-    lua_pushinteger(L, PF_LOOP);
-    lua_setfield(L, -2, "loop");
-    lua_pushinteger(L, PF_RADIUS);
-    lua_setfield(L, -2, "radius");
-    lua_pushcclosure(L, path_index, 1);
-    lua_setfield(L, -2, "__index");
-    steer_lua_protect_metatable(L, -1, SL_PATH, false);
+    static const sl_type t = {
+        .name = SL_PATH, .key = &sl_key_path, .meta = path_meta, .methods = path_methods,
+        .fields = path_fields, .index = path_index,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
     lua_pushcfunction(L, sl_path_new);
     lua_setfield(L, -2, "path");

@@ -313,10 +313,10 @@ enum {
     WF_CONTACTS
 };
 
-static const struct { const char *name; int code; } world_fields[] = {
+static const sl_code world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
     {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
-    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS},
+    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS}, {NULL, 0},
 };
 
 /* world.user: the scene's own table, made on first read. It lives with the
@@ -752,30 +752,19 @@ static const luaL_Reg world_meta[] = {
     {NULL, NULL},
 };
 
+/* The methods close over the world and agent metatables (UV_WORLD_MT,
+ * UV_AGENT_MT: sl_open_agent ran first); world_index over the world's. */
+static const void *const world_ups[] = {&sl_key_world, &sl_key_agent, NULL};
+
 /* Expects the steer table on top; sets steer.world. */
 void sl_open_world(lua_State *L)
 {
-    luaL_newmetatable(L, SL_WORLD);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_world);
-    luaL_setfuncs(L, world_meta, 0);
-    luaL_newlibtable(L, world_methods);
-    lua_pushvalue(L, -2);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent); /* sl_open_agent ran first */
-    luaL_setfuncs(L, world_methods, 2);
-    for (size_t i = 0; i < sizeof world_fields / sizeof world_fields[0]; i++) {
-        lua_pushinteger(L, world_fields[i].code);
-        lua_setfield(L, -2, world_fields[i].name);
-    }
-    lua_pushvalue(L, -1);
-    lua_pushvalue(L, -3);
-    sl_keycache_new(L, -1);
-    lua_createtable(L, SL_KEYCACHE, 0);
-    lua_pushcclosure(L, world_index, 4);
-    lua_setfield(L, -3, "__index");
-    lua_pushcclosure(L, world_newindex, 1);
-    lua_setfield(L, -2, "__newindex");
-    steer_lua_protect_metatable(L, -1, SL_WORLD, false);
+    static const sl_type t = {
+        .name = SL_WORLD, .key = &sl_key_world, .meta = world_meta, .methods = world_methods,
+        .fields = world_fields, .ups = world_ups, .index_ups = 1, .keycache = true,
+        .index = world_index, .newindex = world_newindex,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
     lua_pushcfunction(L, sl_world_new);
     lua_setfield(L, -2, "world");
