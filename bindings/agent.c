@@ -592,9 +592,10 @@ static int agent_tostring(lua_State *L)
 
 /* ---- steering methods: each returns its unweighted force ---- */
 
-/* The methods are closures with two upvalues, the agent and the vec2
- * metatables: a brain calls several per agent per step, and comparing
- * against an upvalue skips the registry lookup of the shared checks. */
+/* The methods are closures whose first two upvalues are the agent and the
+ * vec2 metatables (the behaviour methods have their method_def as the
+ * third): a brain calls several per agent per step, and comparing against
+ * an upvalue skips the registry lookup of the shared checks. */
 #define UV_AGENT_MT lua_upvalueindex(1)
 #define UV_VEC2_MT lua_upvalueindex(2)
 
@@ -639,92 +640,6 @@ static st_target target_arg(lua_State *L, int arg, sl_agent *a, bool agent_only)
     return sl_target(L, arg, &src, a->sw, agent_only);
 }
 
-static int agent_seek(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_SEEK];
-    b.target = target_arg(L, 2, a, false);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_flee(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FLEE];
-    b.target = target_arg(L, 2, a, false);
-    b.radius = sl_optnonneg(L, 3, b.radius);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_arrive(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_ARRIVE];
-    b.target = target_arg(L, 2, a, false);
-    b.radius = sl_optnonneg(L, 3, b.radius);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    sl_src src = sl_arg(5);
-    b.decel = sl_deceleration(L, 5, &src);
-    return push_steer(L, a, &b);
-}
-
-static int agent_pursue(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_PURSUE];
-    b.target = target_arg(L, 2, a, true);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_evade(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_EVADE];
-    b.target = target_arg(L, 2, a, true);
-    b.radius = sl_optnonneg(L, 3, b.radius);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_intercept(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_INTERCEPT];
-    b.target = target_arg(L, 2, a, true);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-/* wander, avoid_obstacles, avoid_walls, contain: just a weight */
-static int weight_only(lua_State *L, st_behavior_type type)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[type];
-    b.weight = sl_optfinite(L, 2, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_wander(lua_State *L) { return weight_only(L, ST_WANDER); }
-static int agent_avoid_obstacles(lua_State *L) { return weight_only(L, ST_AVOID_OBSTACLES); }
-static int agent_avoid_walls(lua_State *L) { return weight_only(L, ST_AVOID_WALLS); }
-static int agent_avoid_agents(lua_State *L) { return weight_only(L, ST_AVOID_AGENTS); }
-
-/* a:contain([rect,] [weight]): the world's rectangle, or {x, y, w, h} */
-static int agent_contain(lua_State *L)
-{
-    if (lua_type(L, 2) != LUA_TTABLE)
-        return weight_only(L, ST_CONTAIN);
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_CONTAIN];
-    sl_src src = sl_arg(2);
-    sl_rect(L, 2, &src, b.rect);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
 typedef st_vec2 (*list_fn)(st_world *, st_agent_id, const st_agent_id *, int, double);
 
 /* separate / align / cohere over an explicit array of agents. Removed
@@ -762,134 +677,6 @@ static int agent_separate(lua_State *L) { return list_behavior(L, st_agent_separ
 static int agent_align(lua_State *L) { return list_behavior(L, st_agent_align_list); }
 static int agent_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_list); }
 
-/* a:flock([opts [, weight]]) — opts may carry weight too */
-static int agent_flock(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    lua_settop(L, 3);
-    lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 4 */
-    st_behavior b = a->sw->defaults[ST_FLOCK];
-    sl_src src = sl_arg(2);
-    b.weight = 1.0;
-    b.flock = sl_flock_params(L, 2, 4, a->sw, &src, &b.weight);
-    b.weight = sl_optfinite(L, 3, b.weight);
-    return push_steer(L, a, &b);
-}
-
-/* Checks the options table at idx: every key must be one of `keys`. */
-static void check_opts(lua_State *L, int idx, const char *const *keys, const char *what)
-{
-    if (lua_type(L, idx) != LUA_TTABLE) {
-        sl_src src = sl_arg(idx);
-        sl_raise_type(L, &src, idx, "table");
-    }
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int i = 0; keys[i] != NULL && !ok; i++)
-                ok = strcmp(lua_tostring(L, -1), keys[i]) == 0;
-        if (!ok) {
-            sl_src src = sl_arg(idx);
-            sl_raise(L, &src, "unknown %s option '%s'", what, luaL_tolstring(L, -1, NULL));
-        }
-    }
-}
-
-/* Pushes field name of the options table at idx; true when it is not nil. */
-static bool opt_field(lua_State *L, int idx, const char *name)
-{
-    if (lua_getfield(L, idx, name) != LUA_TNIL)
-        return true;
-    lua_pop(L, 1);
-    return false;
-}
-
-static double opt_num(lua_State *L, int idx, const char *name, double def, double min)
-{
-    if (!opt_field(L, idx, name))
-        return def;
-    sl_src src = sl_field(idx, name);
-    double d = min == -INFINITY ? sl_number(L, -1, &src) : sl_number_min(L, -1, &src, min, false);
-    lua_pop(L, 1);
-    return d;
-}
-
-/* a:follow_path(path [, opts] [, weight]): opts { mode, predict, offset, weight } */
-static int agent_follow_path(lua_State *L)
-{
-    static const char *const keys[] = {"mode", "predict", "offset", "weight", NULL};
-    sl_agent *a = method_self(L);
-    sl_path *p = (sl_path *)sl_checkudata(L, 2, &sl_key_path, SL_PATH);
-    st_behavior b = a->sw->defaults[ST_FOLLOW_PATH];
-    b.path = p->p;
-    int warg = 3;
-    if (lua_type(L, 3) == LUA_TTABLE) {
-        check_opts(L, 3, keys, "follow_path");
-        if (opt_field(L, 3, "mode")) {
-            sl_src src = sl_field(3, "mode");
-            b.path_mode = sl_path_mode(L, -1, &src);
-            lua_pop(L, 1);
-        }
-        b.predict = opt_num(L, 3, "predict", b.predict, 0.0);
-        b.ahead = opt_num(L, 3, "offset", b.ahead, 0.0);
-        b.weight = opt_num(L, 3, "weight", 1.0, -INFINITY);
-        warg = 4;
-    } else {
-        b.weight = 1.0;
-    }
-    b.weight = sl_optfinite(L, warg, b.weight);
-    /* the agent remembers which path it follows: keep that one alive */
-    lua_getiuservalue(L, 1, SL_AUV_PATH);
-    if (!lua_rawequal(L, -1, 2)) {
-        lua_pushvalue(L, 2);
-        lua_setiuservalue(L, 1, SL_AUV_PATH);
-    }
-    lua_pop(L, 1);
-    return push_steer(L, a, &b);
-}
-
-static int agent_offset_pursue(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_OFFSET_PURSUE];
-    b.target = target_arg(L, 2, a, true);
-    b.offset = steer_lua_checkpoint(L, 3);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_interpose(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_INTERPOSE];
-    b.target = target_arg(L, 2, a, true);
-    b.target2 = target_arg(L, 3, a, true);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_hide(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_HIDE];
-    b.target = target_arg(L, 2, a, true);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-/* a:follow_flow(field [, weight]) */
-static int agent_follow_flow(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FOLLOW_FLOW];
-    if ((b.field = sl_toflowfield(L, 2)) == NULL)
-        luaL_typeerror(L, 2, "steer.flowfield");
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
 static int agent_apply(lua_State *L)
 {
     sl_agent *a = method_self(L);
@@ -899,121 +686,210 @@ static int agent_apply(lua_State *L)
     return 0;
 }
 
-/* ---- orientation, velocity matching, leader following, queueing ---- */
+/* ---- the behaviour methods, from one table ---- */
 
-/* a:face(target): this step the facing turns toward a point or an agent */
-static int agent_face(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FACE];
-    b.target = target_arg(L, 2, a, false);
-    st_agent_steer(a->sw->w, a->id, &b);
-    return 0;
-}
+/* What a behaviour method takes after self, argument by argument. Each
+ * reads its argument into the behaviour, starting from the world's copy
+ * of st_default_behavior; a missing optional one keeps that default. */
+enum {
+    MA_END,
+    MA_TARGET, /* a point or an agent of this world -> target */
+    MA_AGENT,  /* an agent of this world -> target */
+    MA_AGENT2, /* an agent of this world -> target2 */
+    MA_LEADER, /* an agent of this world other than self -> target */
+    MA_RADIUS, /* optional, >= 0 -> radius */
+    MA_TIME,   /* optional, >= 0 -> predict (match_velocity's time to target) */
+    MA_DECEL,  /* optional "slow" | "normal" | "fast" -> decel */
+    MA_OFFSET, /* a point -> offset */
+    MA_FIELD,  /* a steer.flowfield -> field */
+    MA_PATH,   /* a steer.path -> path; the agent keeps the userdata alive */
+    MA_RECT,   /* optional rectangle -> rect; a non-table is the next argument */
+    MA_OPTS,   /* optional options table (method_def.opts); a non-table is the next argument */
+    MA_FLOCK,  /* optional flock options, which may carry the weight */
+    MA_WEIGHT, /* optional finite number -> weight (default 1, or the options' weight) */
+};
 
-/* a:look_where_going(): this step the facing turns toward the velocity */
-static int agent_look_where_going(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_LOOK_WHERE_GOING];
-    st_agent_steer(a->sw->w, a->id, &b);
-    return 0;
-}
+typedef struct method_def {
+    const char *name;
+    st_behavior_type type;
+    unsigned char args[4];    /* MA_*, in argument order; MA_END (0) ends them */
+    const char *const *opts;  /* MA_OPTS: its keys, in the order they are read */
+    bool steer_only;          /* steers this step and returns nothing (the facing) */
+} method_def;
 
-/* a:match_velocity(v | agent [, time_to_target [, weight]]) */
-static int agent_match_velocity(lua_State *L)
+static const char *const follow_path_opts[] = {"mode", "predict", "offset", "weight", NULL};
+static const char *const follow_leader_opts[] = {"distance", "zone", "weight", NULL};
+static const char *const queue_opts[] = {"distance", "weight", "tag", NULL};
+
+/* a:seek(target [, weight]), a:flee(target [, panic_radius] [, weight]), ...:
+ * docs/API.md gives each its arguments; a new behaviour is one line here. */
+static const method_def behavior_methods[] = {
+    {"seek", ST_SEEK, {MA_TARGET, MA_WEIGHT}, NULL, false},
+    {"flee", ST_FLEE, {MA_TARGET, MA_RADIUS, MA_WEIGHT}, NULL, false},
+    {"arrive", ST_ARRIVE, {MA_TARGET, MA_RADIUS, MA_WEIGHT, MA_DECEL}, NULL, false},
+    {"pursue", ST_PURSUE, {MA_AGENT, MA_WEIGHT}, NULL, false},
+    {"evade", ST_EVADE, {MA_AGENT, MA_RADIUS, MA_WEIGHT}, NULL, false},
+    {"intercept", ST_INTERCEPT, {MA_AGENT, MA_WEIGHT}, NULL, false},
+    {"wander", ST_WANDER, {MA_WEIGHT}, NULL, false},
+    {"flock", ST_FLOCK, {MA_FLOCK, MA_WEIGHT}, NULL, false},
+    {"avoid_obstacles", ST_AVOID_OBSTACLES, {MA_WEIGHT}, NULL, false},
+    {"avoid_walls", ST_AVOID_WALLS, {MA_WEIGHT}, NULL, false},
+    {"avoid_agents", ST_AVOID_AGENTS, {MA_WEIGHT}, NULL, false},
+    {"contain", ST_CONTAIN, {MA_RECT, MA_WEIGHT}, NULL, false},
+    {"follow_path", ST_FOLLOW_PATH, {MA_PATH, MA_OPTS, MA_WEIGHT}, follow_path_opts, false},
+    {"offset_pursue", ST_OFFSET_PURSUE, {MA_AGENT, MA_OFFSET, MA_WEIGHT}, NULL, false},
+    {"interpose", ST_INTERPOSE, {MA_AGENT, MA_AGENT2, MA_WEIGHT}, NULL, false},
+    {"hide", ST_HIDE, {MA_AGENT, MA_WEIGHT}, NULL, false},
+    {"follow_flow", ST_FOLLOW_FLOW, {MA_FIELD, MA_WEIGHT}, NULL, false},
+    {"face", ST_FACE, {MA_TARGET}, NULL, true},
+    {"look_where_going", ST_LOOK_WHERE_GOING, {MA_END}, NULL, true},
+    {"match_velocity", ST_MATCH_VELOCITY, {MA_TARGET, MA_TIME, MA_WEIGHT}, NULL, false},
+    {"follow_leader", ST_FOLLOW_LEADER, {MA_LEADER, MA_OPTS, MA_WEIGHT}, follow_leader_opts, false},
+    {"queue", ST_QUEUE, {MA_OPTS, MA_WEIGHT}, queue_opts, false},
+};
+
+/* Option `key` of the options table at idx, pushed on top, into b.
+ * "offset" is follow_path's distance along the path, as in its entries. */
+static void method_opt(lua_State *L, int idx, const char *key, st_behavior *b)
 {
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_MATCH_VELOCITY];
-    b.target = target_arg(L, 2, a, false);
-    if (!lua_isnoneornil(L, 3)) {
-        b.predict = sl_checknonneg(L, 3);
+    sl_src src = sl_field(idx, key);
+    if (strcmp(key, "weight") == 0) {
+        b->weight = sl_number(L, -1, &src);
+    } else if (strcmp(key, "mode") == 0) {
+        b->path_mode = sl_path_mode(L, -1, &src);
+    } else if (strcmp(key, "tag") == 0) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            sl_raise_type(L, &src, -1, "string");
+        int str = lua_gettop(L);
+        lua_getiuservalue(L, 1, SL_AUV_WORLD);
+        b->flock.tag = sl_tag_lookup_at(L, str + 1, str);
+        lua_settop(L, str);
+    } else {
+        double d = sl_number_min(L, -1, &src, 0.0, false);
+        if (strcmp(key, "predict") == 0)
+            b->predict = d;
+        else if (strcmp(key, "zone") == 0)
+            b->zone = d;
+        else /* "distance", "offset" */
+            b->ahead = d;
     }
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
 }
 
-/* a:follow_leader(leader [, opts] [, weight]): opts { distance, zone, weight } */
-static int agent_follow_leader(lua_State *L)
+/* The options table at idx: every key must be one of d->opts; each read in turn. */
+static void method_opts(lua_State *L, int idx, const method_def *d, st_behavior *b)
 {
-    static const char *const keys[] = {"distance", "zone", "weight", NULL};
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FOLLOW_LEADER];
-    b.target = target_arg(L, 2, a, true);
-    luaL_argcheck(L, !st_id_equal(b.target.agent, a->id), 2, "an agent cannot follow itself");
-    int warg = 3;
-    b.weight = 1.0;
-    if (lua_type(L, 3) == LUA_TTABLE) {
-        check_opts(L, 3, keys, "follow_leader");
-        b.ahead = opt_num(L, 3, "distance", b.ahead, 0.0);
-        b.zone = opt_num(L, 3, "zone", b.zone, 0.0);
-        b.weight = opt_num(L, 3, "weight", 1.0, -INFINITY);
-        warg = 4;
+    const char *bad = sl_unknown_key(L, idx, d->opts);
+    if (bad != NULL) {
+        sl_src src = sl_arg(idx);
+        sl_raise(L, &src, "unknown %s option '%s'", d->name, bad);
     }
-    b.weight = sl_optfinite(L, warg, b.weight);
-    return push_steer(L, a, &b);
-}
-
-/* a:queue([opts] [, weight]): opts { distance, tag, weight } */
-static int agent_queue(lua_State *L)
-{
-    static const char *const keys[] = {"distance", "tag", "weight", NULL};
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_QUEUE];
-    int warg = 2;
-    b.weight = 1.0;
-    if (lua_type(L, 2) == LUA_TTABLE) {
-        check_opts(L, 2, keys, "queue");
-        b.ahead = opt_num(L, 2, "distance", b.ahead, 0.0);
-        b.weight = opt_num(L, 2, "weight", 1.0, -INFINITY);
-        if (opt_field(L, 2, "tag")) {
-            sl_src src = sl_field(2, "tag");
-            if (lua_type(L, -1) != LUA_TSTRING)
-                sl_raise_type(L, &src, -1, "string");
-            int str = lua_gettop(L);
-            lua_getiuservalue(L, 1, SL_AUV_WORLD);
-            b.flock.tag = sl_tag_lookup_at(L, str + 1, str);
-            lua_settop(L, str - 1);
+    for (int i = 0; d->opts[i] != NULL; i++) {
+        if (sl_getfield(L, idx, d->opts[i])) {
+            method_opt(L, idx, d->opts[i], b);
+            lua_pop(L, 1);
         }
-        warg = 3;
     }
-    b.weight = sl_optfinite(L, warg, b.weight);
+}
+
+/* Reads argument `arg` as `kind` into b; returns the next argument's index. */
+static int method_arg(lua_State *L, sl_agent *a, const method_def *d, int kind, int arg, st_behavior *b)
+{
+    sl_src src = sl_arg(arg);
+    switch (kind) {
+    case MA_TARGET: b->target = target_arg(L, arg, a, false); break;
+    case MA_AGENT: b->target = target_arg(L, arg, a, true); break;
+    case MA_AGENT2: b->target2 = target_arg(L, arg, a, true); break;
+    case MA_LEADER:
+        b->target = target_arg(L, arg, a, true);
+        luaL_argcheck(L, !st_id_equal(b->target.agent, a->id), arg, "an agent cannot follow itself");
+        break;
+    case MA_RADIUS: b->radius = sl_optnonneg(L, arg, b->radius); break;
+    case MA_TIME: b->predict = sl_optnonneg(L, arg, b->predict); break;
+    case MA_DECEL: b->decel = sl_deceleration(L, arg, &src); break;
+    case MA_OFFSET: b->offset = steer_lua_checkpoint(L, arg); break;
+    case MA_FIELD:
+        if ((b->field = sl_toflowfield(L, arg)) == NULL)
+            luaL_typeerror(L, arg, "steer.flowfield");
+        break;
+    case MA_PATH: b->path = ((sl_path *)sl_checkudata(L, arg, &sl_key_path, SL_PATH))->p; break;
+    case MA_RECT:
+        if (lua_type(L, arg) != LUA_TTABLE)
+            return arg;
+        sl_rect(L, arg, &src, b->rect);
+        break;
+    case MA_OPTS:
+        if (lua_type(L, arg) != LUA_TTABLE)
+            return arg;
+        method_opts(L, arg, d, b);
+        break;
+    case MA_FLOCK:
+        if (lua_gettop(L) < arg)
+            lua_settop(L, arg); /* a missing table reads as nil, not as the world */
+        lua_getiuservalue(L, 1, SL_AUV_WORLD); /* above the arguments until read */
+        b->flock = sl_flock_params(L, arg, -1, a->sw, &src, &b->weight);
+        lua_pop(L, 1);
+        break;
+    case MA_WEIGHT: b->weight = sl_optfinite(L, arg, b->weight); break;
+    default: break;
+    }
+    return arg + 1;
+}
+
+/* The agent remembers which path it follows (the core may compare it):
+ * the userdata at arg stays alive with it. */
+static void keep_path(lua_State *L, int arg)
+{
+    lua_getiuservalue(L, 1, SL_AUV_PATH);
+    if (!lua_rawequal(L, -1, arg)) {
+        lua_pushvalue(L, arg);
+        lua_setiuservalue(L, 1, SL_AUV_PATH);
+    }
+    lua_pop(L, 1);
+}
+
+/* Every behaviour method: upvalue 3 is its method_def. */
+static int behavior_method(lua_State *L)
+{
+    const method_def *d = (const method_def *)lua_touserdata(L, lua_upvalueindex(3));
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[d->type];
+    b.weight = 1.0;
+    int arg = 2, path_arg = 0;
+    for (int i = 0; i < (int)sizeof d->args && d->args[i] != MA_END; i++) {
+        if (d->args[i] == MA_PATH)
+            path_arg = arg;
+        arg = method_arg(L, a, d, d->args[i], arg, &b);
+    }
+    if (path_arg != 0)
+        keep_path(L, path_arg);
+    if (d->steer_only) {
+        st_agent_steer(a->sw->w, a->id, &b);
+        return 0;
+    }
     return push_steer(L, a, &b);
 }
 
 static const luaL_Reg agent_methods[] = {
-    {"seek", agent_seek},
-    {"flee", agent_flee},
-    {"arrive", agent_arrive},
-    {"pursue", agent_pursue},
-    {"evade", agent_evade},
-    {"intercept", agent_intercept},
-    {"wander", agent_wander},
     {"separate", agent_separate},
     {"align", agent_align},
     {"cohere", agent_cohere},
-    {"flock", agent_flock},
-    {"avoid_obstacles", agent_avoid_obstacles},
-    {"avoid_walls", agent_avoid_walls},
-    {"contain", agent_contain},
-    {"avoid_agents", agent_avoid_agents},
-    {"follow_path", agent_follow_path},
-    {"offset_pursue", agent_offset_pursue},
-    {"interpose", agent_interpose},
-    {"hide", agent_hide},
     {"apply", agent_apply},
-    {"follow_flow", agent_follow_flow},
-    {"face", agent_face},
-    {"look_where_going", agent_look_where_going},
-    {"match_velocity", agent_match_velocity},
-    {"follow_leader", agent_follow_leader},
-    {"queue", agent_queue},
     {NULL, NULL},
 };
 
-/* The avoidance fields (avoid.c) in the name table, as AF_AVOID + k. */
-static void add_avoid_fields(lua_State *L)
+/* The name table's entries beyond agent_methods and agent_fields: the
+ * behaviour methods, each behavior_method closed over the agent and vec2
+ * metatables and its method_def, and the avoidance fields (avoid.c) as
+ * AF_AVOID + k. */
+static void add_names(lua_State *L)
 {
+    for (size_t i = 0; i < sizeof behavior_methods / sizeof behavior_methods[0]; i++) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
+        lua_pushlightuserdata(L, (void *)&behavior_methods[i]);
+        lua_pushcclosure(L, behavior_method, 3);
+        lua_setfield(L, -2, behavior_methods[i].name);
+    }
     for (int k = 0; k < SL_AVOID_FIELDS; k++) {
         lua_pushinteger(L, AF_AVOID + k);
         lua_setfield(L, -2, sl_avoid_fields[k]);
@@ -1029,7 +905,7 @@ void sl_open_agent(lua_State *L)
     static const luaL_Reg meta[] = {{"__tostring", agent_tostring}, {NULL, NULL}};
     static const sl_type t = {
         .name = SL_AGENT, .key = &sl_key_agent, .meta = meta, .methods = agent_methods,
-        .fields = agent_fields, .more_names = add_avoid_fields, .ups = agent_ups, .index_ups = 2,
+        .fields = agent_fields, .more_names = add_names, .ups = agent_ups, .index_ups = 2,
         .keycache = true, .index = agent_index, .newindex = agent_newindex,
     };
     sl_newtype(L, &t);
