@@ -592,10 +592,9 @@ static int agent_tostring(lua_State *L)
 
 /* ---- steering methods: each returns its unweighted force ---- */
 
-/* The methods are closures whose first two upvalues are the agent and the
- * vec2 metatables (the behaviour methods have their method_def as the
- * third): a brain calls several per agent per step, and comparing against
- * an upvalue skips the registry lookup of the shared checks. */
+/* The methods are closures with two upvalues, the agent and the vec2
+ * metatables: a brain calls several per agent per step, and comparing
+ * against an upvalue skips the registry lookup of the shared checks. */
 #define UV_AGENT_MT lua_upvalueindex(1)
 #define UV_VEC2_MT lua_upvalueindex(2)
 
@@ -712,41 +711,44 @@ enum {
 typedef struct method_def {
     const char *name;
     st_behavior_type type;
-    unsigned char args[4];    /* MA_*, in argument order; MA_END (0) ends them */
+    bool force;               /* returns the force; else (the facing) steers and returns nothing */
     const char *const *opts;  /* MA_OPTS: its keys, in the order they are read */
-    bool steer_only;          /* steers this step and returns nothing (the facing) */
+    unsigned char args[4];    /* MA_*, in argument order; MA_END (0) ends them */
 } method_def;
 
 static const char *const follow_path_opts[] = {"mode", "predict", "offset", "weight", NULL};
 static const char *const follow_leader_opts[] = {"distance", "zone", "weight", NULL};
 static const char *const queue_opts[] = {"distance", "weight", "tag", NULL};
 
-/* a:seek(target [, weight]), a:flee(target [, panic_radius] [, weight]), ...:
- * docs/API.md gives each its arguments; a new behaviour is one line here. */
-static const method_def behavior_methods[] = {
-    {"seek", ST_SEEK, {MA_TARGET, MA_WEIGHT}, NULL, false},
-    {"flee", ST_FLEE, {MA_TARGET, MA_RADIUS, MA_WEIGHT}, NULL, false},
-    {"arrive", ST_ARRIVE, {MA_TARGET, MA_RADIUS, MA_WEIGHT, MA_DECEL}, NULL, false},
-    {"pursue", ST_PURSUE, {MA_AGENT, MA_WEIGHT}, NULL, false},
-    {"evade", ST_EVADE, {MA_AGENT, MA_RADIUS, MA_WEIGHT}, NULL, false},
-    {"intercept", ST_INTERCEPT, {MA_AGENT, MA_WEIGHT}, NULL, false},
-    {"wander", ST_WANDER, {MA_WEIGHT}, NULL, false},
-    {"flock", ST_FLOCK, {MA_FLOCK, MA_WEIGHT}, NULL, false},
-    {"avoid_obstacles", ST_AVOID_OBSTACLES, {MA_WEIGHT}, NULL, false},
-    {"avoid_walls", ST_AVOID_WALLS, {MA_WEIGHT}, NULL, false},
-    {"avoid_agents", ST_AVOID_AGENTS, {MA_WEIGHT}, NULL, false},
-    {"contain", ST_CONTAIN, {MA_RECT, MA_WEIGHT}, NULL, false},
-    {"follow_path", ST_FOLLOW_PATH, {MA_PATH, MA_OPTS, MA_WEIGHT}, follow_path_opts, false},
-    {"offset_pursue", ST_OFFSET_PURSUE, {MA_AGENT, MA_OFFSET, MA_WEIGHT}, NULL, false},
-    {"interpose", ST_INTERPOSE, {MA_AGENT, MA_AGENT2, MA_WEIGHT}, NULL, false},
-    {"hide", ST_HIDE, {MA_AGENT, MA_WEIGHT}, NULL, false},
-    {"follow_flow", ST_FOLLOW_FLOW, {MA_FIELD, MA_WEIGHT}, NULL, false},
-    {"face", ST_FACE, {MA_TARGET}, NULL, true},
-    {"look_where_going", ST_LOOK_WHERE_GOING, {MA_END}, NULL, true},
-    {"match_velocity", ST_MATCH_VELOCITY, {MA_TARGET, MA_TIME, MA_WEIGHT}, NULL, false},
-    {"follow_leader", ST_FOLLOW_LEADER, {MA_LEADER, MA_OPTS, MA_WEIGHT}, follow_leader_opts, false},
-    {"queue", ST_QUEUE, {MA_OPTS, MA_WEIGHT}, queue_opts, false},
-};
+/* The behaviour methods, a line each: the method (and behaviour) name, its
+ * core type, whether it returns the force, its options' keys, and what it
+ * takes after self (docs/API.md gives each one's arguments). Each row
+ * becomes a method_def and a C function agent_<name>, for which
+ * behavior_method is specialised: the row's reads cost what a hand-written
+ * body's would, which matters on the brains' per-agent path. */
+#define BEHAVIOR_METHODS(X)                                                              \
+    X(seek, ST_SEEK, true, NULL, MA_TARGET, MA_WEIGHT)                                   \
+    X(flee, ST_FLEE, true, NULL, MA_TARGET, MA_RADIUS, MA_WEIGHT)                        \
+    X(arrive, ST_ARRIVE, true, NULL, MA_TARGET, MA_RADIUS, MA_WEIGHT, MA_DECEL)          \
+    X(pursue, ST_PURSUE, true, NULL, MA_AGENT, MA_WEIGHT)                                \
+    X(evade, ST_EVADE, true, NULL, MA_AGENT, MA_RADIUS, MA_WEIGHT)                       \
+    X(intercept, ST_INTERCEPT, true, NULL, MA_AGENT, MA_WEIGHT)                          \
+    X(wander, ST_WANDER, true, NULL, MA_WEIGHT)                                          \
+    X(flock, ST_FLOCK, true, NULL, MA_FLOCK, MA_WEIGHT)                                  \
+    X(avoid_obstacles, ST_AVOID_OBSTACLES, true, NULL, MA_WEIGHT)                        \
+    X(avoid_walls, ST_AVOID_WALLS, true, NULL, MA_WEIGHT)                                \
+    X(avoid_agents, ST_AVOID_AGENTS, true, NULL, MA_WEIGHT)                              \
+    X(contain, ST_CONTAIN, true, NULL, MA_RECT, MA_WEIGHT)                               \
+    X(follow_path, ST_FOLLOW_PATH, true, follow_path_opts, MA_PATH, MA_OPTS, MA_WEIGHT) \
+    X(offset_pursue, ST_OFFSET_PURSUE, true, NULL, MA_AGENT, MA_OFFSET, MA_WEIGHT)       \
+    X(interpose, ST_INTERPOSE, true, NULL, MA_AGENT, MA_AGENT2, MA_WEIGHT)               \
+    X(hide, ST_HIDE, true, NULL, MA_AGENT, MA_WEIGHT)                                    \
+    X(follow_flow, ST_FOLLOW_FLOW, true, NULL, MA_FIELD, MA_WEIGHT)                      \
+    X(face, ST_FACE, false, NULL, MA_TARGET)                                             \
+    X(look_where_going, ST_LOOK_WHERE_GOING, false, NULL, MA_END)                        \
+    X(match_velocity, ST_MATCH_VELOCITY, true, NULL, MA_TARGET, MA_TIME, MA_WEIGHT)      \
+    X(follow_leader, ST_FOLLOW_LEADER, true, follow_leader_opts, MA_LEADER, MA_OPTS, MA_WEIGHT) \
+    X(queue, ST_QUEUE, true, queue_opts, MA_OPTS, MA_WEIGHT)
 
 /* Option `key` of the options table at idx, pushed on top, into b.
  * "offset" is follow_path's distance along the path, as in its entries. */
@@ -791,11 +793,20 @@ static void method_opts(lua_State *L, int idx, const method_def *d, st_behavior 
     }
 }
 
-/* Reads argument `arg` as `kind` into b; returns the next argument's index. */
-static int method_arg(lua_State *L, sl_agent *a, const method_def *d, int kind, int arg, st_behavior *b)
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Reads argument `arg` as `kind` into b; returns the next argument's index.
+ * *path_arg: where a path was read. */
+static ALWAYS_INLINE int method_arg(lua_State *L, sl_agent *a, const method_def *d, int kind, int arg,
+                                    st_behavior *b, int *path_arg)
 {
     sl_src src = sl_arg(arg);
     switch (kind) {
+    case MA_END: return arg;
     case MA_TARGET: b->target = target_arg(L, arg, a, false); break;
     case MA_AGENT: b->target = target_arg(L, arg, a, true); break;
     case MA_AGENT2: b->target2 = target_arg(L, arg, a, true); break;
@@ -811,7 +822,10 @@ static int method_arg(lua_State *L, sl_agent *a, const method_def *d, int kind, 
         if ((b->field = sl_toflowfield(L, arg)) == NULL)
             luaL_typeerror(L, arg, "steer.flowfield");
         break;
-    case MA_PATH: b->path = ((sl_path *)sl_checkudata(L, arg, &sl_key_path, SL_PATH))->p; break;
+    case MA_PATH:
+        b->path = ((sl_path *)sl_checkudata(L, arg, &sl_key_path, SL_PATH))->p;
+        *path_arg = arg;
+        break;
     case MA_RECT:
         if (lua_type(L, arg) != LUA_TTABLE)
             return arg;
@@ -847,49 +861,51 @@ static void keep_path(lua_State *L, int arg)
     lua_pop(L, 1);
 }
 
-/* Every behaviour method: upvalue 3 is its method_def. */
-static int behavior_method(lua_State *L)
+/* The body of every behaviour method, for the method_def d. */
+static ALWAYS_INLINE int behavior_method(lua_State *L, const method_def *d)
 {
-    const method_def *d = (const method_def *)lua_touserdata(L, lua_upvalueindex(3));
     sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[d->type];
     b.weight = 1.0;
+    /* written out rather than a loop, so that the compiler resolves each
+     * row's arguments (d is constant in every agent_<name>) */
     int arg = 2, path_arg = 0;
-    for (int i = 0; i < (int)sizeof d->args && d->args[i] != MA_END; i++) {
-        if (d->args[i] == MA_PATH)
-            path_arg = arg;
-        arg = method_arg(L, a, d, d->args[i], arg, &b);
-    }
+    arg = method_arg(L, a, d, d->args[0], arg, &b, &path_arg);
+    arg = method_arg(L, a, d, d->args[1], arg, &b, &path_arg);
+    arg = method_arg(L, a, d, d->args[2], arg, &b, &path_arg);
+    method_arg(L, a, d, d->args[3], arg, &b, &path_arg);
     if (path_arg != 0)
         keep_path(L, path_arg);
-    if (d->steer_only) {
+    if (!d->force) {
         st_agent_steer(a->sw->w, a->id, &b);
         return 0;
     }
     return push_steer(L, a, &b);
 }
 
+#define DEFINE_METHOD(name, type, force, opts, ...)                                 \
+    static int agent_##name(lua_State *L)                                           \
+    {                                                                               \
+        static const method_def d = {#name, type, force, opts, {__VA_ARGS__}};      \
+        return behavior_method(L, &d);                                              \
+    }
+BEHAVIOR_METHODS(DEFINE_METHOD)
+#undef DEFINE_METHOD
+
+#define METHOD_REG(name, ...) {#name, agent_##name},
 static const luaL_Reg agent_methods[] = {
+    BEHAVIOR_METHODS(METHOD_REG)
     {"separate", agent_separate},
     {"align", agent_align},
     {"cohere", agent_cohere},
     {"apply", agent_apply},
     {NULL, NULL},
 };
+#undef METHOD_REG
 
-/* The name table's entries beyond agent_methods and agent_fields: the
- * behaviour methods, each behavior_method closed over the agent and vec2
- * metatables and its method_def, and the avoidance fields (avoid.c) as
- * AF_AVOID + k. */
-static void add_names(lua_State *L)
+/* The avoidance fields (avoid.c) in the name table, as AF_AVOID + k. */
+static void add_avoid_fields(lua_State *L)
 {
-    for (size_t i = 0; i < sizeof behavior_methods / sizeof behavior_methods[0]; i++) {
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
-        lua_pushlightuserdata(L, (void *)&behavior_methods[i]);
-        lua_pushcclosure(L, behavior_method, 3);
-        lua_setfield(L, -2, behavior_methods[i].name);
-    }
     for (int k = 0; k < SL_AVOID_FIELDS; k++) {
         lua_pushinteger(L, AF_AVOID + k);
         lua_setfield(L, -2, sl_avoid_fields[k]);
@@ -905,7 +921,7 @@ void sl_open_agent(lua_State *L)
     static const luaL_Reg meta[] = {{"__tostring", agent_tostring}, {NULL, NULL}};
     static const sl_type t = {
         .name = SL_AGENT, .key = &sl_key_agent, .meta = meta, .methods = agent_methods,
-        .fields = agent_fields, .more_names = add_names, .ups = agent_ups, .index_ups = 2,
+        .fields = agent_fields, .more_names = add_avoid_fields, .ups = agent_ups, .index_ups = 2,
         .keycache = true, .index = agent_index, .newindex = agent_newindex,
     };
     sl_newtype(L, &t);
