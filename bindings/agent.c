@@ -30,12 +30,7 @@ sl_agent *sl_checkagent(lua_State *L, int arg)
 
 void sl_pushself(lua_State *L, int agent_idx)
 {
-    if (lua_getiuservalue(L, agent_idx, SL_AUV_SELF) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, agent_idx, SL_AUV_SELF);
-    }
+    sl_push_uvtable(L, agent_idx, SL_AUV_SELF);
 }
 
 void steer_lua_pushself(lua_State *L, int world_idx, st_agent_id id)
@@ -133,23 +128,187 @@ static bool is_spawn_field(lua_State *L, int key_idx)
     return false;
 }
 
-/* Pushes field `name` of the def table (arg 2); true when it is not nil. */
-static bool def_field(lua_State *L, const char *name)
+/* The def's (arg 2) pos, vel and heading. */
+static void parse_spawn_motion(lua_State *L, st_agent_def *def)
 {
-    if (lua_getfield(L, 2, name) != LUA_TNIL)
-        return true;
-    lua_pop(L, 1);
-    return false;
+    sl_src src;
+    if (sl_getfield(L, 2, "pos")) {
+        src = sl_field(2, "pos");
+        def->pos = sl_point(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "vel")) {
+        src = sl_field(2, "vel");
+        def->vel = sl_point(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "heading")) {
+        src = sl_field(2, "heading");
+        st_vec2 h = sl_point(L, -1, &src);
+        if (h.x == 0.0 && h.y == 0.0)
+            sl_raise(L, &src, "must be a non-zero vector");
+        /* a tiny or huge h whose |h|^2 under/overflows would normalise to
+         * zero here: the core normalises those safely */
+        double l2 = st_v2_len2(h);
+        def->heading = l2 > 1e-290 && l2 < INFINITY ? st_v2_normalize(h) : h;
+        def->has_heading = true;
+        lua_pop(L, 1);
+    }
 }
 
-static double def_num(lua_State *L, const char *name, double def, double min, bool strict)
+/* The def's limits, body and wander circle (distance, radius, jitter). */
+static void parse_spawn_numbers(lua_State *L, st_agent_def *def, double wander[3])
 {
-    if (!def_field(L, name))
-        return def;
-    sl_src src = sl_field(2, name);
-    double d = sl_number_min(L, -1, &src, min, strict);
+    def->max_speed = sl_field_min(L, 2, "max_speed", def->max_speed, 0.0, false);
+    def->max_force = sl_field_min(L, 2, "max_force", def->max_force, 0.0, false);
+    def->mass = sl_field_min(L, 2, "mass", def->mass, 0.0, true);
+    def->radius = sl_field_min(L, 2, "radius", def->radius, 0.0, false);
+    wander[0] = sl_field_min(L, 2, "wander_distance", ST_WANDER_DISTANCE, 0.0, false);
+    wander[1] = sl_field_min(L, 2, "wander_radius", ST_WANDER_RADIUS, 0.0, false);
+    wander[2] = sl_field_min(L, 2, "wander_jitter", ST_WANDER_JITTER, 0.0, false);
+}
+
+/* The def's color, combine, tag (interned in the world at 1) and turn_rate. */
+static void parse_spawn_traits(lua_State *L, sl_world *sw, st_agent_def *def)
+{
+    sl_src src;
+    if (sl_getfield(L, 2, "color")) {
+        src = sl_field(2, "color");
+        check_color(L, -1, &src, def->color);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "combine")) {
+        src = sl_field(2, "combine");
+        def->combine = check_combine(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "tag")) {
+        src = sl_field(2, "tag");
+        def->tag = check_tag(L, -1, &src, 1, sw);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "turn_rate")) {
+        src = sl_field(2, "turn_rate");
+        def->turn_rate = check_turn_rate(L, -1, &src);
+        lua_pop(L, 1);
+    }
+}
+
+/* Pushes the def's behaviour array (3) and its normalised copy (4), or two
+ * nils; returns the number of behaviours. */
+static int push_spawn_behaviors(lua_State *L, sl_world *sw, st_behavior **list)
+{
+    *list = NULL;
+    if (!sl_getfield(L, 2, "behaviors")) {
+        lua_pushnil(L);
+        lua_pushnil(L);
+        return 0;
+    }
+    sl_src src = sl_field(2, "behaviors");
+    int nb = sl_behaviors_parse(L, 3, 1, sw, &src, list);
+    lua_remove(L, 3);
+    return nb;
+}
+
+/* Pushes the def's brain (5): a module table, the table a module name
+ * requires, or nil. */
+static void push_spawn_brain(lua_State *L)
+{
+    if (!sl_getfield(L, 2, "brain")) {
+        lua_pushnil(L);
+        return;
+    }
+    sl_src src = sl_field(2, "brain");
+    if (lua_type(L, 5) == LUA_TSTRING) {
+        lua_getglobal(L, "require");
+        lua_pushvalue(L, 5);
+        lua_call(L, 1, 1);
+        if (lua_type(L, -1) != LUA_TTABLE)
+            sl_raise(L, &src, "module '%s' did not return a table", lua_tostring(L, 5));
+        lua_replace(L, 5);
+    } else if (lua_type(L, 5) != LUA_TTABLE) {
+        sl_raise_type(L, &src, 5, "module name or table");
+    }
+}
+
+/* What spawn gives the core besides the agent def. */
+typedef struct spawn_extras {
+    const st_behavior *list;
+    int nb;
+    double wander[3];
+    const st_avoid_def *avoid; /* NULL: the defaults */
+    bool brain;
+} spawn_extras;
+
+/* The agent in the core, all of it or nothing: raises (the world as it
+ * was) when out of memory. */
+static st_agent_id spawn_in_core(lua_State *L, sl_world *sw, const st_agent_def *def, const spawn_extras *x)
+{
+    if (x->brain) /* room first: once spawned, nothing may fail */
+        sl_brain_list_add(L, sw, st_null_agent());
+    st_agent_id id = st_world_spawn(sw->w, def);
+    if (x->brain)
+        sw->brain_list[sw->brain_count - 1] = id; /* a null id is skipped as dead */
+    bool ok = !st_id_is_null(id) && (x->nb == 0 || st_agent_set_behaviors(sw->w, id, x->list, x->nb));
+    if (ok) {
+        st_agent_set_wander(sw->w, id, x->wander[0], x->wander[1], x->wander[2]);
+        ok = x->avoid == NULL || st_agent_set_avoidance(sw->w, id, x->avoid);
+    }
+    if (!ok) {
+        if (!st_id_is_null(id))
+            st_world_remove(sw->w, id);
+        if (x->brain)
+            sw->brain_dead++;
+        luaL_error(L, "cannot spawn agent (out of memory)");
+    }
+    return id;
+}
+
+/* Pushes the new agent's userdata (6), the one of its slot from now on,
+ * holding the world (1), the behaviour copy (4) and the brain (5). */
+static void push_spawned(lua_State *L, sl_world *sw, st_agent_id id, bool brain)
+{
+    sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
+    a->sw = sw;
+    a->id = id;
+    a->serial = st_agent_serial(sw->w, id);
+    a->removed = false;
+    a->paused = false;
+    a->has_brain = brain;
+    sl_setmetatable(L, &sl_key_agent);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, 6, SL_AUV_WORLD);
+    lua_pushvalue(L, 4);
+    lua_setiuservalue(L, 6, SL_AUV_BEHAVIORS);
+    lua_pushvalue(L, 5);
+    lua_setiuservalue(L, 6, SL_AUV_BRAIN);
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
+    lua_pushvalue(L, 6);
+    lua_rawseti(L, -2, (lua_Integer)id.index + 1);
     lua_pop(L, 1);
-    return d;
+    if (brain)
+        sw->brains++;
+}
+
+/* Every field of the def that spawn does not know seeds the brain's state
+ * (self) of the agent at 6; an agent with a brain always has one. */
+static void seed_self(lua_State *L, bool brain)
+{
+    if (brain) {
+        sl_pushself(L, 6);
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        if (!is_spawn_field(L, -2)) {
+            sl_pushself(L, 6);
+            lua_pushvalue(L, -3);
+            lua_pushvalue(L, -3);
+            lua_rawset(L, -3);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
 }
 
 /* world:spawn{ pos, vel, heading, max_speed, ..., behaviors, brain, <state> } */
@@ -165,157 +324,22 @@ int sl_world_spawn(lua_State *L)
 
     /* everything is checked before the world changes: a bad field spawns nothing */
     st_agent_def def = st_default_agent_def();
-    sl_src src;
-    if (def_field(L, "pos")) {
-        src = sl_field(2, "pos");
-        def.pos = sl_point(L, -1, &src);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "vel")) {
-        src = sl_field(2, "vel");
-        def.vel = sl_point(L, -1, &src);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "heading")) {
-        src = sl_field(2, "heading");
-        st_vec2 h = sl_point(L, -1, &src);
-        if (h.x == 0.0 && h.y == 0.0)
-            sl_raise(L, &src, "must be a non-zero vector");
-        /* a tiny or huge h whose |h|^2 under/overflows would normalise to
-         * zero here: the core normalises those safely */
-        double l2 = st_v2_len2(h);
-        def.heading = l2 > 1e-290 && l2 < INFINITY ? st_v2_normalize(h) : h;
-        def.has_heading = true;
-        lua_pop(L, 1);
-    }
-    def.max_speed = def_num(L, "max_speed", def.max_speed, 0.0, false);
-    def.max_force = def_num(L, "max_force", def.max_force, 0.0, false);
-    def.mass = def_num(L, "mass", def.mass, 0.0, true);
-    def.radius = def_num(L, "radius", def.radius, 0.0, false);
-    double wd = def_num(L, "wander_distance", ST_WANDER_DISTANCE, 0.0, false);
-    double wr = def_num(L, "wander_radius", ST_WANDER_RADIUS, 0.0, false);
-    double wj = def_num(L, "wander_jitter", ST_WANDER_JITTER, 0.0, false);
-    if (def_field(L, "color")) {
-        src = sl_field(2, "color");
-        check_color(L, -1, &src, def.color);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "combine")) {
-        src = sl_field(2, "combine");
-        def.combine = check_combine(L, -1, &src);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "tag")) {
-        src = sl_field(2, "tag");
-        def.tag = check_tag(L, -1, &src, 1, sw);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "turn_rate")) {
-        src = sl_field(2, "turn_rate");
-        def.turn_rate = check_turn_rate(L, -1, &src);
-        lua_pop(L, 1);
-    }
-
+    spawn_extras x;
+    parse_spawn_motion(L, &def);
+    parse_spawn_numbers(L, &def, x.wander);
+    parse_spawn_traits(L, sw, &def);
     st_avoid_def avoid;
-    bool has_avoid = sl_avoid_parse_def(L, 2, &avoid);
+    x.avoid = sl_avoid_parse_def(L, 2, &avoid) ? &avoid : NULL;
+    st_behavior *list;
+    x.nb = push_spawn_behaviors(L, sw, &list); /* 3, 4 */
+    x.list = list;
+    push_spawn_brain(L); /* 5 */
+    x.brain = !lua_isnil(L, 5);
 
-    /* 3: behaviour array (or nil), 4: its normalised copy (or nil) */
-    st_behavior *list = NULL;
-    int nb = 0;
-    if (def_field(L, "behaviors")) {
-        src = sl_field(2, "behaviors");
-        nb = sl_behaviors_parse(L, 3, 1, sw, &src, &list);
-        lua_remove(L, 3);
-    } else {
-        lua_pushnil(L);
-        lua_pushnil(L);
-    }
-
-    /* 5: the brain module table, or nil */
-    if (def_field(L, "brain")) {
-        if (lua_type(L, 5) == LUA_TSTRING) {
-            lua_getglobal(L, "require");
-            lua_pushvalue(L, 5);
-            lua_call(L, 1, 1);
-            if (lua_type(L, -1) != LUA_TTABLE) {
-                src = sl_field(2, "brain");
-                sl_raise(L, &src, "module '%s' did not return a table", lua_tostring(L, 5));
-            }
-            lua_replace(L, 5);
-        } else if (lua_type(L, 5) != LUA_TTABLE) {
-            src = sl_field(2, "brain");
-            sl_raise_type(L, &src, 5, "module name or table");
-        }
-    } else {
-        lua_pushnil(L);
-    }
-
-    if (!lua_isnil(L, 5)) /* room first: once spawned, nothing may fail */
-        sl_brain_list_add(L, sw, st_null_agent());
-    st_agent_id id = st_world_spawn(sw->w, &def);
-    if (!lua_isnil(L, 5))
-        sw->brain_list[sw->brain_count - 1] = id; /* a null id is skipped as dead */
-    if (st_id_is_null(id) || (nb > 0 && !st_agent_set_behaviors(sw->w, id, list, nb))) {
-        if (!st_id_is_null(id))
-            st_world_remove(sw->w, id);
-        if (!lua_isnil(L, 5))
-            sw->brain_dead++;
-        return luaL_error(L, "cannot spawn agent (out of memory)");
-    }
-    st_agent_set_wander(sw->w, id, wd, wr, wj);
-    if (has_avoid && !st_agent_set_avoidance(sw->w, id, &avoid)) {
-        st_world_remove(sw->w, id);
-        if (!lua_isnil(L, 5))
-            sw->brain_dead++;
-        return luaL_error(L, "cannot spawn agent (out of memory)");
-    }
-
-    /* 6: the agent */
-    sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
-    a->sw = sw;
-    a->id = id;
-    a->serial = st_agent_serial(sw->w, id);
-    a->removed = false;
-    a->paused = false;
-    a->has_brain = !lua_isnil(L, 5);
-    sl_setmetatable(L, &sl_key_agent);
-    lua_pushvalue(L, 1);
-    lua_setiuservalue(L, 6, SL_AUV_WORLD);
-    lua_pushvalue(L, 4);
-    lua_setiuservalue(L, 6, SL_AUV_BEHAVIORS);
-    lua_pushvalue(L, 5);
-    lua_setiuservalue(L, 6, SL_AUV_BRAIN);
-    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
-    lua_pushvalue(L, 6);
-    lua_rawseti(L, -2, (lua_Integer)id.index + 1);
-    lua_pop(L, 1);
-    if (a->has_brain)
-        sw->brains++;
-
-    /* every field spawn does not know seeds the brain's state */
-    bool has_self = a->has_brain;
-    if (has_self) {
-        sl_pushself(L, 6);
-        lua_pop(L, 1);
-    }
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        if (!is_spawn_field(L, -2)) {
-            if (!has_self) {
-                sl_pushself(L, 6);
-                lua_pop(L, 1);
-                has_self = true;
-            }
-            lua_getiuservalue(L, 6, SL_AUV_SELF);
-            lua_pushvalue(L, -3);
-            lua_pushvalue(L, -3);
-            lua_rawset(L, -3);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
-
-    if (a->has_brain)
+    st_agent_id id = spawn_in_core(L, sw, &def, &x);
+    push_spawned(L, sw, id, x.brain); /* 6 */
+    seed_self(L, x.brain);
+    if (x.brain)
         sl_brain_spawn(L, 6);
     lua_settop(L, 6);
     return 1;
@@ -344,12 +368,7 @@ int sl_world_remove(lua_State *L)
     if (sw->stepping) {
         /* the brain pass may still need this userdata (to route an error of
          * the update that removed it): keep it until the pass ends */
-        if (lua_getiuservalue(L, 1, SL_WUV_REMOVED) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_newtable(L);
-            lua_pushvalue(L, -1);
-            lua_setiuservalue(L, 1, SL_WUV_REMOVED);
-        }
+        sl_push_uvtable(L, 1, SL_WUV_REMOVED);
         lua_pushvalue(L, 2);
         lua_rawsetp(L, -2, a);
         lua_pop(L, 1);

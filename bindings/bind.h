@@ -53,7 +53,8 @@ enum {
     SL_WUV_TAGPIN,     /* the strings of tag_cache, kept alive (slot -> string) */
     SL_WUV_AGENTMT,    /* the agent metatable, pinned for sl_world.agent_mt */
     SL_WUV_REMOVED,    /* agents removed during the brain pass (pointer -> agent) */
-    SL_WUV_USER,       /* world.user: the scene's own table (made on first read) */
+    SL_WUV_USER,       /* world.user: the scene's own table (made on first read; it
+                        * outlives scene and brain reloads, going with the world) */
     SL_WUV_OBSTACLES,  /* obstacle id -> its userdata (made on first need) */
     SL_WUV_COUNT = SL_WUV_OBSTACLES
 };

@@ -21,22 +21,11 @@ typedef struct sl_obstacle {
 
 static const char *const kind_names[] = {"circle", "polygon", "polyline"};
 
-/* Pushes the world's id -> obstacle table. */
-static void push_table(lua_State *L, int world_idx)
-{
-    if (lua_getiuservalue(L, world_idx, SL_WUV_OBSTACLES) == LUA_TTABLE)
-        return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, world_idx, SL_WUV_OBSTACLES);
-}
-
 /* Pushes the userdata of obstacle `id` (made on first need). */
 static void push_obstacle(lua_State *L, int world_idx, sl_world *sw, int id)
 {
     world_idx = lua_absindex(L, world_idx);
-    push_table(L, world_idx);
+    sl_push_uvtable(L, world_idx, SL_WUV_OBSTACLES); /* id -> obstacle */
     if (lua_rawgeti(L, -1, id) == LUA_TUSERDATA) {
         lua_remove(L, -2);
         return;

@@ -116,12 +116,7 @@ static int32_t tag_lookup_cached(lua_State *L, int world_idx, sl_world *sw, int 
         return t;
     int slot = sw->tag_cache_next;
     sw->tag_cache_next = (slot + 1) % SL_TAG_CACHE;
-    if (lua_getiuservalue(L, world_idx, SL_WUV_TAGPIN) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_createtable(L, SL_TAG_CACHE, 0);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, world_idx, SL_WUV_TAGPIN);
-    }
+    sl_push_uvtable(L, world_idx, SL_WUV_TAGPIN);
     lua_pushvalue(L, str_idx);
     lua_rawseti(L, -2, slot + 1); /* the old string of this slot may go now */
     lua_pop(L, 1);
@@ -319,19 +314,6 @@ static const sl_code world_fields[] = {
     {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS}, {NULL, 0},
 };
 
-/* world.user: the scene's own table, made on first read. It lives with the
- * world userdata (a uservalue), so it outlives scene and brain reloads and
- * goes wherever the world goes. */
-static void push_user(lua_State *L, int world_idx)
-{
-    if (lua_getiuservalue(L, world_idx, SL_WUV_USER) == LUA_TTABLE)
-        return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, world_idx, SL_WUV_USER);
-}
-
 /* upvalue 1: name -> method or field code; 2: the world metatable (pinned
  * for the key cache's type check: `agent.world:nearest` runs through here
  * for every brain every step); 3: the key cache; 4: its methods (bind.h) */
@@ -361,7 +343,7 @@ static int world_index(lua_State *L)
     case WF_THREADS: lua_pushinteger(L, st_world_threads(w)); break;
     case WF_CELL_SIZE: lua_pushnumber(L, st_world_cell_size(w)); break;
     case WF_ON_ERROR: lua_getiuservalue(L, 1, SL_WUV_ONERROR); break;
-    case WF_USER: push_user(L, 1); break;
+    case WF_USER: sl_push_uvtable(L, 1, SL_WUV_USER); break;
     case WF_CONTACTS: lua_pushboolean(L, st_world_contacts(w)); break;
     default: lua_pushnil(L); break;
     }
