@@ -76,14 +76,7 @@ static void check_color(lua_State *L, int idx, const sl_src *src, uint8_t rgb[3]
 
 static st_combine check_combine(lua_State *L, int idx, const sl_src *src)
 {
-    if (lua_type(L, idx) != LUA_TSTRING)
-        sl_raise_type(L, src, idx, "string");
-    const char *s = lua_tostring(L, idx);
-    for (int i = 0; combine_names[i] != NULL; i++)
-        if (strcmp(s, combine_names[i]) == 0)
-            return (st_combine)i;
-    sl_raise(L, src, "invalid option '%s' (\"sum\" or \"priority\")", s);
-    return ST_COMBINE_SUM;
+    return (st_combine)sl_option(L, idx, src, combine_names);
 }
 
 static int32_t check_tag(lua_State *L, int idx, const sl_src *src, int world_idx, sl_world *sw)

@@ -193,73 +193,70 @@ void sl_scratch_reserve(lua_State *L, sl_world *sw, int n)
 
 /* ---- construction ---- */
 
-static double def_number(lua_State *L, const char *field, double def, double min, bool strict)
+/* The def's (arg 1) edges: "wrap", "bounce" or "none". */
+static void parse_world_edges(lua_State *L, st_world_def *def)
 {
-    sl_src src = sl_field(1, field);
-    lua_getfield(L, 1, field);
-    double d = lua_isnil(L, -1) ? def : sl_number_min(L, -1, &src, min, strict);
+    if (!sl_getfield(L, 1, "edges"))
+        return;
+    sl_src src = sl_field(1, "edges");
+    lua_tostring(L, -1); /* a number reads as its text ("invalid option '3'") */
+    def->edges = (st_edges)sl_option(L, -1, &src, edge_names);
     lua_pop(L, 1);
-    return d;
+}
+
+/* The def's seed (any integer) and threads (1..1024). */
+static void parse_world_integers(lua_State *L, st_world_def *def)
+{
+    int isint;
+    sl_src src = sl_field(1, "seed");
+    if (sl_getfield(L, 1, "seed")) {
+        lua_Integer seed = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_raise_type(L, &src, -1, "integer");
+        if (!isint)
+            sl_raise(L, &src, "number has no integer representation");
+        def->seed = (uint64_t)seed;
+        lua_pop(L, 1);
+    }
+    src.field = "threads";
+    if (sl_getfield(L, 1, "threads")) {
+        lua_Integer n = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_raise_type(L, &src, -1, "integer");
+        if (!isint || n < 1 || n > 1024)
+            sl_raise(L, &src, "must be an integer in 1..1024");
+        def->threads = (int)n;
+        lua_pop(L, 1);
+    }
+}
+
+/* The world def from the table at 1 (none or nil: the defaults). */
+static st_world_def parse_world_def(lua_State *L)
+{
+    st_world_def def = st_default_world_def();
+    if (lua_isnoneornil(L, 1))
+        return def;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    def.width = sl_field_min(L, 1, "width", def.width, 0.0, true);
+    def.height = sl_field_min(L, 1, "height", def.height, 0.0, true);
+    def.dt = sl_field_min(L, 1, "dt", def.dt, 0.0, true);
+    def.cell_size = sl_field_min(L, 1, "cell_size", def.cell_size, 0.0, true);
+    parse_world_edges(L, &def);
+    parse_world_integers(L, &def);
+    if (sl_getfield(L, 1, "contacts")) {
+        sl_src src = sl_field(1, "contacts");
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            sl_raise_type(L, &src, -1, "boolean");
+        def.contacts = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    return def;
 }
 
 /* steer.world{ width, height, edges, seed, dt, cell_size, threads, contacts } */
 int sl_world_new(lua_State *L)
 {
-    st_world_def def = st_default_world_def();
-    if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
-        def.width = def_number(L, "width", def.width, 0.0, true);
-        def.height = def_number(L, "height", def.height, 0.0, true);
-        def.dt = def_number(L, "dt", def.dt, 0.0, true);
-        def.cell_size = def_number(L, "cell_size", def.cell_size, 0.0, true);
-
-        sl_src src = sl_field(1, "edges");
-        if (lua_getfield(L, 1, "edges") != LUA_TNIL) {
-            const char *e = lua_tostring(L, -1);
-            int i = 0;
-            if (lua_type(L, -1) != LUA_TSTRING)
-                sl_raise_type(L, &src, -1, "string");
-            while (edge_names[i] != NULL && strcmp(edge_names[i], e) != 0)
-                i++;
-            if (edge_names[i] == NULL)
-                sl_raise(L, &src, "invalid option '%s' (\"wrap\", \"bounce\" or \"none\")", e);
-            def.edges = (st_edges)i;
-        }
-        lua_pop(L, 1);
-
-        src.field = "seed";
-        if (lua_getfield(L, 1, "seed") != LUA_TNIL) {
-            int isint;
-            lua_Integer s = lua_tointegerx(L, -1, &isint);
-            if (lua_type(L, -1) != LUA_TNUMBER)
-                sl_raise_type(L, &src, -1, "integer");
-            if (!isint)
-                sl_raise(L, &src, "number has no integer representation");
-            def.seed = (uint64_t)s;
-        }
-        lua_pop(L, 1);
-
-        src.field = "threads";
-        if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
-            int isint;
-            lua_Integer n = lua_tointegerx(L, -1, &isint);
-            if (lua_type(L, -1) != LUA_TNUMBER)
-                sl_raise_type(L, &src, -1, "integer");
-            if (!isint || n < 1 || n > 1024)
-                sl_raise(L, &src, "must be an integer in 1..1024");
-            def.threads = (int)n;
-        }
-        lua_pop(L, 1);
-
-        src.field = "contacts";
-        if (lua_getfield(L, 1, "contacts") != LUA_TNIL) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                sl_raise_type(L, &src, -1, "boolean");
-            def.contacts = lua_toboolean(L, -1);
-        }
-        lua_pop(L, 1);
-    }
-
+    st_world_def def = parse_world_def(L);
     sl_world *sw = (sl_world *)lua_newuserdatauv(L, sizeof *sw, SL_WUV_COUNT);
     memset(sw, 0, sizeof *sw);
     sl_setmetatable(L, &sl_key_world);
@@ -276,6 +273,7 @@ int sl_world_new(lua_State *L)
     if (sw->w == NULL)
         return luaL_error(L, "cannot create world (out of memory)");
 
+    /* in the weak set of worlds, which steer.reload visits */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
     lua_pushvalue(L, -2);
     lua_pushboolean(L, 1);
