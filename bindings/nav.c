@@ -53,14 +53,11 @@ int sl_world_navgrid(lua_State *L)
     sl_world *sw = sl_checkworld(L, 1);
     st_navgrid_def def = st_default_navgrid_def();
     if (!lua_isnoneornil(L, 2)) {
+        static const char *const keys[] = {"cell", "clearance", NULL};
         luaL_checktype(L, 2, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            lua_pop(L, 1);
-            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-            if (!k || (strcmp(k, "cell") != 0 && strcmp(k, "clearance") != 0))
-                return luaL_error(L, "bad argument #1 to 'navgrid' (unknown field '%s')", luaL_tolstring(L, -1, NULL));
-        }
+        const char *bad = sl_unknown_key(L, 2, keys);
+        if (bad != NULL)
+            return luaL_error(L, "bad argument #1 to 'navgrid' (unknown field '%s')", bad);
         sl_src src = sl_field(2, "cell");
         lua_getfield(L, 2, "cell");
         def.cell = sl_optnumber_min(L, -1, &src, def.cell, 0.0);

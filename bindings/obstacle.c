@@ -68,15 +68,7 @@ static int check_points(lua_State *L, const sl_src *src, int min, st_vec2 **out)
     if (n < min || n > 100000)
         sl_raise(L, src, "needs %d to 100000 points, got %lld", min, (long long)n);
     st_vec2 *p = (st_vec2 *)lua_newuserdatauv(L, (size_t)n * sizeof *p, 0); /* collected if we raise */
-    char ctx[32];
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, -2, i);
-        snprintf(ctx, sizeof ctx, "[%lld]", (long long)i);
-        sl_src ps = *src;
-        ps.ctx = ctx;
-        p[i - 1] = sl_point(L, -1, &ps);
-        lua_pop(L, 1);
-    }
+    sl_point_list(L, -2, n, src, p);
     *out = p;
     return (int)n;
 }
@@ -88,17 +80,9 @@ int sl_world_add_obstacle(lua_State *L)
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     static const char *const keys[] = {"pos", "radius", "polygon", "polyline", NULL};
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int i = 0;
-        while (k && keys[i] && strcmp(keys[i], k) != 0)
-            i++;
-        if (!k || !keys[i])
-            return luaL_error(L, "bad argument #1 to 'add_obstacle' (unknown field '%s')",
-                              luaL_tolstring(L, -1, NULL));
-    }
+    const char *bad = sl_unknown_key(L, 2, keys);
+    if (bad != NULL)
+        return luaL_error(L, "bad argument #1 to 'add_obstacle' (unknown field '%s')", bad);
     bool circle = lua_getfield(L, 2, "radius") != LUA_TNIL;
     bool poly = lua_getfield(L, 2, "polygon") != LUA_TNIL;
     bool line = lua_getfield(L, 2, "polyline") != LUA_TNIL;

@@ -5,10 +5,6 @@
  * every standing behaviour that names it: agents keep their behaviour list
  * (and with it the path userdata) in a uservalue.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "bind.h"
 
 sl_path *sl_topath(lua_State *L, int idx)
@@ -43,14 +39,8 @@ int sl_path_new(lua_State *L)
 
     /* a userdata for the points: freed by the GC even if a point raises */
     st_vec2 *pts = (st_vec2 *)lua_newuserdatauv(L, (size_t)n * sizeof *pts, 0);
-    char name[32];
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, 1, i);
-        snprintf(name, sizeof name, "[%lld]", (long long)i);
-        sl_src ps = {1, NULL, NULL, name};
-        pts[i - 1] = sl_point(L, -1, &ps);
-        lua_pop(L, 1);
-    }
+    sl_src ps = sl_arg(1);
+    sl_point_list(L, 1, n, &ps, pts);
 
     sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 0);
     p->p = NULL;

@@ -22,15 +22,16 @@ int luaopen_steer(lua_State *L)
     sl_push_weak(L, &sl_key_worlds);
     lua_pop(L, 1);
 
-    lua_createtable(L, 0, 8);
+    static const luaL_Reg functions[] = {
+        {"mouse", steer_mouse},
+        {"reload", sl_reload},
+        {"install_random", sl_install_random},
+        {NULL, NULL},
+    };
+    lua_createtable(L, 0, 16);
+    luaL_setfuncs(L, functions, 0);
     lua_pushliteral(L, ST_VERSION);
     lua_setfield(L, -2, "version");
-    lua_pushcfunction(L, steer_mouse);
-    lua_setfield(L, -2, "mouse");
-    lua_pushcfunction(L, sl_reload);
-    lua_setfield(L, -2, "reload");
-    lua_pushcfunction(L, sl_install_random);
-    lua_setfield(L, -2, "install_random");
     sl_open_vec2(L);
     sl_open_path(L);
     sl_open_obstacle(L);

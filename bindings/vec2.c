@@ -96,7 +96,7 @@ static double ctor_number(lua_State *L, int idx)
                    luaL_typename(L, idx));
     if (!isfinite(d))
         luaL_error(L, "bad argument #%d to 'vec2' (finite number expected, got %s)", idx - 1,
-                   isnan(d) ? "nan" : (d > 0 ? "inf" : "-inf"));
+                   sl_nonfinite_name(d));
     return d;
 }
 
