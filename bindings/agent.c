@@ -1,6 +1,8 @@
 /*
  * agent.c — steer.agent: one userdata per agent, its fields and its
- * steering methods, plus world:spawn and world:remove.
+ * steering methods, plus world:spawn and world:remove (they parse and keep
+ * the same fields as the agent's assignments). The behaviour methods are
+ * the rows of one table, BEHAVIOR_METHODS.
  *
  * The userdata names its agent by handle; after world:remove it stays a
  * valid userdata that says so ("attempt to use a removed agent"), as a

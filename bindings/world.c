@@ -608,16 +608,21 @@ static int world_nearest(lua_State *L)
     return 2;
 }
 
+/* Returns the id of an obstacle just added (0: the core ran out of memory). */
+static int push_obstacle_id(lua_State *L, int id)
+{
+    if (id == 0)
+        return luaL_error(L, "not enough memory");
+    lua_pushinteger(L, id);
+    return 1;
+}
+
 static int world_obstacle(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);
     st_vec2 c = steer_lua_checkpoint(L, 2);
     double r = sl_checknonneg(L, 3);
-    int id = st_world_add_obstacle(sw->w, c, r);
-    if (id == 0)
-        return luaL_error(L, "not enough memory");
-    lua_pushinteger(L, id);
-    return 1;
+    return push_obstacle_id(L, st_world_add_obstacle(sw->w, c, r));
 }
 
 static int world_wall(lua_State *L)
@@ -625,11 +630,7 @@ static int world_wall(lua_State *L)
     sl_world *sw = sl_checkworld(L, 1);
     st_vec2 a = steer_lua_checkpoint(L, 2);
     st_vec2 b = steer_lua_checkpoint(L, 3);
-    int id = st_world_add_wall(sw->w, a, b);
-    if (id == 0)
-        return luaL_error(L, "not enough memory");
-    lua_pushinteger(L, id);
-    return 1;
+    return push_obstacle_id(L, st_world_add_wall(sw->w, a, b));
 }
 
 static int world_step(lua_State *L)
