@@ -482,23 +482,15 @@ void sl_formation_load(lua_State *L, int idx, int saved_idx, const sl_world *sw)
 /* Expects the steer table on top; sets steer.formation. */
 void sl_open_formation(lua_State *L)
 {
-    luaL_newmetatable(L, SL_FORMATION);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_formation);
-    luaL_setfuncs(L, formation_meta, 0);
-    lua_createtable(L, 0, 16);
-    luaL_setfuncs(L, formation_methods, 0);
-    static const struct { const char *name; int code; } fields[] = {
+    static const sl_code fields[] = {
         {"count", FF_COUNT}, {"leader", FF_LEADER}, {"pattern", FF_PATTERN},
-        {"anchor", FF_ANCHOR}, {"heading", FF_HEADING},
+        {"anchor", FF_ANCHOR}, {"heading", FF_HEADING}, {NULL, 0},
     };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        lua_pushinteger(L, fields[i].code);
-        lua_setfield(L, -2, fields[i].name);
-    }
-    lua_pushcclosure(L, formation_index, 1);
-    lua_setfield(L, -2, "__index");
-    steer_lua_protect_metatable(L, -1, SL_FORMATION, false);
+    static const sl_type t = {
+        .name = SL_FORMATION, .key = &sl_key_formation, .meta = formation_meta,
+        .methods = formation_methods, .fields = fields, .index = formation_index,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
     lua_pushcfunction(L, formation_new);
     lua_setfield(L, -2, "formation");

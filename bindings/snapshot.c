@@ -1318,20 +1318,14 @@ static const luaL_Reg snap_methods[] = {
  * and steer.decode_snapshot. */
 void sl_open_snapshot(lua_State *L)
 {
-    luaL_newmetatable(L, SL_SNAPSHOT);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_snapshot);
-    lua_pushcfunction(L, snap_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, snap_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, snap_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, snap_tostring);
-    lua_setfield(L, -2, "__tostring");
-    luaL_newlib(L, snap_methods);
+    static const luaL_Reg meta[] = {{"__gc", snap_gc}, {"__tostring", snap_tostring}, {NULL, NULL}};
+    static const sl_type t = {
+        .name = SL_SNAPSHOT, .key = &sl_key_snapshot, .meta = meta,
+        .index = snap_index, .newindex = snap_newindex,
+    };
+    sl_newtype(L, &t);
+    luaL_newlib(L, snap_methods); /* snap_index looks methods up here */
     lua_setfield(L, -2, "__methods");
-    steer_lua_protect_metatable(L, -1, SL_SNAPSHOT, false);
     lua_pop(L, 1);
 
     lua_pushcfunction(L, load_snapshot);

@@ -116,12 +116,7 @@ static int32_t tag_lookup_cached(lua_State *L, int world_idx, sl_world *sw, int 
         return t;
     int slot = sw->tag_cache_next;
     sw->tag_cache_next = (slot + 1) % SL_TAG_CACHE;
-    if (lua_getiuservalue(L, world_idx, SL_WUV_TAGPIN) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_createtable(L, SL_TAG_CACHE, 0);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, world_idx, SL_WUV_TAGPIN);
-    }
+    sl_push_uvtable(L, world_idx, SL_WUV_TAGPIN);
     lua_pushvalue(L, str_idx);
     lua_rawseti(L, -2, slot + 1); /* the old string of this slot may go now */
     lua_pop(L, 1);
@@ -198,73 +193,70 @@ void sl_scratch_reserve(lua_State *L, sl_world *sw, int n)
 
 /* ---- construction ---- */
 
-static double def_number(lua_State *L, const char *field, double def, double min, bool strict)
+/* The def's (arg 1) edges: "wrap", "bounce" or "none". */
+static void parse_world_edges(lua_State *L, st_world_def *def)
 {
-    sl_src src = sl_field(1, field);
-    lua_getfield(L, 1, field);
-    double d = lua_isnil(L, -1) ? def : sl_number_min(L, -1, &src, min, strict);
+    if (!sl_getfield(L, 1, "edges"))
+        return;
+    sl_src src = sl_field(1, "edges");
+    lua_tostring(L, -1); /* a number reads as its text ("invalid option '3'") */
+    def->edges = (st_edges)sl_option(L, -1, &src, edge_names);
     lua_pop(L, 1);
-    return d;
+}
+
+/* The def's seed (any integer) and threads (1..1024). */
+static void parse_world_integers(lua_State *L, st_world_def *def)
+{
+    int isint;
+    sl_src src = sl_field(1, "seed");
+    if (sl_getfield(L, 1, "seed")) {
+        lua_Integer seed = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_raise_type(L, &src, -1, "integer");
+        if (!isint)
+            sl_raise(L, &src, "number has no integer representation");
+        def->seed = (uint64_t)seed;
+        lua_pop(L, 1);
+    }
+    src.field = "threads";
+    if (sl_getfield(L, 1, "threads")) {
+        lua_Integer n = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_raise_type(L, &src, -1, "integer");
+        if (!isint || n < 1 || n > 1024)
+            sl_raise(L, &src, "must be an integer in 1..1024");
+        def->threads = (int)n;
+        lua_pop(L, 1);
+    }
+}
+
+/* The world def from the table at 1 (none or nil: the defaults). */
+static st_world_def parse_world_def(lua_State *L)
+{
+    st_world_def def = st_default_world_def();
+    if (lua_isnoneornil(L, 1))
+        return def;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    def.width = sl_field_min(L, 1, "width", def.width, 0.0, true);
+    def.height = sl_field_min(L, 1, "height", def.height, 0.0, true);
+    def.dt = sl_field_min(L, 1, "dt", def.dt, 0.0, true);
+    def.cell_size = sl_field_min(L, 1, "cell_size", def.cell_size, 0.0, true);
+    parse_world_edges(L, &def);
+    parse_world_integers(L, &def);
+    if (sl_getfield(L, 1, "contacts")) {
+        sl_src src = sl_field(1, "contacts");
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            sl_raise_type(L, &src, -1, "boolean");
+        def.contacts = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    return def;
 }
 
 /* steer.world{ width, height, edges, seed, dt, cell_size, threads, contacts } */
 int sl_world_new(lua_State *L)
 {
-    st_world_def def = st_default_world_def();
-    if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
-        def.width = def_number(L, "width", def.width, 0.0, true);
-        def.height = def_number(L, "height", def.height, 0.0, true);
-        def.dt = def_number(L, "dt", def.dt, 0.0, true);
-        def.cell_size = def_number(L, "cell_size", def.cell_size, 0.0, true);
-
-        sl_src src = sl_field(1, "edges");
-        if (lua_getfield(L, 1, "edges") != LUA_TNIL) {
-            const char *e = lua_tostring(L, -1);
-            int i = 0;
-            if (lua_type(L, -1) != LUA_TSTRING)
-                sl_raise_type(L, &src, -1, "string");
-            while (edge_names[i] != NULL && strcmp(edge_names[i], e) != 0)
-                i++;
-            if (edge_names[i] == NULL)
-                sl_raise(L, &src, "invalid option '%s' (\"wrap\", \"bounce\" or \"none\")", e);
-            def.edges = (st_edges)i;
-        }
-        lua_pop(L, 1);
-
-        src.field = "seed";
-        if (lua_getfield(L, 1, "seed") != LUA_TNIL) {
-            int isint;
-            lua_Integer s = lua_tointegerx(L, -1, &isint);
-            if (lua_type(L, -1) != LUA_TNUMBER)
-                sl_raise_type(L, &src, -1, "integer");
-            if (!isint)
-                sl_raise(L, &src, "number has no integer representation");
-            def.seed = (uint64_t)s;
-        }
-        lua_pop(L, 1);
-
-        src.field = "threads";
-        if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
-            int isint;
-            lua_Integer n = lua_tointegerx(L, -1, &isint);
-            if (lua_type(L, -1) != LUA_TNUMBER)
-                sl_raise_type(L, &src, -1, "integer");
-            if (!isint || n < 1 || n > 1024)
-                sl_raise(L, &src, "must be an integer in 1..1024");
-            def.threads = (int)n;
-        }
-        lua_pop(L, 1);
-
-        src.field = "contacts";
-        if (lua_getfield(L, 1, "contacts") != LUA_TNIL) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                sl_raise_type(L, &src, -1, "boolean");
-            def.contacts = lua_toboolean(L, -1);
-        }
-        lua_pop(L, 1);
-    }
-
+    st_world_def def = parse_world_def(L);
     sl_world *sw = (sl_world *)lua_newuserdatauv(L, sizeof *sw, SL_WUV_COUNT);
     memset(sw, 0, sizeof *sw);
     sl_setmetatable(L, &sl_key_world);
@@ -281,6 +273,7 @@ int sl_world_new(lua_State *L)
     if (sw->w == NULL)
         return luaL_error(L, "cannot create world (out of memory)");
 
+    /* in the weak set of worlds, which steer.reload visits */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
     lua_pushvalue(L, -2);
     lua_pushboolean(L, 1);
@@ -313,24 +306,11 @@ enum {
     WF_CONTACTS
 };
 
-static const struct { const char *name; int code; } world_fields[] = {
+static const sl_code world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
     {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
-    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS},
+    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS}, {NULL, 0},
 };
-
-/* world.user: the scene's own table, made on first read. It lives with the
- * world userdata (a uservalue), so it outlives scene and brain reloads and
- * goes wherever the world goes. */
-static void push_user(lua_State *L, int world_idx)
-{
-    if (lua_getiuservalue(L, world_idx, SL_WUV_USER) == LUA_TTABLE)
-        return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, world_idx, SL_WUV_USER);
-}
 
 /* upvalue 1: name -> method or field code; 2: the world metatable (pinned
  * for the key cache's type check: `agent.world:nearest` runs through here
@@ -361,7 +341,7 @@ static int world_index(lua_State *L)
     case WF_THREADS: lua_pushinteger(L, st_world_threads(w)); break;
     case WF_CELL_SIZE: lua_pushnumber(L, st_world_cell_size(w)); break;
     case WF_ON_ERROR: lua_getiuservalue(L, 1, SL_WUV_ONERROR); break;
-    case WF_USER: push_user(L, 1); break;
+    case WF_USER: sl_push_uvtable(L, 1, SL_WUV_USER); break;
     case WF_CONTACTS: lua_pushboolean(L, st_world_contacts(w)); break;
     default: lua_pushnil(L); break;
     }
@@ -628,16 +608,21 @@ static int world_nearest(lua_State *L)
     return 2;
 }
 
+/* Returns the id of an obstacle just added (0: the core ran out of memory). */
+static int push_obstacle_id(lua_State *L, int id)
+{
+    if (id == 0)
+        return luaL_error(L, "not enough memory");
+    lua_pushinteger(L, id);
+    return 1;
+}
+
 static int world_obstacle(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);
     st_vec2 c = steer_lua_checkpoint(L, 2);
     double r = sl_checknonneg(L, 3);
-    int id = st_world_add_obstacle(sw->w, c, r);
-    if (id == 0)
-        return luaL_error(L, "not enough memory");
-    lua_pushinteger(L, id);
-    return 1;
+    return push_obstacle_id(L, st_world_add_obstacle(sw->w, c, r));
 }
 
 static int world_wall(lua_State *L)
@@ -645,11 +630,7 @@ static int world_wall(lua_State *L)
     sl_world *sw = sl_checkworld(L, 1);
     st_vec2 a = steer_lua_checkpoint(L, 2);
     st_vec2 b = steer_lua_checkpoint(L, 3);
-    int id = st_world_add_wall(sw->w, a, b);
-    if (id == 0)
-        return luaL_error(L, "not enough memory");
-    lua_pushinteger(L, id);
-    return 1;
+    return push_obstacle_id(L, st_world_add_wall(sw->w, a, b));
 }
 
 static int world_step(lua_State *L)
@@ -752,30 +733,19 @@ static const luaL_Reg world_meta[] = {
     {NULL, NULL},
 };
 
+/* The methods close over the world and agent metatables (UV_WORLD_MT,
+ * UV_AGENT_MT: sl_open_agent ran first); world_index over the world's. */
+static const void *const world_ups[] = {&sl_key_world, &sl_key_agent, NULL};
+
 /* Expects the steer table on top; sets steer.world. */
 void sl_open_world(lua_State *L)
 {
-    luaL_newmetatable(L, SL_WORLD);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_world);
-    luaL_setfuncs(L, world_meta, 0);
-    luaL_newlibtable(L, world_methods);
-    lua_pushvalue(L, -2);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent); /* sl_open_agent ran first */
-    luaL_setfuncs(L, world_methods, 2);
-    for (size_t i = 0; i < sizeof world_fields / sizeof world_fields[0]; i++) {
-        lua_pushinteger(L, world_fields[i].code);
-        lua_setfield(L, -2, world_fields[i].name);
-    }
-    lua_pushvalue(L, -1);
-    lua_pushvalue(L, -3);
-    sl_keycache_new(L, -1);
-    lua_createtable(L, SL_KEYCACHE, 0);
-    lua_pushcclosure(L, world_index, 4);
-    lua_setfield(L, -3, "__index");
-    lua_pushcclosure(L, world_newindex, 1);
-    lua_setfield(L, -2, "__newindex");
-    steer_lua_protect_metatable(L, -1, SL_WORLD, false);
+    static const sl_type t = {
+        .name = SL_WORLD, .key = &sl_key_world, .meta = world_meta, .methods = world_methods,
+        .fields = world_fields, .ups = world_ups, .index_ups = 1, .keycache = true,
+        .index = world_index, .newindex = world_newindex,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
     lua_pushcfunction(L, sl_world_new);
     lua_setfield(L, -2, "world");
