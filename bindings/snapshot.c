@@ -458,6 +458,16 @@ static void d_table(dec *d)
     d->depth--;
 }
 
+/* Paths and objects: an index k into the table at t (count entries);
+ * pushes entry k + 1. */
+static void d_index(dec *d, int t, int count, const char *what)
+{
+    uint32_t k = d_u32(d);
+    if ((int64_t)k >= count)
+        d_bad(d, what);
+    lua_rawgeti(d->L, t, (lua_Integer)k + 1);
+}
+
 /* An agent handle: the world's live agent with that id and serial, or one
  * removed userdata per serial for an agent dead at capture (or gone since);
  * false when only checking (no world). */
@@ -514,20 +524,8 @@ static void d_value(dec *d)
         steer_lua_pushvec2(L, st_v2(x, y));
         return;
     }
-    case V_PATH: {
-        uint32_t k = d_u32(d);
-        if ((int64_t)k >= d->npaths)
-            d_bad(d, "a path index is out of range");
-        lua_rawgeti(L, d->paths_idx, (lua_Integer)k + 1);
-        return;
-    }
-    case V_OBJECT: {
-        uint32_t k = d_u32(d);
-        if ((int64_t)k >= d->nobjects)
-            d_bad(d, "an object index is out of range");
-        lua_rawgeti(L, d->objects_idx, (lua_Integer)k + 1);
-        return;
-    }
+    case V_PATH: d_index(d, d->paths_idx, d->npaths, "a path index is out of range"); return;
+    case V_OBJECT: d_index(d, d->objects_idx, d->nobjects, "an object index is out of range"); return;
     case V_AGENT: d_agent(d); return;
     default: d_bad(d, "unknown value tag");
     }
