@@ -1123,10 +1123,13 @@ static void decode_names_and_values(lua_State *L, lua_state_rd *r)
         d_bad(d, "bytes left over");
     for (uint32_t i = 1; i <= r->records; i++) {
         lua_rawgeti(L, r->recs_idx, i);
-        lua_rawgeti(L, -1, 3);
-        lua_Integer b = lua_tointeger(L, -1);
-        lua_pop(L, 2);
-        if (b < 0 || (uint64_t)b > r->nbrains)
+        lua_rawgeti(L, -1, 2);
+        lua_rawgeti(L, -2, 3);
+        lua_Integer flags = lua_tointeger(L, -2), b = lua_tointeger(L, -1);
+        lua_pop(L, 3);
+        /* a record with a brain names one of the modules (1..nbrains):
+         * index 0 would leave the agent a brain flag and no brain */
+        if (b < 0 || (uint64_t)b > r->nbrains || ((flags & R_BRAIN) && b == 0))
             d_bad(d, "a brain index is out of range");
     }
 }
