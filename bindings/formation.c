@@ -143,10 +143,10 @@ static int def_field(lua_State *L, const char *name, sl_src *src)
 static void parse_pattern(lua_State *L, st_formation_def *def)
 {
     sl_src src;
-    int i = def_field(L, "pattern", &src);
+    def_field(L, "pattern", &src);
     int ty = lua_type(L, 2);
     if (ty == LUA_TSTRING) {
-        const char *s = lua_tostring(L, i);
+        const char *s = lua_tostring(L, 2);
         int k = 0;
         while (pattern_names[k] != NULL && strcmp(pattern_names[k], s) != 0)
             k++;
