@@ -330,7 +330,16 @@ static void cell_range(const st_navgrid *g, st_vec2 lo, st_vec2 hi, int *x0, int
     *y1 = (int)fmin(g->rows - 1.0, floor(hi.y / g->cell - 0.5));
 }
 
-/// Stamps the cells the obstacle blocks into f (emptied first) and count.
+/// A stamp that ran out of memory: none of the cells found so far were
+/// counted, so f keeps none (unstamp then takes nothing back).
+static bool stamp_failed(nav_footprint *f)
+{
+    f->n = 0;
+    return false;
+}
+
+/// Stamps the cells the obstacle blocks into f (emptied first) and count;
+/// on failure, none.
 static bool stamp_obstacle(st_navgrid *g, const st_obstacle *o, nav_footprint *f)
 {
     f->n = 0;
@@ -341,7 +350,7 @@ static bool stamp_obstacle(st_navgrid *g, const st_obstacle *o, nav_footprint *f
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             int c = y * g->cols + x;
-            if (obstacle_distance(o, nav__center(g, c)) < reach && !fp_push(f, c)) return false;
+            if (obstacle_distance(o, nav__center(g, c)) < reach && !fp_push(f, c)) return stamp_failed(f);
         }
     for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
     return true;
@@ -358,7 +367,8 @@ static bool stamp_wall(st_navgrid *g, const st_wall *wl, nav_footprint *f)
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             int c = y * g->cols + x;
-            if (segment_point_distance(nav__center(g, c), wl->from, wl->to) < reach && !fp_push(f, c)) return false;
+            if (segment_point_distance(nav__center(g, c), wl->from, wl->to) < reach && !fp_push(f, c))
+                return stamp_failed(f);
         }
     for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
     return true;
@@ -380,7 +390,6 @@ static bool stamp_new_walls(st_navgrid *g, int *touched)
         memset(f, 0, sizeof *f);
         f->id = g->wall_count + 1;
         if (!stamp_wall(g, &w->walls[g->wall_count], f)) {
-            unstamp(g, f);
             free(f->cells);
             return false;
         }
@@ -410,7 +419,6 @@ static bool stamp_at(st_navgrid *g, const st_obstacle *o, nav_footprint *f, int 
 {
     f->center = o->center;
     if (!stamp_obstacle(g, o, f)) {
-        unstamp(g, f);
         f->center = st_v2(NAN, NAN);
         return false;
     }
