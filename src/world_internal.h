@@ -384,23 +384,6 @@ void st__standing_pass(st_world *w, bool integrate);
 /// Step 4 for agent i (live): truncate, integrate, move, clear.
 void st__integrate(st_world *w, int i, double dt);
 
-/// st_world_offset, inlined for the neighbour kernels. Grid positions and
-/// agent positions lie inside a wrap world, so one conditional fold handles
-/// nearly every pair; the general reduction covers the rest.
-static inline st_vec2 st__offset(const st_world *w, st_vec2 from, st_vec2 to)
-{
-    st_vec2 d = {to.x - from.x, to.y - from.y};
-    if (w->edges == ST_EDGES_WRAP) {
-        double hw = 0.5 * w->width, hh = 0.5 * w->height;
-        if (d.x > hw) d.x -= w->width;
-        else if (d.x < -hw) d.x += w->width;
-        if (d.y > hh) d.y -= w->height;
-        else if (d.y < -hh) d.y += w->height;
-        if (d.x > hw || d.x < -hw || d.y > hh || d.y < -hh) return st_world_offset(w, from, to);
-    }
-    return d;
-}
-
 /// The point of segment a-b closest to p.
 static inline st_vec2 st__closest_on_segment(st_vec2 p, st_vec2 a, st_vec2 b)
 {
