@@ -585,30 +585,68 @@ static int world_neighbors(lua_State *L)
     return 1;
 }
 
+/* The radius of world:nearest when it is a number, finite and >= 0, else
+ * -1: the general check decides, and raises. An integer (a brain's
+ * constant, the usual case) is read without the conversion to a float
+ * that lua_tonumberx makes. */
+static inline double plain_radius(lua_State *L, int arg)
+{
+    if (lua_isinteger(L, arg)) {
+        lua_Integer r = lua_tointeger(L, arg);
+        return r >= 0 ? (double)r : -1.0;
+    }
+    if (lua_type(L, arg) != LUA_TNUMBER)
+        return -1.0;
+    double r = lua_tonumber(L, arg);
+    return r >= 0.0 && r < HUGE_VAL ? r : -1.0;
+}
+
+/* The tag filter at arg when it is a string of the world's tag cache (the
+ * string object's address proves both its type and its tag: the cache pins
+ * its strings), else SL_TAG_UNKNOWN - 1: not known here. */
+#define SL_TAG_UNCACHED (SL_TAG_UNKNOWN - 1)
+static inline int32_t cached_tag(lua_State *L, const sl_world *sw, int arg)
+{
+    const void *p = lua_topointer(L, arg);
+    for (int i = 0; i < SL_TAG_CACHE; i++)
+        if (sw->tag_cache_str[i] == p && p != NULL)
+            return sw->tag_cache_id[i];
+    return SL_TAG_UNCACHED;
+}
+
 /* world:nearest(agent_or_point, radius [, tag]) -> agent, distance | nil */
 static int world_nearest(lua_State *L)
 {
-    /* The type checks of the world and the agent leave the metatables they
-     * fetch on the stack, dropped by one settop: this runs once per brain
-     * per step. */
     int top = lua_gettop(L);
-    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
-    if (sw == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, UV_WORLD_MT) || sw->w == NULL)
-        sw = sl_checkworld(L, 1); /* raises the usual error */
     st_query q;
+    double radius = -1.0;
+    int32_t tag = SL_TAG_UNCACHED;
+    /* A brain's world:nearest(agent, radius, tag) runs once per agent per
+     * step: it is proved with as few calls into Lua as will do. The agent
+     * by its metatable (left on the stack: with all four arguments there it
+     * sits above them), the world as the agent's own (a full userdata at
+     * the address the checked agent holds, so no metatable of its own to
+     * fetch), a plain radius and no tag or a tag string the world has
+     * cached. Every other call, and every error, takes the general path. */
     sl_agent *a = (sl_agent *)lua_touserdata(L, 2);
-    if (a != NULL && lua_getmetatable(L, 2) && lua_topointer(L, -1) == sw->agent_mt
-        && !a->removed && a->sw == sw) {
-        lua_settop(L, top);
-        q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    if ((top == 3 || top == 4) && a != NULL && sw != NULL && lua_getmetatable(L, 2)
+        && sl_same_table(L, -1, UV_AGENT_MT) && sw == a->sw && lua_type(L, 1) == LUA_TUSERDATA
+        && !a->removed && sw->w != NULL && (radius = plain_radius(L, 3)) >= 0.0
+        && (tag = top == 4 ? cached_tag(L, sw, 4) : ST_TAG_ANY) != SL_TAG_UNCACHED) {
+        if (top == 3)
+            lua_settop(L, 3);
+        q = st_default_query(st_agent_pos(sw->w, a->id), radius);
         q.exclude = a->id;
+        q.tag = tag;
     } else {
         lua_settop(L, top);
+        sw = method_world(L); /* or its error */
         bool is_agent; /* no view cone here: the heading would go unused */
         q = query_around(L, 2, sw, &is_agent, false); /* or its error */
+        q.radius = sl_checknonneg(L, 3);
+        q.tag = lua_type(L, 4) == LUA_TSTRING ? tag_lookup_cached(L, 1, sw, 4) : opt_tag_filter(L, 4, 1);
     }
-    q.radius = sl_checknonneg(L, 3);
-    q.tag = lua_type(L, 4) == LUA_TSTRING ? tag_lookup_cached(L, 1, sw, 4) : opt_tag_filter(L, 4, 1);
     double d = 0.0;
     st_agent_id id = q.tag == SL_TAG_UNKNOWN ? st_null_agent() : st_world_nearest(sw->w, &q, &d);
     if (st_id_is_null(id)) {

@@ -444,6 +444,46 @@ describe("steer.world", function()
       raises(function() w:nearest({ 0, 0 }, -5) end, "bad argument #2 to 'nearest'")
       raises(function() w:nearest({ 0, 0 }, 5, {}) end, "bad argument #3 to 'nearest'")
     end)
+
+    -- A brain's world:nearest(agent, radius, tag) takes a shorter path
+    -- through the checks; everything near it must still answer or raise
+    -- as the general one does.
+    it("checks the agent form as strictly as any other", function()
+      local w = steer.world { edges = "none" }
+      local me = w:spawn { pos = { 100, 100 }, tag = "prey" }
+      local h = w:spawn { pos = { 130, 100 }, tag = "hunter" }
+      assert.is_true(rawequal(h, (w:nearest(me, 50, "hunter"))))
+      assert.is_true(rawequal(h, (w:nearest(me, 50, "hunter")))) -- the tag now cached
+      assert.is_true(rawequal(h, (w:nearest(me, 50))))
+      assert.is_true(rawequal(h, (w:nearest(me, 50, nil))))
+      assert.is_true(rawequal(h, (w:nearest(me, 30.5, "hunter"))))
+      assert.is_nil(w:nearest(me, 29.5, "hunter"))
+      assert.is_nil(w:nearest(me, 50, "nobody"))
+      assert.is_nil(w:nearest(me, 0, "hunter"))
+      local d = select(2, w:nearest(me, math.maxinteger or 2 ^ 53, "hunter"))
+      assert.near(30, d, 1e-9)
+      raises(function() w:nearest(me, "50", "hunter") end,
+        "bad argument #2 to 'nearest' (number expected, got string)")
+      raises(function() w:nearest(me, -1, "hunter") end, "bad argument #2 to 'nearest'")
+      raises(function() w:nearest(me, nan, "hunter") end, "bad argument #2 to 'nearest'")
+      raises(function() w:nearest(me, inf, "hunter") end, "bad argument #2 to 'nearest'")
+      assert.is_nil(w:nearest(me, 50, 7)) -- a number names a tag, as luaL_checkstring converts it
+      raises(function() w:nearest(me, 50, {}) end, "bad argument #3 to 'nearest'")
+      -- the world must be the agent's own, and a world
+      local other = steer.world { edges = "none" }
+      raises(function() other:nearest(me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (agent belongs to another world)")
+      raises(function() w.nearest(me, me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (steer.world expected, got steer.agent)")
+      raises(function() w.nearest(io.stdout, me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (steer.world expected")
+      raises(function() w.nearest(nil, me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (steer.world expected, got nil)")
+      w:remove(h)
+      assert.is_nil(w:nearest(me, 50, "hunter"))
+      w:remove(me)
+      raises(function() w:nearest(me, 50, "hunter") end, "attempt to use a removed agent")
+    end)
   end)
 
   describe("obstacles and walls", function()
