@@ -181,6 +181,9 @@ void *sl_checkudata(lua_State *L, int arg, const void *key, const char *tname);
 void sl_setmetatable(lua_State *L, const void *key);
 
 st_vec2 *sl_tovec2(lua_State *L, int idx);
+/* The world at idx, or NULL (worlds have metatables of their own: see
+ * world.c). */
+sl_world *sl_toworld(lua_State *L, int idx);
 sl_world *sl_checkworld(lua_State *L, int arg);
 sl_agent *sl_toagent(lua_State *L, int idx);
 /* A live agent: raises "attempt to use a removed agent" otherwise. */

@@ -98,6 +98,34 @@ describe("steer.world", function()
       end
     end)
 
+    -- Each world has a metatable of its own (its methods as a table, so a
+    -- brain's world:nearest costs a table lookup): fields must still be
+    -- each world's, and everything else as with one shared metatable.
+    it("are each world's own, next to the methods every world shares", function()
+      local w1 = steer.world { width = 300, seed = 5 }
+      local w2 = steer.world { width = 700, seed = 6 }
+      assert.are.equal(300, w1.width)
+      assert.are.equal(700, w2.width)
+      w2:step()
+      assert.are.equal(0, w1.tick)
+      assert.are.equal(1, w2.tick)
+      assert.is_true(rawequal(w1.step, w2.step))
+      w1.step(w2) -- one world's method, called on another
+      assert.are.equal(2, w2.tick)
+      assert.is_nil(w1.no_such_field)
+      assert.is_nil(w1[1])
+      w1.user.x = 1
+      assert.are.equal(1, w1.user.x)
+      assert.is_nil(w2.user.x)
+      raises(function() w1.step(w1:spawn {}) end, "bad argument #1 to 'step' (steer.world expected, got steer.agent)")
+      raises(function() w1.nearest(steer.vec2(1, 2), { 0, 0 }, 5) end, "steer.world expected, got steer.vec2")
+      raises(function() w1:spawn {}:seek(w2) end, "got steer.world")
+      raises(function() getmetatable(w1).__index = nil end, "read-only")
+      raises(function() w1.width = 5 end, "read-only")
+      raises(function() w1.step = 5 end, "cannot assign to method 'step'")
+      assert.matches("^world%(", tostring(w2))
+    end)
+
     it("an agent keeps its world alive", function()
       local a = steer.world { width = 321 }:spawn { pos = { 1, 2 } }
       collectgarbage("collect")
