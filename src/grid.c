@@ -26,10 +26,12 @@ void st__grid_free(st_grid *g)
     free(g->cell_start);
     free(g->items);
     free(g->hist);
+    free(g->ids);
     g->cell_start = NULL;
     g->items = NULL;
     g->hist = NULL;
-    g->cell_cap = g->agent_cap = g->hist_cap = 0;
+    g->ids = NULL;
+    g->cell_cap = g->agent_cap = g->hist_cap = g->ids_cap = 0;
 }
 
 static void grid_dims_for(const st_world *w, st_grid *g, double cell)
@@ -295,6 +297,19 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
         if (items[k].tag == tag) t->items[start[st__cell_of(w, t, items[k].pos)]++] = items[k];
     cursors_to_starts(start, cells);
     t->item_count = start[cells];
+    if (t->item_count > t->ids_cap) {
+        int n = t->ids_cap ? t->ids_cap : 64;
+        while (n < t->item_count) n *= 2;
+        st_agent_id *ids = realloc(t->ids, (size_t)n * sizeof *ids);
+        if (!ids) return false;
+        t->ids = ids;
+        t->ids_cap = n;
+    }
+    for (int k = 0; k < t->item_count; k++) {
+        uint32_t slot = w->agents[t->items[k].index].slot;
+        t->ids[k].index = slot;
+        t->ids[k].generation = w->slots[slot].generation;
+    }
     return true;
 }
 
@@ -399,7 +414,7 @@ ST__INLINE void visit_run(void *ctx, const st_grid_item *items, int k0, int k1, 
         if (!((d2 <= r2) & ((int)it->index != v->exclude) & (any_tag | (it->tag == tag)))) continue;
         if (v->w->removed_in_step && !v->w->agents[it->index].alive) continue;
         if (v->cone && d2 > 0.0 && !st__in_cone(d, d2, v->q->heading, v->cos_half)) continue;
-        v->fn(v->ctx, it->index, d, d2);
+        v->fn(v->ctx, it, d, d2);
     }
 }
 
@@ -445,9 +460,10 @@ typedef struct collect_ctx {
     bool oom;
 } collect_ctx;
 
-ST__INLINE void collect(void *ctx, uint32_t index, st_vec2 offset, double dist2)
+ST__INLINE void collect(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2)
 {
     (void)offset;
+    uint32_t index = item->index;
     collect_ctx *c = ctx;
     st_world *w = c->w;
     if (c->n >= w->scratch_cap) {
@@ -548,19 +564,22 @@ int st_world_query(const st_world *cw, const st_query *q, st_agent_id *out, doub
 typedef struct nearest_ctx {
     double best;
     int64_t index;
+    const st_grid_item *item;
     st_vec2 offset;
     const st_world *w;
 } nearest_ctx;
 
-ST__INLINE void nearest(void *ctx, uint32_t index, st_vec2 offset, double dist2)
+ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2)
 {
     nearest_ctx *c = ctx;
+    uint32_t index = item->index;
     // The first candidate counts even when its dist2 overflowed to inf (a
     // radius near 1e308 admits it); a tie goes to the one spawned first.
     if (dist2 < c->best ||
         (dist2 == c->best && (c->index < 0 || c->w->agents[index].serial < c->w->agents[c->index].serial))) {
         c->best = dist2;
         c->index = index;
+        c->item = item;
         c->offset = offset;
     }
 }
@@ -590,7 +609,7 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     assert(query_ok(q));
     if (!query_ok(q)) return st_null_agent();
     st__grid_ensure(w);
-    nearest_ctx c = {INFINITY, -1, {0.0, 0.0}, w};
+    nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w};
     const st_grid *g = tag_grid_again(w, q->tag);
     if (g == NULL) g = st__grid_for_tag(w, q->tag);
     int exclude = st__dense(w, q->exclude);
@@ -615,12 +634,13 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     }
     if (c.index < 0) grid_visit_ex(w, g, q, exclude, nearest, &c);
     if (c.index < 0) return st_null_agent();
-    const st_agent *a = &w->agents[c.index];
     if (dist) {
         // dist2 may have overflowed: the length of the offset, at most DBL_MAX
         double d = isfinite(c.best) ? sqrt(c.best) : hypot(c.offset.x, c.offset.y);
         *dist = d <= DBL_MAX ? d : DBL_MAX;
     }
+    if (g->ids != NULL) return g->ids[c.item - g->items];
+    const st_agent *a = &w->agents[c.index];
     st_agent_id id = {a->slot, w->slots[a->slot].generation};
     return id;
 }
