@@ -200,6 +200,9 @@ void sl_setmetatable(lua_State *L, const void *key);
 void sl_push_uvtable(lua_State *L, int idx, int uv);
 
 st_vec2 *sl_tovec2(lua_State *L, int idx);
+/* The world at idx, or NULL (worlds have metatables of their own: see
+ * world.c). */
+sl_world *sl_toworld(lua_State *L, int idx);
 sl_world *sl_checkworld(lua_State *L, int arg);
 sl_agent *sl_toagent(lua_State *L, int idx);
 /* A live agent: raises "attempt to use a removed agent" otherwise. */

@@ -848,7 +848,7 @@ static void sweep_worlds(lua_State *L, sweep_walk *s)
     while (lua_next(L, worlds)) {
         lua_pop(L, 1);
         int w = lua_gettop(L);
-        sl_world *sw = (sl_world *)sl_testudata(L, w, &sl_key_world);
+        sl_world *sw = sl_toworld(L, w);
         if (sw == NULL || sw->w == NULL)
             continue;
         lua_getiuservalue(L, w, SL_WUV_USER);

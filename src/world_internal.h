@@ -113,6 +113,12 @@ typedef struct st_grid {
     // Anything else that moves, adds or removes an agent clears it.
     int pre_slices;
     int pre_count;
+    // A tag grid's handles of its items (items[k] is agent ids[k]), so that
+    // a nearest answer from it reads no agent record or slot: thousands of
+    // prey asking for the nearest of a thousand hunters would otherwise
+    // fetch those two lines of a hunter each. NULL in the main grid.
+    st_agent_id *ids;
+    int ids_cap;
 } st_grid;
 
 /// A grid of one tag's agents alone, for queries filtered by a tag that few
@@ -281,7 +287,7 @@ int st__grid_slices(st_world *w, int count);
 int32_t *st__grid_slice(st_world *w, int s, int ns, int count, int *i0, int *i1);
 // st__grid_count, the integrator's side of it, is in grid_iter.h.
 /// A query's callback for each live agent that passes it (grid.c).
-typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
+typedef void (*st__visit_fn)(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2);
 
 void st__blist_release(st_world *w, st_blist *l);
 /// Whether some behaviour of the list reads another agent's body in the
