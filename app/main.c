@@ -5,30 +5,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <SDL.h>
 
 #include "app.h"
-
-double app_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void app_format(char *buf, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, n, fmt, ap);
-    va_end(ap);
-}
 
 static void usage(FILE *out)
 {
@@ -100,31 +84,200 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-/* "--name value" or "--name=value". */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
+/* ------------------------------------------------------------------ options with a shape of their own */
+
+static bool set_seed(app_options *o, char *val)
 {
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-        return arg + n + 1;
-    if (strcmp(arg, name) == 0) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "steer: option %s needs a value\n", name);
-            return NULL;
-        }
-        return argv[++*i];
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(val, &end, 0);
+    if (errno != 0 || end == val || *end != '\0' || val[0] == '-')
+        return false;
+    o->seed = (uint64_t)s;
+    o->has_seed = true;
+    return true;
+}
+
+/* --select X,Y: two finite numbers. */
+static bool set_select(app_options *o, char *val)
+{
+    char *mid = NULL, *yend = NULL;
+    o->select_x = strtod(val, &mid);
+    if (mid == val || *mid != ',')
+        return false;
+    const char *ys = mid + 1;
+    o->select_y = strtod(ys, &yend);
+    if (yend == ys || *yend != '\0' || !isfinite(o->select_x) || !isfinite(o->select_y))
+        return false;
+    o->has_select = true;
+    return true;
+}
+
+static bool set_threads(app_options *o, char *val)
+{
+    long v;
+    if (!parse_long(val, 1, 256, &v))
+        return false;
+    o->threads = (int)v;
+    return true;
+}
+
+static bool set_memory(app_options *o, char *val)
+{
+    long v;
+    if (!parse_long(val, 0, 1 << 20, &v))
+        return false;
+    o->memory_mb = (size_t)v;
+    return true;
+}
+
+/* --rewind-test T:N or T:N:FILE=SOURCE (the value is cut in place). */
+static bool set_rewind_test(app_options *o, char *val)
+{
+    char *colon = NULL;
+    errno = 0;
+    o->rewind_at = strtol(val, &colon, 10);
+    if (colon == val || *colon != ':' || o->rewind_at <= 0 || errno != 0)
+        return false;
+    char *edit = strchr(colon + 1, ':');
+    if (edit != NULL) {
+        *edit++ = '\0';
+        if (strchr(edit, '=') == NULL)
+            return false;
+        o->rewind_edit = edit;
+    }
+    return parse_long(colon + 1, 1, o->rewind_at, &o->rewind_by);
+}
+
+/* --reload-at T:FILE[=SOURCE], up to 16 of them (the value is cut in place). */
+static bool add_reload_at(app_options *o, char *val)
+{
+    char *colon = NULL;
+    if (o->nreload_at == (int)(sizeof o->reload_at / sizeof o->reload_at[0]))
+        return false;
+    errno = 0;
+    long t = strtol(val, &colon, 10);
+    if (colon == val || *colon != ':' || colon[1] == '\0' || t < 0 || errno != 0)
+        return false;
+    struct reload_at *r = &o->reload_at[o->nreload_at++];
+    r->tick = t;
+    r->file = colon + 1;
+    r->source = NULL;
+    char *eq = strchr(colon + 1, '=');
+    if (eq != NULL) {
+        *eq = '\0';
+        r->source = eq + 1;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ the table */
+
+typedef enum option_kind {
+    OPT_FLAG, ///< no value: sets a bool field
+    OPT_TEXT, ///< a non-empty string field
+    OPT_LONG, ///< a long field in lo..hi
+    OPT_FN,   ///< parsed by fn
+} option_kind;
+
+typedef struct cli_option {
+    const char *name;
+    option_kind kind;
+    size_t field; ///< offsetof the app_options field (OPT_FLAG, OPT_TEXT, OPT_LONG)
+    long lo, hi;
+    bool (*fn)(app_options *o, char *val);
+} cli_option;
+
+#define FLAG_OPT(name, f) {name, OPT_FLAG, offsetof(app_options, f), 0, 0, NULL}
+#define TEXT_OPT(name, f) {name, OPT_TEXT, offsetof(app_options, f), 0, 0, NULL}
+#define LONG_OPT(name, f, lo, hi) {name, OPT_LONG, offsetof(app_options, f), lo, hi, NULL}
+#define FN_OPT(name, fn) {name, OPT_FN, 0, 0, 0, fn}
+
+static const cli_option OPTIONS[] = {
+    FLAG_OPT("--headless", headless),
+    FLAG_OPT("--realtime", realtime),
+    FLAG_OPT("--trust", trust),
+    FLAG_OPT("--with-current-scripts", current_scripts),
+    FLAG_OPT("--plots", plots),
+    LONG_OPT("--ticks", ticks, 0, 2000000000L),
+    FN_OPT("--seed", set_seed),
+    TEXT_OPT("--screenshot", screenshot),
+    FN_OPT("--select", set_select),
+    LONG_OPT("--draw-frames", draw_frames, 1, 100000),
+    FN_OPT("--threads", set_threads),
+    LONG_OPT("--budget", budget, 0, 2000000000L),
+    LONG_OPT("--time-limit", time_limit, 0, 86400),
+    FN_OPT("--memory", set_memory),
+    TEXT_OPT("--record", record),
+    TEXT_OPT("--replay", replay),
+    TEXT_OPT("--trace", trace),
+    TEXT_OPT("--trace-fields", trace_fields),
+    LONG_OPT("--rewind-mb", rewind_mb, 0, 1 << 20),
+    LONG_OPT("--rewind-every", rewind_every, 1, 1000000),
+    FN_OPT("--reload-at", add_reload_at),
+    FN_OPT("--rewind-test", set_rewind_test),
+};
+
+#undef FLAG_OPT
+#undef TEXT_OPT
+#undef LONG_OPT
+#undef FN_OPT
+
+/* The option arg names: flags exactly, the others as "--name" or "--name=...". */
+static const cli_option *find_option(const char *arg)
+{
+    for (size_t k = 0; k < sizeof OPTIONS / sizeof OPTIONS[0]; k++) {
+        const cli_option *opt = &OPTIONS[k];
+        size_t n = strlen(opt->name);
+        if (opt->kind == OPT_FLAG ? strcmp(arg, opt->name) == 0
+                                  : strncmp(arg, opt->name, n) == 0 && (arg[n] == '\0' || arg[n] == '='))
+            return opt;
     }
     return NULL;
 }
 
-static bool is_option(const char *arg, const char *name)
+/* The value of argv[*i] ("--name value", taking the next argument, or
+ * "--name=value"); NULL, said on stderr, when there is none. */
+static char *option_value(int argc, char **argv, int *i, const char *name)
 {
+    char *arg = argv[*i];
     size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+    if (arg[n] == '=')
+        return arg + n + 1;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "steer: option %s needs a value\n", name);
+        return NULL;
+    }
+    return argv[++*i];
 }
 
-/* Returns -1 to go on, else the exit status. */
-static int parse(int argc, char **argv, app_options *o)
+/* Sets what argv[*i] says; false when its value is missing or bad. */
+static bool apply_option(const cli_option *opt, int argc, char **argv, int *i, app_options *o)
+{
+    char *field = (char *)o + opt->field;
+    if (opt->kind == OPT_FLAG) {
+        *(bool *)field = true;
+        return true;
+    }
+    char *val = option_value(argc, argv, i, opt->name);
+    if (val == NULL)
+        return false;
+    switch (opt->kind) {
+    case OPT_TEXT:
+        *(const char **)field = val;
+        return val[0] != '\0';
+    case OPT_LONG:
+        return parse_long(val, opt->lo, opt->hi, (long *)field);
+    case OPT_FN:
+        return opt->fn(o, val);
+    default:
+        return false;
+    }
+}
+
+/* ------------------------------------------------------------------ parse */
+
+static void set_defaults(app_options *o)
 {
     memset(o, 0, sizeof *o);
     o->ticks = -1;
@@ -134,13 +287,40 @@ static int parse(int argc, char **argv, app_options *o)
     o->memory_mb = 1024;
     o->rewind_mb = 64;
     o->rewind_every = 30;
+}
+
+/* Options that only make sense with another: -1 when all is well, else the
+ * exit status (2, said on stderr). */
+static int check_combinations(const app_options *o)
+{
+    const struct {
+        bool bad;
+        const char *why;
+    } rules[] = {
+        {o->screenshot && !o->headless, "--screenshot needs --headless (press P in the window)"},
+        {o->draw_frames > 0 && !o->headless, "--draw-frames needs --headless (the window shows FPS)"},
+        {o->rewind_at > 0 && !o->headless, "--rewind-test needs --headless (use Left / Right in the window)"},
+        {o->nreload_at > 0 && !o->headless, "--reload-at needs --headless (save the file in the window)"},
+        {o->plots && !o->screenshot, "--plots needs --screenshot (press G in the window)"},
+    };
+    for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++) {
+        if (rules[k].bad) {
+            fprintf(stderr, "steer: %s\n", rules[k].why);
+            return 2;
+        }
+    }
+    return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, app_options *o)
+{
+    set_defaults(o);
     static char *rest[256];
     int nrest = 0;
     bool positional_only = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        long v;
-        const char *val;
         if (positional_only || arg[0] != '-' || strcmp(arg, "-") == 0) {
             if (o->scene == NULL && !positional_only)
                 o->scene = arg;
@@ -150,166 +330,33 @@ static int parse(int argc, char **argv, app_options *o)
         }
         if (strcmp(arg, "--") == 0) {
             positional_only = true;
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            continue;
+        }
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(arg, "--version") == 0) {
+        }
+        if (strcmp(arg, "--version") == 0) {
             printf("steer %s\n", ST_VERSION);
             return 0;
-        } else if (strcmp(arg, "--headless") == 0) {
-            o->headless = true;
-        } else if (strcmp(arg, "--realtime") == 0) {
-            o->realtime = true;
-        } else if (strcmp(arg, "--with-current-scripts") == 0) {
-            o->current_scripts = true;
-        } else if (strcmp(arg, "--plots") == 0) {
-            o->plots = true;
-        } else if (is_option(arg, "--record") || is_option(arg, "--replay") || is_option(arg, "--trace") ||
-                   is_option(arg, "--trace-fields")) {
-            const char *name = is_option(arg, "--record") ? "--record" : is_option(arg, "--replay") ? "--replay"
-                               : is_option(arg, "--trace-fields") ? "--trace-fields" : "--trace";
-            if ((val = option_value(argc, argv, &i, name)) == NULL || val[0] == '\0')
-                goto bad_value;
-            if (name[3] == 'e' && name[4] == 'c')
-                o->record = val;
-            else if (name[3] == 'e')
-                o->replay = val;
-            else if (strcmp(name, "--trace") == 0)
-                o->trace = val;
-            else
-                o->trace_fields = val;
-        } else if (is_option(arg, "--rewind-test")) {
-            char *colon = NULL;
-            if ((val = option_value(argc, argv, &i, "--rewind-test")) == NULL)
-                goto bad_value;
-            errno = 0;
-            o->rewind_at = strtol(val, &colon, 10);
-            if (colon == val || *colon != ':' || o->rewind_at <= 0 || errno != 0)
-                goto bad_value;
-            char *edit = strchr(colon + 1, ':');
-            if (edit != NULL) {
-                *edit++ = '\0';
-                if (strchr(edit, '=') == NULL)
-                    goto bad_value;
-                o->rewind_edit = edit;
-            }
-            if (!parse_long(colon + 1, 1, o->rewind_at, &v))
-                goto bad_value;
-            o->rewind_by = v;
-        } else if (is_option(arg, "--rewind-mb")) {
-            if ((val = option_value(argc, argv, &i, "--rewind-mb")) == NULL || !parse_long(val, 0, 1 << 20, &v))
-                goto bad_value;
-            o->rewind_mb = v;
-        } else if (is_option(arg, "--rewind-every")) {
-            if ((val = option_value(argc, argv, &i, "--rewind-every")) == NULL || !parse_long(val, 1, 1000000, &v))
-                goto bad_value;
-            o->rewind_every = v;
-        } else if (is_option(arg, "--reload-at")) {
-            char *colon = NULL;
-            if ((val = option_value(argc, argv, &i, "--reload-at")) == NULL || o->nreload_at == 16)
-                goto bad_value;
-            errno = 0;
-            long t = strtol(val, &colon, 10);
-            if (colon == val || *colon != ':' || colon[1] == '\0' || t < 0 || errno != 0)
-                goto bad_value;
-            struct reload_at *r = &o->reload_at[o->nreload_at++];
-            r->tick = t;
-            r->file = colon + 1;
-            r->source = NULL;
-            char *eq = strchr(colon + 1, '=');
-            if (eq != NULL) {
-                *eq = '\0';
-                r->source = eq + 1;
-            }
-        } else if (strcmp(arg, "--trust") == 0) {
-            o->trust = true;
-        } else if (is_option(arg, "--ticks")) {
-            if ((val = option_value(argc, argv, &i, "--ticks")) == NULL || !parse_long(val, 0, 2000000000L, &v))
-                goto bad_value;
-            o->ticks = v;
-        } else if (is_option(arg, "--seed")) {
-            char *end;
-            if ((val = option_value(argc, argv, &i, "--seed")) == NULL)
-                goto bad_value;
-            errno = 0;
-            unsigned long long s = strtoull(val, &end, 0);
-            if (errno != 0 || end == val || *end != '\0' || val[0] == '-')
-                goto bad_value;
-            o->seed = (uint64_t)s;
-            o->has_seed = true;
-        } else if (is_option(arg, "--screenshot")) {
-            if ((val = option_value(argc, argv, &i, "--screenshot")) == NULL || val[0] == '\0')
-                goto bad_value;
-            o->screenshot = val;
-        } else if (is_option(arg, "--select")) {
-            char *mid = NULL;
-            if ((val = option_value(argc, argv, &i, "--select")) == NULL)
-                goto bad_value;
-            o->select_x = strtod(val, &mid);
-            if (mid == val || *mid != ',')
-                goto bad_value;
-            const char *ys = mid + 1;
-            char *yend = NULL;
-            o->select_y = strtod(ys, &yend);
-            if (yend == ys || *yend != '\0' || !isfinite(o->select_x) || !isfinite(o->select_y))
-                goto bad_value;
-            o->has_select = true;
-        } else if (is_option(arg, "--draw-frames")) {
-            if ((val = option_value(argc, argv, &i, "--draw-frames")) == NULL || !parse_long(val, 1, 100000, &v))
-                goto bad_value;
-            o->draw_frames = v;
-        } else if (is_option(arg, "--threads")) {
-            if ((val = option_value(argc, argv, &i, "--threads")) == NULL || !parse_long(val, 1, 256, &v))
-                goto bad_value;
-            o->threads = (int)v;
-        } else if (is_option(arg, "--budget")) {
-            if ((val = option_value(argc, argv, &i, "--budget")) == NULL || !parse_long(val, 0, 2000000000L, &v))
-                goto bad_value;
-            o->budget = v;
-        } else if (is_option(arg, "--time-limit")) {
-            if ((val = option_value(argc, argv, &i, "--time-limit")) == NULL || !parse_long(val, 0, 86400, &v))
-                goto bad_value;
-            o->time_limit = v;
-        } else if (is_option(arg, "--memory")) {
-            if ((val = option_value(argc, argv, &i, "--memory")) == NULL || !parse_long(val, 0, 1 << 20, &v))
-                goto bad_value;
-            o->memory_mb = (size_t)v;
-        } else {
+        }
+        const cli_option *opt = find_option(arg);
+        if (opt == NULL) {
             fprintf(stderr, "steer: unknown option '%s'\n", arg);
             usage(stderr);
             return 2;
         }
-        continue;
-    bad_value:
-        fprintf(stderr, "steer: bad value for %s\n", arg);
-        usage(stderr);
-        return 2;
+        if (!apply_option(opt, argc, argv, &i, o)) {
+            fprintf(stderr, "steer: bad value for %s\n", arg);
+            usage(stderr);
+            return 2;
+        }
     }
     if (o->realtime)
         o->headless = true;
-    if (o->screenshot && !o->headless) {
-        fprintf(stderr, "steer: --screenshot needs --headless (press P in the window)\n");
-        return 2;
-    }
-    if (o->draw_frames > 0 && !o->headless) {
-        fprintf(stderr, "steer: --draw-frames needs --headless (the window shows FPS)\n");
-        return 2;
-    }
-    if (o->rewind_at > 0 && !o->headless) {
-        fprintf(stderr, "steer: --rewind-test needs --headless (use Left / Right in the window)\n");
-        return 2;
-    }
-    if (o->nreload_at > 0 && !o->headless) {
-        fprintf(stderr, "steer: --reload-at needs --headless (save the file in the window)\n");
-        return 2;
-    }
-    if (o->plots && !o->screenshot) {
-        fprintf(stderr, "steer: --plots needs --screenshot (press G in the window)\n");
-        return 2;
-    }
     o->argc = nrest;
     o->argv = rest;
-    return -1;
+    return check_combinations(o);
 }
 
 int main(int argc, char **argv)

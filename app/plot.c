@@ -60,54 +60,52 @@ typedef struct plot_call {
 
 static int cmp_key(const void *x, const void *y) { return strcmp(x, y); }
 
-static int sample_fn(lua_State *L)
+/* scene.trace names the fields worth watching: those of them that hold a
+ * number in self now. */
+static void keys_from_scene(lua_State *L, app *a, plotter *p, int self)
 {
-    plot_call *c = lua_touserdata(L, 1);
-    app *a = c->a;
-    plotter *p = c->p;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, a->world_ref);
-    steer_lua_pushself(L, lua_gettop(L), p->id);
-    int self = lua_gettop(L);
-    if (!lua_istable(L, self))
-        return 0;
-    if (c->choose) {
-        p->nkeys = 0;
-        /* scene.trace names the fields worth watching */
-        if (a->scene_ref != LUA_NOREF && a->scene_ref != LUA_REFNIL) {
-            lua_rawgeti(L, LUA_REGISTRYINDEX, a->scene_ref);
-            lua_getfield(L, -1, "trace");
-            if (lua_istable(L, -1)) {
-                for (lua_Integer i = 1; p->nkeys < PLOT_KEYS && lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
-                    lua_pushvalue(L, -1);
-                    lua_rawget(L, self);
-                    if (lua_type(L, -1) == LUA_TNUMBER)
-                        snprintf(p->keys[p->nkeys++], sizeof p->keys[0], "%s", lua_tostring(L, -2));
-                    lua_pop(L, 2);
-                }
-            }
-            lua_settop(L, self);
-        }
-        if (p->nkeys == 0) {
-            char found[64][32];
-            int n = 0;
-            lua_pushnil(L);
-            while (lua_next(L, self)) {
-                if (n < 64 && lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER &&
-                    strlen(lua_tostring(L, -2)) < sizeof found[0])
-                    snprintf(found[n++], sizeof found[0], "%s", lua_tostring(L, -2));
-                lua_pop(L, 1);
-            }
-            qsort(found, (size_t)n, sizeof found[0], cmp_key);
-            for (int i = 0; i < n && p->nkeys < PLOT_KEYS; i++)
-                app_format(p->keys[p->nkeys++], sizeof p->keys[0], "%s", found[i]);
+    if (a->scene_ref == LUA_NOREF || a->scene_ref == LUA_REFNIL)
+        return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->scene_ref);
+    lua_getfield(L, -1, "trace");
+    if (lua_istable(L, -1)) {
+        for (lua_Integer i = 1; p->nkeys < PLOT_KEYS && lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
+            lua_pushvalue(L, -1);
+            lua_rawget(L, self);
+            if (lua_type(L, -1) == LUA_TNUMBER)
+                snprintf(p->keys[p->nkeys++], sizeof p->keys[0], "%s", lua_tostring(L, -2));
+            lua_pop(L, 2);
         }
     }
+    lua_settop(L, self);
+}
+
+/* Else the keys of self holding a number, in sorted order. */
+static void keys_from_self(lua_State *L, plotter *p, int self)
+{
+    char found[64][32];
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, self)) {
+        if (n < 64 && lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER &&
+            strlen(lua_tostring(L, -2)) < sizeof found[0])
+            snprintf(found[n++], sizeof found[0], "%s", lua_tostring(L, -2));
+        lua_pop(L, 1);
+    }
+    qsort(found, (size_t)n, sizeof found[0], cmp_key);
+    for (int i = 0; i < n && p->nkeys < PLOT_KEYS; i++)
+        app_format(p->keys[p->nkeys++], sizeof p->keys[0], "%s", found[i]);
+}
+
+/* The sample's numbers of self and its state name (self.state or self.state.name). */
+static void read_self(lua_State *L, const plotter *p, int self, plot_point *out)
+{
     for (int i = 0; i < p->nkeys; i++) {
         lua_pushstring(L, p->keys[i]);
         lua_rawget(L, self);
         if (lua_type(L, -1) == LUA_TNUMBER) {
-            c->out->v[2 + i] = (float)lua_tonumber(L, -1);
-            c->out->has |= 1u << (2 + i);
+            out->v[2 + i] = (float)lua_tonumber(L, -1);
+            out->has |= 1u << (2 + i);
         }
         lua_pop(L, 1);
     }
@@ -118,7 +116,25 @@ static int sample_fn(lua_State *L)
         lua_rawget(L, -2);
     }
     if (lua_type(L, -1) == LUA_TSTRING)
-        snprintf(c->out->state, sizeof c->out->state, "%s", lua_tostring(L, -1));
+        snprintf(out->state, sizeof out->state, "%s", lua_tostring(L, -1));
+}
+
+static int sample_fn(lua_State *L)
+{
+    plot_call *c = lua_touserdata(L, 1);
+    plotter *p = c->p;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->a->world_ref);
+    steer_lua_pushself(L, lua_gettop(L), p->id);
+    int self = lua_gettop(L);
+    if (!lua_istable(L, self))
+        return 0;
+    if (c->choose) {
+        p->nkeys = 0;
+        keys_from_scene(L, c->a, p, self);
+        if (p->nkeys == 0)
+            keys_from_self(L, p, self);
+    }
+    read_self(L, p, self, c->out);
     return 0;
 }
 
@@ -179,17 +195,97 @@ static const SDL_Color SERIES[PLOT_SERIES] = {
     {230, 170, 255, 255}, {255, 230, 120, 255}, {120, 230, 220, 255},
 };
 
-static void rect(batch *b, float x, float y, float w, float h, SDL_Color c)
+#define STRIP_H 44.0f  /* pixels a series' strip is high */
+#define STRIP_GAP 4.0f /* between strips */
+
+/* Where the panel and its strips are, and the time axis. */
+typedef struct plot_geom {
+    float gx, gw;  ///< the strips' left edge and width
+    float top;     ///< the first strip's top
+    double span;   ///< ticks across the width (PLOT_SECONDS of them)
+    long newest;   ///< the newest sample's tick, drawn at the right edge
+} plot_geom;
+
+static float tick_x(const plot_geom *g, long t)
 {
-    SDL_FPoint p0 = {x, y}, p1 = {x + w, y}, p2 = {x + w, y + h}, p3 = {x, y + h};
-    batch_tri(b, p0, p1, p2, c);
-    batch_tri(b, p0, p2, p3, c);
+    return g->gx + g->gw * (float)(1.0 - (double)(g->newest - t) / g->span);
 }
 
-static void label(render_ctx *c, float x, float y, const char *s, SDL_Color col)
+static const plot_point *sample(const plotter *p, int i)
 {
-    if (c->small != NULL)
-        font_draw(c->small, &c->layer[LAYER_HUD_TEXT], x, y, s, strlen(s), col);
+    return &p->s[(p->head + i) % PLOT_CAP];
+}
+
+/* Series k's range over the samples that have it; lo > hi when none has. */
+static void series_range(const plotter *p, int k, float *lo, float *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < p->n; i++) {
+        const plot_point *s = sample(p, i);
+        if (s->has & (1u << k)) {
+            *lo = fminf(*lo, s->v[k]);
+            *hi = fmaxf(*hi, s->v[k]);
+        }
+    }
+}
+
+/* Series k's strip: its axis, its name with the newest value and range, and
+ * its line (broken where a sample lacks it). */
+static void draw_series(render_ctx *c, const plotter *p, const plot_geom *g, int k)
+{
+    batch *b = &c->layer[LAYER_HUD];
+    const plot_point *last = sample(p, p->n - 1);
+    float sy = g->top + (float)k * (STRIP_H + STRIP_GAP);
+    float lo, hi;
+    series_range(p, k, &lo, &hi);
+    batch_rect(b, g->gx, sy + STRIP_H, g->gw, 1.0f, AXIS);
+    const char *name = k == 0 ? "speed" : k == 1 ? "force" : p->keys[k - 2];
+    char line[160];
+    if (last->has & (1u << k))
+        snprintf(line, sizeof line, "%s %.3g   [%.3g, %.3g]", name, last->v[k], lo, hi);
+    else
+        snprintf(line, sizeof line, "%s -", name);
+    hud_text(c, c->small, g->gx + 2.0f, sy, line, SERIES[k]);
+    if (!(lo <= hi))
+        return;
+    if (hi - lo < 1e-6f) {
+        lo -= 0.5f;
+        hi += 0.5f;
+    }
+    SDL_FPoint prev = {0, 0};
+    bool have = false;
+    for (int i = 0; i < p->n; i++) {
+        const plot_point *s = sample(p, i);
+        if (!(s->has & (1u << k))) {
+            have = false;
+            continue;
+        }
+        SDL_FPoint q = {tick_x(g, s->tick), sy + STRIP_H - (s->v[k] - lo) / (hi - lo) * (STRIP_H - 14.0f)};
+        if (have)
+            batch_line(b, prev, q, 1.5f, SERIES[k]);
+        prev = q;
+        have = true;
+    }
+}
+
+/* State changes: a line through every strip and the new name (where the
+ * names do not crowd each other). */
+static void draw_state_changes(render_ctx *c, const plotter *p, const plot_geom *g, int series)
+{
+    float bottom = g->top + (float)series * (STRIP_H + STRIP_GAP);
+    float last_label = -1e9f;
+    for (int i = 1; i < p->n; i++) {
+        const plot_point *s = sample(p, i);
+        if (strcmp(s->state, sample(p, i - 1)->state) == 0)
+            continue;
+        float x = tick_x(g, s->tick);
+        batch_rect(&c->layer[LAYER_HUD], x, g->top, 1.0f, bottom - g->top - 4.0f, STATE);
+        if (x - last_label > 40.0f && s->state[0]) {
+            hud_text(c, c->small, x + 2.0f, bottom - 16.0f, s->state, STATE);
+            last_label = x;
+        }
+    }
 }
 
 void plot_draw(app *a, render_ctx *c)
@@ -197,82 +293,26 @@ void plot_draw(app *a, render_ctx *c)
     plotter *p = a->plot;
     if (!a->show_plots || p == NULL || a->world == NULL)
         return;
-    batch *b = &c->layer[LAYER_HUD];
     int series = 2 + p->nkeys;
-    float strip = 44.0f, pad = 8.0f, w = 380.0f;
-    float h = (float)series * (strip + 4.0f) + 26.0f;
+    float pad = 8.0f, w = 380.0f;
+    float h = (float)series * (STRIP_H + STRIP_GAP) + 26.0f;
     float x0 = (float)c->w - w - pad;
     float y0 = (float)c->h - h - 40.0f; /* above the timeline */
     if (y0 < pad)
         y0 = pad;
-    rect(b, x0, y0, w, h, BG);
-    char line[160];
+    batch_rect(&c->layer[LAYER_HUD], x0, y0, w, h, BG);
     if (p->n == 0) {
-        label(c, x0 + 8.0f, y0 + 6.0f, "plots: select an agent (click)", DIM);
+        hud_text(c, c->small, x0 + 8.0f, y0 + 6.0f, "plots: select an agent (click)", DIM);
         return;
     }
-    const plot_point *last = &p->s[(p->head + p->n - 1) % PLOT_CAP];
+    const plot_point *last = sample(p, p->n - 1);
+    char line[160];
     snprintf(line, sizeof line, "agent %llu, last %.0f s%s%s",
              (unsigned long long)st_agent_serial(a->world, p->id), PLOT_SECONDS, last->state[0] ? "   state: " : "",
              last->state);
-    label(c, x0 + 8.0f, y0 + 4.0f, line, TEXT);
-    double span = PLOT_SECONDS / (a->dt > 0.0 ? a->dt : 1.0 / 60.0);
-    float gx = x0 + 8.0f, gw = w - 16.0f;
-    float top = y0 + 22.0f;
-    /* ticks -> x: the newest sample at the right edge */
-#define TX(t) (gx + gw * (float)(1.0 - (double)(last->tick - (t)) / span))
-    for (int k = 0; k < series; k++) {
-        float sy = top + (float)k * (strip + 4.0f);
-        float lo = INFINITY, hi = -INFINITY;
-        for (int i = 0; i < p->n; i++) {
-            const plot_point *s = &p->s[(p->head + i) % PLOT_CAP];
-            if (s->has & (1u << k)) {
-                lo = fminf(lo, s->v[k]);
-                hi = fmaxf(hi, s->v[k]);
-            }
-        }
-        rect(b, gx, sy + strip, gw, 1.0f, AXIS);
-        const char *name = k == 0 ? "speed" : k == 1 ? "force" : p->keys[k - 2];
-        if (last->has & (1u << k))
-            snprintf(line, sizeof line, "%s %.3g   [%.3g, %.3g]", name, last->v[k], lo, hi);
-        else
-            snprintf(line, sizeof line, "%s -", name);
-        label(c, gx + 2.0f, sy, line, SERIES[k]);
-        if (!(lo <= hi))
-            continue;
-        if (hi - lo < 1e-6f) {
-            lo -= 0.5f;
-            hi += 0.5f;
-        }
-        SDL_FPoint prev = {0, 0};
-        bool have = false;
-        for (int i = 0; i < p->n; i++) {
-            const plot_point *s = &p->s[(p->head + i) % PLOT_CAP];
-            if (!(s->has & (1u << k))) {
-                have = false;
-                continue;
-            }
-            SDL_FPoint q = {TX(s->tick), sy + strip - (s->v[k] - lo) / (hi - lo) * (strip - 14.0f)};
-            if (have)
-                batch_line(b, prev, q, 1.5f, SERIES[k]);
-            prev = q;
-            have = true;
-        }
-    }
-    /* state changes: a line through every strip and the new name */
-    float bottom = top + (float)series * (strip + 4.0f);
-    float last_label = -1e9f;
-    for (int i = 1; i < p->n; i++) {
-        const plot_point *s = &p->s[(p->head + i) % PLOT_CAP];
-        const plot_point *prev = &p->s[(p->head + i - 1) % PLOT_CAP];
-        if (strcmp(s->state, prev->state) == 0)
-            continue;
-        float x = TX(s->tick);
-        rect(b, x, top, 1.0f, bottom - top - 4.0f, STATE);
-        if (x - last_label > 40.0f && s->state[0]) {
-            label(c, x + 2.0f, bottom - 16.0f, s->state, STATE);
-            last_label = x;
-        }
-    }
-#undef TX
+    hud_text(c, c->small, x0 + 8.0f, y0 + 4.0f, line, TEXT);
+    plot_geom g = {x0 + 8.0f, w - 16.0f, y0 + 22.0f, PLOT_SECONDS / (a->dt > 0.0 ? a->dt : 1.0 / 60.0), last->tick};
+    for (int k = 0; k < series; k++)
+        draw_series(c, p, &g, k);
+    draw_state_changes(c, p, &g, series);
 }

@@ -585,83 +585,95 @@ static inline st_vec2 leg_right(st_vec2 rel, double d2, double leg, double r)
     return st_v2_scale(st_v2(rel.x * leg + rel.y * r, -rel.x * r + rel.y * leg), 1.0 / d2);
 }
 
-/// The half-plane for the obstacle edge from vertex a (rel1 from the agent)
-/// to its next (rel2); false when the edge adds none.
-static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st_vec2 vel, double radius,
-                      double inv_h, line *out)
+/// The touching cases of edge_line: 1 with *out set, 0 for no line, -1
+/// when the agent is clear of the edge (the cone cases follow).
+static int edge_touching(const overt *o1, const overt *o2, st_vec2 rel1, st_vec2 rel2, double d1, double d2,
+                         double s, double dline, double r2, line *out)
 {
-    const overt *o1 = &verts[ia], *o2 = &verts[o1->next];
-    double r2 = radius * radius;
-    double d1 = st_v2_len2(rel1), d2 = st_v2_len2(rel2);
-    st_vec2 ov = st_v2_sub(o2->p, o1->p);
-    double s = st_v2_dot(st_v2_neg(rel1), ov) / st_v2_len2(ov);
-    double dline = st_v2_len2(st_v2_sub(st_v2_neg(rel1), st_v2_scale(ov, s)));
     const st_vec2 zero = {0.0, 0.0};
-
     // Touching: keep out along the shortest way.
     if (s < 0.0 && d1 <= r2) {
-        if (!o1->convex) return false;
+        if (!o1->convex) return 0;
         out->point = zero;
         out->direction = st_v2_normalize(st_v2(-rel1.y, rel1.x));
-        return true;
+        return 1;
     }
     if (s > 1.0 && d2 <= r2) {
         // The next edge deals with a concave vertex, or with this one from its side.
-        if (!o2->convex || det(rel2, o2->dir) < 0.0) return false;
+        if (!o2->convex || det(rel2, o2->dir) < 0.0) return 0;
         out->point = zero;
         out->direction = st_v2_normalize(st_v2(-rel2.y, rel2.x));
-        return true;
+        return 1;
     }
     if (s >= 0.0 && s < 1.0 && dline <= r2) {
         out->point = zero;
         out->direction = st_v2_neg(o1->dir);
-        return true;
+        return 1;
     }
+    return -1;
+}
 
-    // Not touching: a cone between two legs, cut off at the horizon.
-    st_vec2 left, right;
-    bool one_vertex = false;
+/// The velocity obstacle of an edge the agent is clear of: a cone between
+/// two legs, cut off at the horizon.
+typedef struct edge_cone {
+    const overt *o1, *o2;
+    st_vec2 rel1, rel2, left, right;
+    bool one_vertex, left_foreign, right_foreign;
+} edge_cone;
+
+/// The legs of the cone (false: the edge adds no line).
+static bool edge_legs(const overt *verts, edge_cone *c, double d1, double d2, double s, double dline,
+                      double r2, double radius)
+{
+    c->one_vertex = false;
     if (s < 0.0 && dline <= r2) {
         // Seen end-on: the near vertex alone makes the cone.
-        if (!o1->convex) return false;
-        o2 = o1;
-        one_vertex = true;
+        if (!c->o1->convex) return false;
+        c->o2 = c->o1;
+        c->one_vertex = true;
         double leg = sqrt(d1 - r2);
-        left = leg_left(rel1, d1, leg, radius);
-        right = leg_right(rel1, d1, leg, radius);
+        c->left = leg_left(c->rel1, d1, leg, radius);
+        c->right = leg_right(c->rel1, d1, leg, radius);
     } else if (s > 1.0 && dline <= r2) {
-        if (!o2->convex) return false;
-        o1 = o2;
-        rel1 = rel2;
-        one_vertex = true;
+        if (!c->o2->convex) return false;
+        c->o1 = c->o2;
+        c->rel1 = c->rel2;
+        c->one_vertex = true;
         double leg = sqrt(d2 - r2);
-        left = leg_left(rel2, d2, leg, radius);
-        right = leg_right(rel2, d2, leg, radius);
+        c->left = leg_left(c->rel2, d2, leg, radius);
+        c->right = leg_right(c->rel2, d2, leg, radius);
     } else {
-        left = o1->convex ? leg_left(rel1, d1, sqrt(d1 - r2), radius) : st_v2_neg(o1->dir);
-        right = o2->convex ? leg_right(rel2, d2, sqrt(d2 - r2), radius) : o1->dir;
+        c->left = c->o1->convex ? leg_left(c->rel1, d1, sqrt(d1 - r2), radius) : st_v2_neg(c->o1->dir);
+        c->right = c->o2->convex ? leg_right(c->rel2, d2, sqrt(d2 - r2), radius) : c->o1->dir;
     }
-    if (one_vertex) rel2 = rel1;
+    if (c->one_vertex) c->rel2 = c->rel1;
 
     // A leg that points into the neighbouring edge is replaced by that
     // edge's cut-off, and a velocity projected onto it adds no constraint.
-    const overt *left_nb = &verts[o1->prev];
-    bool left_foreign = false, right_foreign = false;
-    if (o1->convex && det(left, st_v2_neg(left_nb->dir)) >= 0.0) {
-        left = st_v2_neg(left_nb->dir);
-        left_foreign = true;
+    const overt *left_nb = &verts[c->o1->prev];
+    c->left_foreign = c->right_foreign = false;
+    if (c->o1->convex && det(c->left, st_v2_neg(left_nb->dir)) >= 0.0) {
+        c->left = st_v2_neg(left_nb->dir);
+        c->left_foreign = true;
     }
-    if (o2->convex && det(right, o2->dir) <= 0.0) {
-        right = o2->dir;
-        right_foreign = true;
+    if (c->o2->convex && det(c->right, c->o2->dir) <= 0.0) {
+        c->right = c->o2->dir;
+        c->right_foreign = true;
     }
+    return true;
+}
 
-    st_vec2 lc = st_v2_scale(rel1, inv_h), rc = st_v2_scale(rel2, inv_h);
+/// The line from the nearest point of the cut-off cone to the velocity
+/// (false: the nearest point lies on a leg another edge owns).
+static bool edge_project(const edge_cone *c, st_vec2 vel, double radius, double inv_h, line *out)
+{
+    st_vec2 lc = st_v2_scale(c->rel1, inv_h), rc = st_v2_scale(c->rel2, inv_h);
     st_vec2 cv = st_v2_sub(rc, lc);
-    double t = one_vertex ? 0.5 : st_v2_dot(st_v2_sub(vel, lc), cv) / st_v2_len2(cv);
+    st_vec2 left = c->left, right = c->right;
+    double t = c->one_vertex ? 0.5 : st_v2_dot(st_v2_sub(vel, lc), cv) / st_v2_len2(cv);
     double tl = st_v2_dot(st_v2_sub(vel, lc), left), tr = st_v2_dot(st_v2_sub(vel, rc), right);
 
-    if ((t < 0.0 && tl < 0.0) || (one_vertex && tl < 0.0 && tr < 0.0)) {
+    if ((t < 0.0 && tl < 0.0) || (c->one_vertex && tl < 0.0 && tr < 0.0)) {
         st_vec2 uw = st_v2_normalize(st_v2_sub(vel, lc));
         out->direction = st_v2(uw.y, -uw.x);
         out->point = st_v2_add(lc, st_v2_scale(uw, radius * inv_h));
@@ -673,25 +685,43 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
         out->point = st_v2_add(rc, st_v2_scale(uw, radius * inv_h));
         return true;
     }
-    double dcut = (t < 0.0 || t > 1.0 || one_vertex) ? INFINITY
-                                                     : st_v2_len2(st_v2_sub(vel, st_v2_add(lc, st_v2_scale(cv, t))));
+    double dcut = (t < 0.0 || t > 1.0 || c->one_vertex) ? INFINITY
+                                                        : st_v2_len2(st_v2_sub(vel, st_v2_add(lc, st_v2_scale(cv, t))));
     double dleft = tl < 0.0 ? INFINITY : st_v2_len2(st_v2_sub(vel, st_v2_add(lc, st_v2_scale(left, tl))));
     double dright = tr < 0.0 ? INFINITY : st_v2_len2(st_v2_sub(vel, st_v2_add(rc, st_v2_scale(right, tr))));
     if (dcut <= dleft && dcut <= dright) {
-        out->direction = st_v2_neg(o1->dir);
+        out->direction = st_v2_neg(c->o1->dir);
         out->point = st_v2_add(lc, st_v2_scale(st_v2(-out->direction.y, out->direction.x), radius * inv_h));
         return true;
     }
     if (dleft <= dright) {
-        if (left_foreign) return false;
+        if (c->left_foreign) return false;
         out->direction = left;
         out->point = st_v2_add(lc, st_v2_scale(st_v2(-left.y, left.x), radius * inv_h));
         return true;
     }
-    if (right_foreign) return false;
+    if (c->right_foreign) return false;
     out->direction = st_v2_neg(right);
     out->point = st_v2_add(rc, st_v2_scale(st_v2(-out->direction.y, out->direction.x), radius * inv_h));
     return true;
+}
+
+/// The half-plane for the obstacle edge from vertex a (rel1 from the agent)
+/// to its next (rel2); false when the edge adds none.
+static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st_vec2 vel, double radius,
+                      double inv_h, line *out)
+{
+    edge_cone c = {.o1 = &verts[ia], .rel1 = rel1, .rel2 = rel2};
+    c.o2 = &verts[c.o1->next];
+    double r2 = radius * radius;
+    double d1 = st_v2_len2(rel1), d2 = st_v2_len2(rel2);
+    st_vec2 ov = st_v2_sub(c.o2->p, c.o1->p);
+    double s = st_v2_dot(st_v2_neg(rel1), ov) / st_v2_len2(ov);
+    double dline = st_v2_len2(st_v2_sub(st_v2_neg(rel1), st_v2_scale(ov, s)));
+
+    int touching = edge_touching(c.o1, c.o2, rel1, rel2, d1, d2, s, dline, r2, out);
+    if (touching >= 0) return touching == 1;
+    return edge_legs(verts, &c, d1, d2, s, dline, r2, radius) && edge_project(&c, vel, radius, inv_h, out);
 }
 
 /* ------------------------------------------------------------------------ */
