@@ -100,10 +100,8 @@ static inline bool counted(const st_world *w, int i)
     return w->dead == 0 || w->agents[i].alive;
 }
 
-static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
+static inline void fill_item(const st_world *w, st_grid_item *it, int i)
 {
-    int c = st__cell_of(w, g, w->bodies[i].pos);
-    st_grid_item *it = &g->items[cursor[c]++];
     it->pos = w->bodies[i].pos;
     if (w->edges == ST_EDGES_WRAP) {
         it->pos.x = st__wrap_coord(it->pos.x, w->width);
@@ -115,20 +113,29 @@ static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
     it->tag = w->tags[i];
 }
 
-/// Counts in start[1..cells] become each cell's first slot (start[c]) and
-/// the cursors placing uses.
-static void counts_to_cursors(int32_t *start, int cells)
+/// Agent i into its cell at the cursor, which moves on (slices, in order).
+static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
-    start[0] = 0;
-    for (int c = 0; c < cells; c++) start[c + 1] += start[c];
+    fill_item(w, &g->items[cursor[st__cell_of(w, g, w->bodies[i].pos)]++], i);
 }
 
-/// After placing advanced each cursor start[c] to the end of cell c: shifts
-/// them back so that start[c] is where cell c begins, start[cells] the end.
-static void cursors_to_starts(int32_t *start, int cells)
+/// Agent i into its cell just below the cursor, which moves down (the
+/// serial sort, from the last agent to the first).
+static inline void place_back(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
-    for (int c = cells; c > 0; c--) start[c] = start[c - 1];
-    start[0] = 0;
+    fill_item(w, &g->items[--cursor[st__cell_of(w, g, w->bodies[i].pos)]], i);
+}
+
+/// Counts in start[0..cells) become where each cell ends (start[cells]:
+/// the total). Placing then fills each cell from its end down, taking the
+/// agents from the last to the first, so every cursor ends where its cell
+/// begins and the cell lists them in order: no pass over the cells to
+/// shift cursors back (a world of millions of mostly empty cells, as the
+/// RVO2 Circle's, spends much of its build on such passes).
+static void counts_to_ends(int32_t *start, int cells)
+{
+    for (int c = 1; c < cells; c++) start[c] += start[c - 1];
+    start[cells] = cells > 0 ? start[cells - 1] : 0;
 }
 
 // The counting sort, split into slices of the dense array: each slice is
@@ -231,14 +238,13 @@ void st__grid_build(st_world *w, int count)
         // Two passes, the cell computed in each rather than stored: 4 bytes an
         // agent saved for a division an axis.
         for (int i = 0; i < count; i++)
-            if (counted(w, i)) start[st__cell_of(w, g, w->bodies[i].pos) + 1]++;
-        counts_to_cursors(start, cells);
-        // Place in dense (spawn) order so each cell lists its agents in spawn
-        // order: queries then visit candidates deterministically. start[c]
-        // is the cursor and is restored below.
-        for (int i = 0; i < count; i++)
-            if (counted(w, i)) place(w, g, i, start);
-        cursors_to_starts(start, cells);
+            if (counted(w, i)) start[st__cell_of(w, g, w->bodies[i].pos)]++;
+        counts_to_ends(start, cells);
+        // Each cell lists its agents in dense (spawn) order, so queries
+        // visit candidates deterministically; start[c] is the cursor, and
+        // ends where cell c begins.
+        for (int i = count - 1; i >= 0; i--)
+            if (counted(w, i)) place_back(w, g, i, start);
     }
     g->item_count = start[cells];
     g->pre_slices = 0; // the histograms now hold cursors
@@ -291,11 +297,10 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     for (int c = 0; c <= cells; c++) start[c] = 0;
     const st_grid_item *items = g->items;
     for (int k = 0; k < g->item_count; k++)
-        if (items[k].tag == tag) start[st__cell_of(w, t, items[k].pos) + 1]++;
-    counts_to_cursors(start, cells);
-    for (int k = 0; k < g->item_count; k++)
-        if (items[k].tag == tag) t->items[start[st__cell_of(w, t, items[k].pos)]++] = items[k];
-    cursors_to_starts(start, cells);
+        if (items[k].tag == tag) start[st__cell_of(w, t, items[k].pos)]++;
+    counts_to_ends(start, cells);
+    for (int k = g->item_count - 1; k >= 0; k--)
+        if (items[k].tag == tag) t->items[--start[st__cell_of(w, t, items[k].pos)]] = items[k];
     t->item_count = start[cells];
     if (t->item_count > t->ids_cap) {
         int n = t->ids_cap ? t->ids_cap : 64;
