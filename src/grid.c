@@ -17,6 +17,10 @@
 
 #include "grid_iter.h"
 
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 // Bounds memory for absurd width/cell ratios; a query of any radius stays
 // correct with bigger cells, only slower.
 #define ST_MAX_CELLS (1 << 22)
@@ -26,12 +30,14 @@ void st__grid_free(st_grid *g)
     free(g->cell_start);
     free(g->items);
     free(g->hist);
+    free(g->counts);
     free(g->ids);
     g->cell_start = NULL;
     g->items = NULL;
     g->hist = NULL;
+    g->counts = NULL;
     g->ids = NULL;
-    g->cell_cap = g->agent_cap = g->hist_cap = g->ids_cap = 0;
+    g->cell_cap = g->agent_cap = g->hist_cap = g->counts_cap = g->ids_cap = 0;
 }
 
 static void grid_dims_for(const st_world *w, st_grid *g, double cell)
@@ -68,6 +74,21 @@ static bool grow_i32(int32_t **p, int *cap, int need)
     if (!q) return false;
     *p = q;
     *cap = n;
+    return true;
+}
+
+/// Zeroed counters for `cells` cells (g->counts, kept zero). False when
+/// out of memory.
+static bool counts_reserve(st_grid *g, int cells)
+{
+    if (cells <= g->counts_cap) return true;
+    int n = g->counts_cap ? g->counts_cap : 64;
+    while (n < cells) n *= 2;
+    int32_t *q = calloc((size_t)n, sizeof *q);
+    if (!q) return false;
+    free(g->counts);
+    g->counts = q;
+    g->counts_cap = n;
     return true;
 }
 
@@ -126,16 +147,41 @@ static inline void place_back(st_world *w, st_grid *g, int i, int32_t *cursor)
     fill_item(w, &g->items[--cursor[st__cell_of(w, g, w->bodies[i].pos)]], i);
 }
 
-/// Counts in start[0..cells) become where each cell ends (start[cells]:
-/// the total). Placing then fills each cell from its end down, taking the
+/// The counts (one a cell, in `counts`) become where each cell ends, in
+/// start (start[cells]: the total), and the counts are cleared for the
+/// next build. Placing then fills each cell from its end down, taking the
 /// agents from the last to the first, so every cursor ends where its cell
 /// begins and the cell lists them in order: no pass over the cells to
-/// shift cursors back (a world of millions of mostly empty cells, as the
-/// RVO2 Circle's, spends much of its build on such passes).
-static void counts_to_ends(int32_t *start, int cells)
+/// shift cursors back, nor one to clear the counters first (a world of
+/// millions of mostly empty cells, as the RVO2 Circle's, spent much of its
+/// build on such passes).
+static void counts_to_ends(int32_t *counts, int32_t *start, int cells)
 {
-    for (int c = 1; c < cells; c++) start[c] += start[c - 1];
-    start[cells] = cells > 0 ? start[cells - 1] : 0;
+    int32_t run = 0;
+    int c = 0;
+#if defined(__SSE2__) && defined(__x86_64__)
+    // Four cells at a time: four empty ones (most of a sparse world's)
+    // just take the running total; others add up within the register.
+    const __m128i zero = _mm_setzero_si128();
+    for (; c + 4 <= cells; c += 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(counts + c));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(v, zero)) != 0xFFFF) {
+            _mm_storeu_si128((__m128i *)(counts + c), zero);
+            v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+            v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
+            v = _mm_add_epi32(v, _mm_set1_epi32(run));
+            run = _mm_cvtsi128_si32(_mm_shuffle_epi32(v, 0xFF));
+            _mm_storeu_si128((__m128i *)(start + c), v);
+        } else {
+            _mm_storeu_si128((__m128i *)(start + c), _mm_set1_epi32(run));
+        }
+    }
+#endif
+    for (; c < cells; c++) {
+        start[c] = run += counts[c];
+        counts[c] = 0;
+    }
+    start[cells] = run;
 }
 
 // The counting sort, split into slices of the dense array: each slice is
@@ -234,12 +280,13 @@ void st__grid_build(st_world *w, int count)
         for (int c = 0; c < cells; c++) start[c + 1] = last[c];
         start[0] = 0;
     } else {
-        for (int c = 0; c <= cells; c++) start[c] = 0;
+        if (!counts_reserve(g, cells)) goto fail;
+        int32_t *counts = g->counts;
         // Two passes, the cell computed in each rather than stored: 4 bytes an
         // agent saved for a division an axis.
         for (int i = 0; i < count; i++)
-            if (counted(w, i)) start[st__cell_of(w, g, w->bodies[i].pos)]++;
-        counts_to_ends(start, cells);
+            if (counted(w, i)) counts[st__cell_of(w, g, w->bodies[i].pos)]++;
+        counts_to_ends(counts, start, cells);
         // Each cell lists its agents in dense (spawn) order, so queries
         // visit candidates deterministically; start[c] is the cursor, and
         // ends where cell c begins.
@@ -294,11 +341,11 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     int cells = t->nx * t->ny;
     if (!grid_reserve(t, cells, count)) return false;
     int32_t *start = t->cell_start;
-    for (int c = 0; c <= cells; c++) start[c] = 0;
+    if (!counts_reserve(t, cells)) return false;
     const st_grid_item *items = g->items;
     for (int k = 0; k < g->item_count; k++)
-        if (items[k].tag == tag) start[st__cell_of(w, t, items[k].pos)]++;
-    counts_to_ends(start, cells);
+        if (items[k].tag == tag) t->counts[st__cell_of(w, t, items[k].pos)]++;
+    counts_to_ends(t->counts, start, cells);
     for (int k = g->item_count - 1; k >= 0; k--)
         if (items[k].tag == tag) t->items[--start[st__cell_of(w, t, items[k].pos)]] = items[k];
     t->item_count = start[cells];

@@ -107,6 +107,11 @@ typedef struct st_grid {
     int cell_cap, agent_cap;
     int32_t *hist;            // the parallel sort's counters, (threads - 1) * cells
     int hist_cap;
+    // The serial sort's counters, one a cell, all zero between builds (the
+    // build clears the cells it counted in): nothing to clear a whole
+    // table of mostly empty cells for.
+    int32_t *counts;
+    int counts_cap;
     // > 0 when the integrator already counted the next build's slices (that
     // many, over pre_count agents, into cell_start + 1 and hist): the build
     // then skips its own counting pass, a whole stream over the bodies.
