@@ -1101,6 +1101,10 @@ static inline double share_of(const orca_peer *pj_, const orca_peer *pi_)
     if (!(pj_->yields & pi_->layer)) return 1.0;
     double pi = pi_->priority, pj = pj_->priority;
     if (pi + pj <= 0.0) return 0.5;
+    // Equal priorities (most crowds) share evenly: pj / (pj + pj) is 0.5
+    // exactly unless the sum overflows, so no division (the divider is
+    // the slow unit, and every half-plane needs it for its own roots).
+    if (pi == pj && pj <= DBL_MAX / 2) return 0.5;
     return pj / (pi + pj);
 }
 
