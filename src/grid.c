@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef STEER_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -26,10 +27,13 @@ void st__grid_free(st_grid *g)
     free(g->cell_start);
     free(g->items);
     free(g->hist);
+    free(g->lane_mem);
     g->cell_start = NULL;
     g->items = NULL;
     g->hist = NULL;
-    g->cell_cap = g->agent_cap = g->hist_cap = 0;
+    g->lane_mem = NULL;
+    memset(&g->lanes, 0, sizeof g->lanes);
+    g->cell_cap = g->agent_cap = g->hist_cap = g->lane_cap = 0;
 }
 
 static void grid_dims_for(const st_world *w, st_grid *g, double cell)
@@ -69,8 +73,9 @@ static bool grow_i32(int32_t **p, int *cap, int need)
     return true;
 }
 
-/// Room in g for `cells` cells and `count` items. False when out of memory.
-static bool grid_reserve(st_grid *g, int cells, int count)
+/// Room in g for `cells` cells and `count` items, and with `lanes` for the
+/// grid lanes too. False when out of memory.
+static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
 {
     int cell_cap = g->cell_cap;
     if (!grow_i32(&g->cell_start, &cell_cap, cells + 1)) return false;
@@ -85,8 +90,26 @@ static bool grid_reserve(st_grid *g, int cells, int count)
         g->items = it;
         g->agent_cap = n;
     }
+    if (lanes && g->lane_cap < g->agent_cap) {
+        // Five arrays of cap + pad four-byte values in one block.
+        size_t each = (size_t)g->agent_cap + ST_GRID_LANE_PAD;
+        float *m = malloc(5 * each * sizeof(float));
+        if (!m) return false;
+        st__advise_huge(m, 5 * each * sizeof(float));
+        free(g->lane_mem);
+        g->lane_mem = m;
+        g->lane_cap = g->agent_cap;
+        g->lanes.x = m;
+        g->lanes.y = m + each;
+        g->lanes.hx = m + 2 * each;
+        g->lanes.hy = m + 3 * each;
+        g->lanes.index = (uint32_t *)(m + 4 * each);
+    }
     return true;
 }
+
+// The build streams the bodies a line each: fetched this many ahead.
+#define ST_BUILD_AHEAD 16
 
 // Below this many agents one thread sorts faster than two can start.
 #define ST_GRID_PARALLEL_MIN 32768
@@ -100,17 +123,39 @@ static inline bool counted(const st_world *w, int i)
 
 static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
-    int c = st__cell_of(w, g, w->bodies[i].pos);
-    st_grid_item *it = &g->items[cursor[c]++];
-    it->pos = w->bodies[i].pos;
+    const st_body *b = &w->bodies[i];
+    int cx, cy;
+    st__cell_xy(w, g, b->pos, &cx, &cy);
+    int k = cursor[cy * g->nx + cx]++;
+    st_grid_item *it = &g->items[k];
+    st_vec2 p = b->pos;
     if (w->edges == ST_EDGES_WRAP) {
-        it->pos.x = st__wrap_coord(it->pos.x, w->width);
-        it->pos.y = st__wrap_coord(it->pos.y, w->height);
+        p.x = st__wrap_coord(p.x, w->width);
+        p.y = st__wrap_coord(p.y, w->height);
     }
-    it->hx = (float)w->bodies[i].heading.x;
-    it->hy = (float)w->bodies[i].heading.y;
+    it->pos = p;
     it->index = (uint32_t)i;
     it->tag = w->tags[i];
+    st_grid_lanes *l = &g->lanes;
+    if (l->x) {
+        l->x[k] = (float)(p.x - st__block_x(g, cx));
+        l->y[k] = (float)(p.y - st__block_y(g, cy));
+        l->hx[k] = (float)b->heading.x;
+        l->hy[k] = (float)b->heading.y;
+        l->index[k] = (uint32_t)i;
+    }
+}
+
+/// The lanes' slack past the last item: read by whole vectors, masked off,
+/// and defined all the same.
+static void lanes_pad(st_grid *g)
+{
+    st_grid_lanes *l = &g->lanes;
+    if (!l->x) return;
+    for (int k = g->item_count; k < g->item_count + ST_GRID_LANE_PAD; k++) {
+        l->x[k] = l->y[k] = l->hx[k] = l->hy[k] = 0.0f;
+        l->index[k] = UINT32_MAX;
+    }
 }
 
 /// Counts in start[1..cells] become each cell's first slot (start[c]) and
@@ -168,8 +213,10 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
             slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
             for (int c = 0; c < cells; c++) h[c] = 0;
-            for (int i = i0; i < i1; i++)
+            for (int i = i0; i < i1; i++) {
+                ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
                 if (counted(w, i)) h[st__cell_of(w, g, w->bodies[i].pos)]++;
+            }
         }
 #ifdef STEER_HAVE_OPENMP
 #pragma omp barrier
@@ -191,8 +238,10 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
             int i0, i1;
             slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
-            for (int i = i0; i < i1; i++)
+            for (int i = i0; i < i1; i++) {
+                ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
                 if (counted(w, i)) place(w, g, i, h);
+            }
         }
     }
 }
@@ -203,7 +252,7 @@ void st__grid_build(st_world *w, int count)
     grid_dims(w, g);
     int cells = g->nx * g->ny;
 
-    if (!grid_reserve(g, cells, count)) goto fail;
+    if (!grid_reserve(g, cells, count, true)) goto fail;
 
     int32_t *start = g->cell_start;
     int nt = 1;
@@ -228,17 +277,22 @@ void st__grid_build(st_world *w, int count)
         for (int c = 0; c <= cells; c++) start[c] = 0;
         // Two passes, the cell computed in each rather than stored: 4 bytes an
         // agent saved for a division an axis.
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < count; i++) {
+            ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < count ? i + ST_BUILD_AHEAD : i]);
             if (counted(w, i)) start[st__cell_of(w, g, w->bodies[i].pos) + 1]++;
+        }
         counts_to_cursors(start, cells);
         // Place in dense (spawn) order so each cell lists its agents in spawn
         // order: queries then visit candidates deterministically. start[c]
         // is the cursor and is restored below.
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < count; i++) {
+            ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < count ? i + ST_BUILD_AHEAD : i]);
             if (counted(w, i)) place(w, g, i, start);
+        }
         cursors_to_starts(start, cells);
     }
     g->item_count = start[cells];
+    lanes_pad(g);
     g->pre_slices = 0; // the histograms now hold cursors
     w->grid_dirty = false;
     w->grid_epoch++;
@@ -284,7 +338,7 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     if (cell < w->cell_size) cell = w->cell_size;
     grid_dims_for(w, t, cell);
     int cells = t->nx * t->ny;
-    if (!grid_reserve(t, cells, count)) return false;
+    if (!grid_reserve(t, cells, count, false)) return false;
     int32_t *start = t->cell_start;
     for (int c = 0; c <= cells; c++) start[c] = 0;
     const st_grid_item *items = g->items;

@@ -220,40 +220,77 @@ static inline void run(const kflock *k, sums *s, int j0, int j1, float shx, floa
 
 static inline float hsum(v4f v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 
-static inline void dir(float *x, float *y)
+static inline v4f sqrt4(v4f v)
 {
-    float l = sqrtf(*x * *x + *y * *y);
-    if (l > 0.0f) {
-        float r = 1.0f / l;
-        *x *= r;
-        *y *= r;
+#if defined(__SSE__)
+    return __builtin_ia32_sqrtps(v);
+#else
+    v4f r;
+    for (int l = 0; l < 4; l++) r[l] = sqrtf(v[l]);
+    return r;
+#endif
+}
+
+/// One rule for four agents, a lane each: toward max speed along (X, Y)
+/// as steer's steer_velocity does (the force that reaches that velocity
+/// this step, within max force), weighted, added to (FX, FY); `on`: the
+/// lanes that have a sum.
+static inline void rule4(v4f X, v4f Y, v4i on, v4f VX, v4f VY, float gain, float limit, float weight, v4f *FX,
+                         v4f *FY)
+{
+    const v4f Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    v4f L2 = X * X + Y * Y;
+    v4i live = on & (L2 > Z);
+    v4f INV = (Z + 1.0f) / sqrt4(L2);
+    v4f DX = X * INV * K_MAX_SPEED - VX, DY = Y * INV * K_MAX_SPEED - VY;
+    v4f NEED = sqrt4(DX * DX + DY * DY);
+    v4i past = NEED >= limit;
+    v4f G = (v4f)(((v4i)((Z + K_MAX_FORCE) / NEED) & past) | ((v4i)(Z + gain) & ~past));
+    *FX += (v4f)((v4i)(DX * G * weight) & live);
+    *FY += (v4f)((v4i)(DY * G * weight) & live);
+}
+
+/// The forces of the four agents from i on (m of them) from their sums:
+/// the three rules, a vector each, then truncated to max force.
+static void forces4(const kflock *k, int i, int m, const sums *s, float dt, float *fx, float *fy)
+{
+    const v4f Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    v4f X[3] = {Z, Z, Z}, Y[3] = {Z, Z, Z}, VX = Z, VY = Z;
+    v4i has = {0, 0, 0, 0};
+    for (int l = 0; l < m; l++) {
+        const sums *a = &s[l];
+        X[0][l] = hsum(a->sx), Y[0][l] = hsum(a->sy);
+        X[1][l] = hsum(a->hx), Y[1][l] = hsum(a->hy);
+        X[2][l] = hsum(a->ox), Y[2][l] = hsum(a->oy);
+        has[l] = a->n[0] + a->n[1] + a->n[2] + a->n[3] > 0 ? -1 : 0;
+        VX[l] = k->ux[i + l], VY[l] = k->uy[i + l];
     }
+    const float gain = K_MASS / dt, limit = K_MAX_FORCE / gain;
+    const v4i all = {-1, -1, -1, -1};
+    v4f FX = Z, FY = Z;
+    rule4(X[0], Y[0], all, VX, VY, gain, limit, K_W_SEP, &FX, &FY);
+    rule4(X[1], Y[1], has, VX, VY, gain, limit, K_W_ALI, &FX, &FY);
+    rule4(X[2], Y[2], has, VX, VY, gain, limit, K_W_COH, &FX, &FY);
+    v4f L2 = FX * FX + FY * FY;
+    v4i over = L2 > K_MAX_FORCE * K_MAX_FORCE;
+    v4f R = (v4f)(((v4i)((Z + K_MAX_FORCE) / sqrt4(L2)) & over) | ((v4i)(Z + 1.0f) & ~over));
+    FX *= R;
+    FY *= R;
+    for (int l = 0; l < m; l++) fx[l] = FX[l], fy[l] = FY[l];
 }
 
-/// steer's steer_velocity: the force that brings velocity (vx, vy) to the
-/// desired one this step, within max force, times the rule's weight.
-static inline void steer_to(float *fx, float *fy, float desx, float desy, float vx, float vy, float gain,
-                            float limit, float weight)
-{
-    float dx = desx - vx, dy = desy - vy;
-    float need = sqrtf(dx * dx + dy * dy);
-    float g = need >= limit ? K_MAX_FORCE / need : gain;
-    *fx += dx * g * weight;
-    *fy += dy * g * weight;
-}
-
-static void agent(kflock *k, int i, float dt, float cos2)
+/// Agent i's neighbour sums.
+static void gather(const kflock *k, int i, float cos2, sums *s)
 {
     const int nc = k->nc;
     const float W = k->side, inv = 1.0f / k->cw;
     const float x = k->qx[i], y = k->qy[i], hx = k->gx[i], hy = k->gy[i];
     // The agent is among its own candidates (distance 0, so in the disc and
     // the cone): the sums start without it.
-    sums s;
-    s.sx = s.sy = s.ox = s.oy = (v4f){0};
-    s.hx = (v4f){-hx, 0.0f, 0.0f, 0.0f};
-    s.hy = (v4f){-hy, 0.0f, 0.0f, 0.0f};
-    s.n = (v4i){-1, 0, 0, 0};
+    s->sx = s->sy = s->ox = s->oy = (v4f){0};
+    s->hx = (v4f){-hx, 0.0f, 0.0f, 0.0f};
+    s->hy = (v4f){-hy, 0.0f, 0.0f, 0.0f};
+    s->n = (v4i){-1, 0, 0, 0};
     // Cells are at least as wide as the radius: the disc spans three rows
     // and three columns at most, each row's cells one contiguous run.
     // (x - radius) / cw > -1: floor as a truncation of a positive number.
@@ -264,42 +301,23 @@ static void agent(kflock *k, int i, float dt, float cos2)
         float sy = cy < 0 ? -W : cy >= nc ? W : 0.0f;
         const int32_t *rs = k->start + (size_t)row * nc;
         if (cx0 < 0) {
-            run(k, &s, rs[cx0 + nc], rs[nc], -W, sy, x, y, hx, hy, cos2);
-            run(k, &s, rs[0], rs[cx1 + 1], 0.0f, sy, x, y, hx, hy, cos2);
+            run(k, s, rs[cx0 + nc], rs[nc], -W, sy, x, y, hx, hy, cos2);
+            run(k, s, rs[0], rs[cx1 + 1], 0.0f, sy, x, y, hx, hy, cos2);
         } else if (cx1 >= nc) {
-            run(k, &s, rs[cx0], rs[nc], 0.0f, sy, x, y, hx, hy, cos2);
-            run(k, &s, rs[0], rs[cx1 - nc + 1], W, sy, x, y, hx, hy, cos2);
+            run(k, s, rs[cx0], rs[nc], 0.0f, sy, x, y, hx, hy, cos2);
+            run(k, s, rs[0], rs[cx1 - nc + 1], W, sy, x, y, hx, hy, cos2);
         } else {
-            run(k, &s, rs[cx0], rs[cx1 + 1], 0.0f, sy, x, y, hx, hy, cos2);
+            run(k, s, rs[cx0], rs[cx1 + 1], 0.0f, sy, x, y, hx, hy, cos2);
         }
     }
-    int n = s.n[0] + s.n[1] + s.n[2] + s.n[3];
+}
 
-    // The three rules, then the integration.
+/// Agent i's move, with force (fx, fy).
+static void move(kflock *k, int i, float fx, float fy, float dt)
+{
+    const float W = k->side;
+    const float x = k->qx[i], y = k->qy[i], hx = k->gx[i], hy = k->gy[i];
     const float vx = k->ux[i], vy = k->uy[i];
-    const float gain = K_MASS / dt, limit = K_MAX_FORCE / gain;
-    float fx = 0.0f, fy = 0.0f;
-    float ax = hsum(s.sx), ay = hsum(s.sy);
-    if (ax != 0.0f || ay != 0.0f) {
-        dir(&ax, &ay);
-        steer_to(&fx, &fy, ax * K_MAX_SPEED, ay * K_MAX_SPEED, vx, vy, gain, limit, K_W_SEP);
-    }
-    if (n > 0) {
-        ax = hsum(s.hx), ay = hsum(s.hy);
-        dir(&ax, &ay);
-        if (ax != 0.0f || ay != 0.0f) steer_to(&fx, &fy, ax * K_MAX_SPEED, ay * K_MAX_SPEED, vx, vy, gain, limit, K_W_ALI);
-        ax = hsum(s.ox), ay = hsum(s.oy); // the mean offset's direction is the sum's
-        if (ax != 0.0f || ay != 0.0f) {
-            dir(&ax, &ay);
-            steer_to(&fx, &fy, ax * K_MAX_SPEED, ay * K_MAX_SPEED, vx, vy, gain, limit, K_W_COH);
-        }
-    }
-    float l2 = fx * fx + fy * fy;
-    if (l2 > K_MAX_FORCE * K_MAX_FORCE) {
-        float r = K_MAX_FORCE / sqrtf(l2);
-        fx *= r;
-        fy *= r;
-    }
     float nvx = vx + fx * (dt / K_MASS), nvy = vy + fy * (dt / K_MASS);
     float v2 = nvx * nvx + nvy * nvy;
     if (v2 > K_MAX_SPEED * K_MAX_SPEED) {
@@ -328,10 +346,17 @@ static void agent(kflock *k, int i, float dt, float cos2)
     k->id[i] = k->qid[i];
 }
 
+/// Agents whose sums are gathered before their forces are worked out (the
+/// three rules four agents a vector) and before they move: the forces are a
+/// chain of square roots and divisions an agent, which the processor
+/// overlaps when several come in a row.
+#define K_BATCH 8
+
 void kflock_step(kflock *k, double dt)
 {
     double c = cos(0.5 * K_FOV_DEG * 3.14159265358979323846 / 180.0);
     float cos2 = (float)(c * c); // a cone wider than 180: seen when ahead or dot^2 <= cos2 d2
+    const int batches = (k->n + K_BATCH - 1) / K_BATCH;
 #pragma omp parallel num_threads(k->threads) if (k->threads > 1)
     {
 #ifdef _OPENMP
@@ -341,8 +366,16 @@ void kflock_step(kflock *k, double dt)
 #endif
         sort_cells(k, t, nt);
 #pragma omp barrier
-#pragma omp for schedule(dynamic, 1024)
-        for (int i = 0; i < k->n; i++) agent(k, i, (float)dt, cos2);
+#pragma omp for schedule(dynamic, 64)
+        for (int b = 0; b < batches; b++) {
+            int i0 = b * K_BATCH, i1 = i0 + K_BATCH < k->n ? i0 + K_BATCH : k->n;
+            sums s[K_BATCH];
+            float fx[K_BATCH], fy[K_BATCH];
+            for (int i = i0; i < i1; i++) gather(k, i, cos2, &s[i - i0]);
+            for (int i = i0; i < i1; i += 4)
+                forces4(k, i, i1 - i < 4 ? i1 - i : 4, &s[i - i0], (float)dt, &fx[i - i0], &fy[i - i0]);
+            for (int i = i0; i < i1; i++) move(k, i, fx[i - i0], fy[i - i0], (float)dt);
+        }
     }
 }
 
