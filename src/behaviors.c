@@ -368,7 +368,7 @@ static inline st_vec2 flock_steer(const st_body *b, st_vec2 dir, steer_gain k)
 }
 
 /// The flock's force in double, from its sums g: for the bodies and sums
-/// st__flock_forces leaves to it.
+/// st__flock_batch leaves to it.
 static st_vec2 flock_force_double(const st_body *b, const group *g, const st_flock_params *p, steer_gain k)
 {
     st_vec2 f = ZERO;
@@ -383,33 +383,25 @@ static st_vec2 flock_force_double(const st_body *b, const group *g, const st_flo
     return st_v2_truncate_safe(f, b->max_force);
 }
 
-/// The flock's forces of n <= 4 agents from their sums g[m] (float lanes,
-/// st__flock_forces; double where float will not do).
-static void flock_forces(const st_body *const *b, const group *g, int n, const st_flock_params *p, double dt,
-                         st_vec2 *force)
+/// The flock's forces of agents index[0..n) (n <= ST_FLOCK_BATCH) with
+/// parameters p: float lanes (st__flock_batch), double where float will not do.
+static void flock_forces(const st_world *w, const int *index, int n, const st_flock_params *p, double cos_half,
+                         double dt, st_vec2 *force, st__runs_memo *runs)
 {
-    double gain[4], limit[4];
-    bool ok[4];
+    group g[ST_FLOCK_BATCH];
+    bool ok[ST_FLOCK_BATCH];
+    st__flock_batch(w, p, cos_half, flock_sep_radius(p), index, n, dt, force, ok, g, runs);
     for (int m = 0; m < n; m++) {
-        steer_gain k = gain_of(b[m], dt);
-        gain[m] = k.gain;
-        limit[m] = k.limit;
-    }
-    const double weight[3] = {p->separation, p->alignment, p->cohesion};
-    st__flock_forces(g, b, gain, limit, n, weight, force, ok);
-    for (int m = 0; m < n; m++) {
-        if (ok[m]) force[m] = st_v2_truncate_safe(force[m], b[m]->max_force); // just under it: only a test
-        else force[m] = flock_force_double(b[m], &g[m], p, (steer_gain){gain[m], limit[m]});
+        if (ok[m]) continue;
+        const st_body *b = &w->bodies[index[m]];
+        force[m] = flock_force_double(b, &g[m], p, gain_of(b, dt));
     }
 }
 
 static st_vec2 flock(const st_world *w, int i, const st_flock_params *p, double cos_half, double dt)
 {
-    group g;
-    group_query(w, i, p, cos_half, flock_sep_radius(p), &g);
-    const st_body *b = &w->bodies[i];
     st_vec2 f;
-    flock_forces(&b, &g, 1, p, dt, &f);
+    flock_forces(w, &i, 1, p, cos_half, dt, &f, NULL);
     return f;
 }
 
@@ -799,7 +791,7 @@ static bool traced(const st_world *w, int i)
            w->slots[a->slot].generation == w->trace_id.generation;
 }
 
-void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type)
+ST__INLINE void accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type)
 {
     st_body *b = &w->bodies[i];
     if (traced(w, i)) {
@@ -823,6 +815,11 @@ void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavio
     st_vec2 sum = st_v2_add(b->accum, f);
     // The sum is truncated to max_force at integration anyway: keep it finite.
     b->accum = st_v2_finite(sum) ? sum : st_v2_scale(dir_safe(sum), DBL_MAX / 4.0);
+}
+
+void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type)
+{
+    accumulate(w, i, force, weight, type);
 }
 
 st_vec2 st_agent_force_of(st_world *w, st_agent_id id, const st_behavior *b)
@@ -908,18 +905,16 @@ st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double s
     return arrive(w, b, target, slowing, ST_DECEL_LINEAR, dt);
 }
 
-/// Agents whose one standing behaviour is a flock, their sums gathered and
-/// their forces (and moves) still to come: the forces are a chain of square
-/// roots and divisions an agent, which the processor overlaps when several
+/// Agents whose one standing behaviour is a flock are gathered (up to
+/// ST_FLOCK_BATCH, the same list) and done together: their sums, then their
+/// forces, then their moves. The forces are a chain of square roots and
+/// divisions an agent, which the processor overlaps when several
 /// independent ones come in a row rather than each between two neighbour
 /// loops.
-#define ST_FLOCK_BATCH 8
-
 typedef struct flock_batch {
     int n;
     const st_behavior *bh;  // the one standing behaviour they share
     int index[ST_FLOCK_BATCH];
-    group g[ST_FLOCK_BATCH];
 } flock_batch;
 
 /// What the standing pass does once an agent's forces are in.
@@ -938,19 +933,11 @@ ST__INLINE void move_agent(st_world *w, int i, const mover *mv)
 static void flock_batch_finish(st_world *w, flock_batch *fb, const mover *mv, view_memo *memo,
                                st__runs_memo *runs)
 {
-    const double dt = mv->dt;
     if (fb->n == 0) return;
     const st_behavior *bh = fb->bh;
-    const st_flock_params *p = &bh->flock;
-    st__group_batch(w, p, view_cos_memo(memo, p->fov), flock_sep_radius(p), fb->index, fb->n, fb->g, runs);
-    // Each loop's iterations are independent chains the processor runs
-    // side by side.
     st_vec2 f[ST_FLOCK_BATCH];
-    const st_body *b[ST_FLOCK_BATCH];
-    for (int m = 0; m < fb->n; m++) b[m] = &w->bodies[fb->index[m]];
-    for (int m = 0; m < fb->n; m += 4)
-        flock_forces(b + m, fb->g + m, fb->n - m < 4 ? fb->n - m : 4, p, dt, f + m);
-    for (int m = 0; m < fb->n; m++) st__accumulate(w, fb->index[m], f[m], bh->weight, ST_FLOCK);
+    flock_forces(w, fb->index, fb->n, &bh->flock, view_cos_memo(memo, bh->flock.fov), mv->dt, f, runs);
+    for (int m = 0; m < fb->n; m++) accumulate(w, fb->index[m], f[m], bh->weight, ST_FLOCK);
     for (int m = 0; m < fb->n; m++) move_agent(w, fb->index[m], mv);
     fb->n = 0;
 }
@@ -1017,7 +1004,7 @@ void st__standing_pass(st_world *w, bool integrate)
                 if (l) {
                     for (int m = 0; m < l->count; m++) {
                         const st_behavior *bh = &l->items[m];
-                        st__accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
+                        accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
                     }
                 }
                 move_agent(w, i, &mv);

@@ -25,6 +25,7 @@
  * their own, see st__coincident_dir) and distances so small that the
  * separation overflows float; both show as a sum that is not finite.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "grid_iter.h"
@@ -405,8 +406,26 @@ static void setup(lanes *q, const st_world *w, const st_flock_params *p, double 
     q->cos2 = (float)(cos_half * cos_half);
 }
 
-/// Agent i's sums (q set up).
-static void sums_of(lanes *q, int i, double radius, double sep_r2, st__group *out, st__runs_memo *memo)
+/// An agent's sums as the lanes left them (float): separation x, y,
+/// heading sum x, y, offset sum x, y; or, after a careful pass, none.
+typedef struct fsums {
+    float v[6];
+    int n;
+    bool careful; // the sums are in the st__group instead
+} fsums;
+
+/// The float sums f as the group's (double) sums.
+static inline void fsums_to(const fsums *f, st__group *out)
+{
+    out->sep = st_v2(f->v[0], f->v[1]);
+    out->heading_sum = st_v2(f->v[2], f->v[3]);
+    out->offset_sum = st_v2(f->v[4], f->v[5]);
+    out->n = f->n;
+}
+
+/// Agent i's sums (q set up): in f, or after a careful pass in out
+/// (double; f->careful set).
+static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
 {
     const st_body *b = &q->w->bodies[i];
     q->self = (uint32_t)i;
@@ -415,22 +434,20 @@ static void sums_of(lanes *q, int i, double radius, double sep_r2, st__group *ou
     q->careful = false;
     clear(q);
     walk(q, b->pos, radius, memo);
-    double sx = sum4(q->sx), sy = sum4(q->sy);
-    if (!isfinite(sx) || !isfinite(sy)) {
-        // A neighbour on the agent's own spot (0 / 0) or nearly (1 / d2
-        // past float): once more, with the separation in double.
-        q->careful = true;
-        clear(q);
-        walk(q, b->pos, radius, memo);
-        sx = (q->csx[0] + q->csx[1]) + (q->csx[2] + q->csx[3]) + q->push.x;
-        sy = (q->csy[0] + q->csy[1]) + (q->csy[2] + q->csy[3]) + q->push.y;
-    }
-    out->sep = st_v2(sx, sy);
-    out->heading_sum = st_v2(sum4(q->hx), sum4(q->hy));
-    out->offset_sum = st_v2(sum4(q->ox), sum4(q->oy));
-    out->n = (q->n[0] + q->n[1]) + (q->n[2] + q->n[3]);
-    out->sep_r2 = sep_r2;
-    out->self = (uint32_t)i;
+    f->v[0] = sum4(q->sx), f->v[1] = sum4(q->sy);
+    f->v[2] = sum4(q->hx), f->v[3] = sum4(q->hy);
+    f->v[4] = sum4(q->ox), f->v[5] = sum4(q->oy);
+    f->n = (q->n[0] + q->n[1]) + (q->n[2] + q->n[3]);
+    f->careful = !isfinite(f->v[0]) || !isfinite(f->v[1]);
+    if (!f->careful) return;
+    // A neighbour on the agent's own spot (0 / 0) or nearly (1 / d2 past
+    // float): once more, with the separation in double.
+    q->careful = true;
+    clear(q);
+    walk(q, b->pos, radius, memo);
+    fsums_to(f, out);
+    out->sep.x = (q->csx[0] + q->csx[1]) + (q->csx[2] + q->csx[3]) + q->push.x;
+    out->sep.y = (q->csy[0] + q->csy[1]) + (q->csy[2] + q->csy[3]) + q->push.y;
 }
 
 /// No grid to read (none yet, or it ran out of memory): no neighbours.
@@ -439,28 +456,13 @@ static bool no_grid(const st_grid *g) { return !g->cell_start || g->item_count =
 void st__group_query(const st_world *w, int i, const st_flock_params *p, double cos_half, double sep_radius,
                      st__group *out, st__runs_memo *memo)
 {
-    const double sep_r2 = sep_radius * sep_radius;
-    if (no_grid(&w->grid)) {
-        *out = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_r2, (uint32_t)i};
-        return;
-    }
+    *out = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_radius * sep_radius, (uint32_t)i};
+    if (no_grid(&w->grid)) return;
     lanes q;
     setup(&q, w, p, cos_half, sep_radius);
-    sums_of(&q, i, p->radius, sep_r2, out, memo);
-}
-
-void st__group_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
-                     const int *index, int n, st__group *out, st__runs_memo *memo)
-{
-    const double sep_r2 = sep_radius * sep_radius;
-    if (no_grid(&w->grid)) {
-        for (int m = 0; m < n; m++)
-            out[m] = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_r2, (uint32_t)index[m]};
-        return;
-    }
-    lanes q;
-    setup(&q, w, p, cos_half, sep_radius);
-    for (int m = 0; m < n; m++) sums_of(&q, index[m], p->radius, sep_r2, &out[m], memo);
+    fsums f;
+    sums_of(&q, i, p->radius, &f, out, memo);
+    if (!f.careful) fsums_to(&f, out);
 }
 
 #ifdef ST__LANE_VECTORS
@@ -532,23 +534,24 @@ static inline void rule1(float x, float y, bool on, const float *body, float wei
 }
 #endif
 
-void st__flock_forces(const st__group *g, const st_body *const *b, const double *gain, const double *limit, int n,
-                      const double weight[3], st_vec2 *force, bool *ok)
+/// The three rules for n <= 4 agents from their float sums f[m] (none
+/// careful), bodies b[m], a vector lane each (st__flock_batch).
+static void forces4(const fsums *f, const st_body *const *b, int n, double dt, const float weight[3],
+                    st_vec2 *force, bool *ok)
 {
     // Lanes past n stay zero: no sum, nothing to steer.
     float in[6][4] = {{0}}, body[6][4] = {{0}};
     int32_t has[4] = {0, 0, 0, 0};
-    bool wide = false; // a weight past float's range
-    for (int k = 0; k < 3; k++) wide |= !(fabs(weight[k]) <= (double)HUGE1);
     for (int l = 0; l < n; l++) {
-        const double v[12] = {g[l].sep.x, g[l].sep.y, g[l].heading_sum.x, g[l].heading_sum.y, g[l].offset_sum.x,
-                              g[l].offset_sum.y, b[l]->vel.x, b[l]->vel.y, b[l]->max_speed, b[l]->max_force,
-                              gain[l], limit[l]};
-        for (int k = 0; k < 6; k++) in[k][l] = (float)v[k];
-        for (int k = 0; k < 6; k++) body[k][l] = (float)v[6 + k];
-        has[l] = g[l].n > 0 ? -1 : 0;
+        for (int k = 0; k < 6; k++) in[k][l] = f[l].v[k];
+        // behaviors.c's gain_of: the gain that turns a velocity change
+        // into a force, and the largest change max_force makes.
+        double gain = b[l]->mass / dt, limit = b[l]->max_force / gain;
+        body[0][l] = (float)b[l]->vel.x, body[1][l] = (float)b[l]->vel.y;
+        body[2][l] = (float)b[l]->max_speed, body[3][l] = (float)b[l]->max_force;
+        body[4][l] = (float)gain, body[5][l] = (float)limit;
+        has[l] = f[l].n > 0 ? -1 : 0;
     }
-    const float w0 = (float)weight[0], w1 = (float)weight[1], w2 = (float)weight[2];
     float fx[4], fy[4];
     bool bad[4];
 #ifdef ST__LANE_VECTORS
@@ -560,15 +563,18 @@ void st__flock_forces(const st__group *g, const st_body *const *b, const double 
     for (int k = 0; k < 6; k++) BAD |= out_of_range(I[k]) | out_of_range(B[k]);
     const i4 ALL = {-1, -1, -1, -1}, HAS = {has[0], has[1], has[2], has[3]};
     f4 FX = Z, FY = Z;
-    rule4(I[0], I[1], ALL, B, w0, &FX, &FY, &BAD);
-    rule4(I[2], I[3], HAS, B, w1, &FX, &FY, &BAD);
-    rule4(I[4], I[5], HAS, B, w2, &FX, &FY, &BAD);
+    rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
+    rule4(I[2], I[3], HAS, B, weight[1], &FX, &FY, &BAD);
+    rule4(I[4], I[5], HAS, B, weight[2], &FX, &FY, &BAD);
     // Truncated to max_force here, in float, just under it.
     f4 L2 = FX * FX + FY * FY;
     i4 over = L2 > B[3] * B[3];
     f4 R = (f4)(((i4)(B[3] / sqrt4(L2) * UNDER_MAX) & over) | ((i4)(Z + 1.0f) & ~over));
     FX *= R;
     FY *= R;
+    // Degenerate bodies (no max force, a limit of 0 ...) can make 0 / 0:
+    // double sorts those out.
+    BAD |= out_of_range(FX) | out_of_range(FY);
     for (int l = 0; l < 4; l++) fx[l] = FX[l], fy[l] = FY[l], bad[l] = BAD[l] != 0;
 #else
     for (int l = 0; l < 4; l++) {
@@ -579,18 +585,49 @@ void st__flock_forces(const st__group *g, const st_body *const *b, const double 
             bad[l] |= !(fabsf(in[k][l]) <= HUGE1) || !(fabsf(bl[k]) <= HUGE1);
         }
         fx[l] = fy[l] = 0.0f;
-        rule1(in[0][l], in[1][l], true, bl, w0, &fx[l], &fy[l], &bad[l]);
-        rule1(in[2][l], in[3][l], has[l], bl, w1, &fx[l], &fy[l], &bad[l]);
-        rule1(in[4][l], in[5][l], has[l], bl, w2, &fx[l], &fy[l], &bad[l]);
+        rule1(in[0][l], in[1][l], true, bl, weight[0], &fx[l], &fy[l], &bad[l]);
+        rule1(in[2][l], in[3][l], has[l], bl, weight[1], &fx[l], &fy[l], &bad[l]);
+        rule1(in[4][l], in[5][l], has[l], bl, weight[2], &fx[l], &fy[l], &bad[l]);
         float l2 = fx[l] * fx[l] + fy[l] * fy[l];
         float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
         fx[l] *= r;
         fy[l] *= r;
+        bad[l] |= !(fabsf(fx[l]) <= HUGE1) || !(fabsf(fy[l]) <= HUGE1);
     }
 #endif
     for (int l = 0; l < n; l++) {
-        ok[l] = !bad[l] && !wide;
+        ok[l] = !bad[l];
         force[l] = st_v2((double)fx[l], (double)fy[l]);
+    }
+}
+
+void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
+                     const int *index, int n, double dt, st_vec2 *force, bool *ok, st__group *g,
+                     st__runs_memo *memo)
+{
+    assert(n <= ST_FLOCK_BATCH);
+    fsums f[ST_FLOCK_BATCH];
+    const st_body *b[ST_FLOCK_BATCH];
+    const bool grid = !no_grid(&w->grid);
+    lanes q;
+    if (grid) setup(&q, w, p, cos_half, sep_radius);
+    for (int m = 0; m < n; m++) {
+        b[m] = &w->bodies[index[m]];
+        g[m] = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_radius * sep_radius, (uint32_t)index[m]};
+        if (grid) sums_of(&q, index[m], p->radius, &f[m], &g[m], memo);
+        else f[m] = (fsums){{0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, 0, false};
+    }
+    // A weight past float's range: all in double.
+    const bool wide = !(fabs(p->separation) <= (double)HUGE1 && fabs(p->alignment) <= (double)HUGE1 &&
+                        fabs(p->cohesion) <= (double)HUGE1);
+    const float weight[3] = {(float)p->separation, (float)p->alignment, (float)p->cohesion};
+    for (int m = 0; m < n; m += 4) {
+        int k = n - m < 4 ? n - m : 4;
+        forces4(f + m, b + m, k, dt, weight, force + m, ok + m);
+    }
+    for (int m = 0; m < n; m++) {
+        if (f[m].careful || wide) ok[m] = false;
+        if (!ok[m] && !f[m].careful) fsums_to(&f[m], &g[m]);
     }
 }
 

@@ -417,20 +417,20 @@ typedef struct st__runs_memo {
 /// the pass's (st__runs_memo; its epoch 0 to begin with).
 void st__group_query(const st_world *w, int i, const st_flock_params *p, double cos_half, double sep_radius,
                      st__group *g, st__runs_memo *memo);
-/// st__group_query for agents index[0..n), all with the same parameters:
-/// g[m] for index[m].
-void st__group_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
-                     const int *index, int n, st__group *g, st__runs_memo *memo);
-/// The flock's three rules for n <= 4 agents at once, a vector lane each:
-/// from sums g[m] and body b[m], separation, alignment and cohesion each
-/// steer toward max speed along their sum's direction (behaviors.c's
-/// velocity matching with gain[m] and limit[m]), times weight[0..2], added,
-/// and truncated to just under max_force: force[m]. Float. ok[m] false when
-/// a sum or the body lies outside what float holds well (force[m] is then
-/// to be worked out in double). A lane's result does not depend on the
-/// others.
-void st__flock_forces(const st__group *g, const st_body *const *b, const double *gain, const double *limit, int n,
-                      const double weight[3], st_vec2 *force, bool *ok);
+/// How many agents st__flock_batch takes at most.
+#define ST_FLOCK_BATCH 8
+/// The flock's forces for agents index[0..n) (n <= ST_FLOCK_BATCH), all with
+/// flock parameters p: their neighbour sums (as st__group_query), then the
+/// three rules, four agents a vector (separation, alignment and cohesion
+/// each steer toward max speed along their sum's direction with
+/// behaviors.c's velocity matching, weighted, added, and truncated to just
+/// under max_force), in float: force[m]. ok[m] false where float will not do
+/// (a sum, the body or a weight out of its range, or a neighbour on the
+/// agent's own spot): g[m] then holds the sums for the same rules in double.
+/// An agent's force does not depend on the others of the batch.
+void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
+                     const int *index, int n, double dt, st_vec2 *force, bool *ok, st__group *g,
+                     st__runs_memo *memo);
 /// Two agents on the same spot still push apart, each its own way: a
 /// direction that depends only on the pair (by serial), flipped for one.
 st_vec2 st__coincident_dir(uint64_t self, uint64_t other);
