@@ -1,6 +1,8 @@
 /*
  * agent.c — steer.agent: one userdata per agent, its fields and its
- * steering methods, plus world:spawn and world:remove.
+ * steering methods, plus world:spawn and world:remove (they parse and keep
+ * the same fields as the agent's assignments). The behaviour methods are
+ * the rows of one table, BEHAVIOR_METHODS.
  *
  * The userdata names its agent by handle; after world:remove it stays a
  * valid userdata that says so ("attempt to use a removed agent"), as a
@@ -30,12 +32,7 @@ sl_agent *sl_checkagent(lua_State *L, int arg)
 
 void sl_pushself(lua_State *L, int agent_idx)
 {
-    if (lua_getiuservalue(L, agent_idx, SL_AUV_SELF) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, agent_idx, SL_AUV_SELF);
-    }
+    sl_push_uvtable(L, agent_idx, SL_AUV_SELF);
 }
 
 void steer_lua_pushself(lua_State *L, int world_idx, st_agent_id id)
@@ -81,14 +78,7 @@ static void check_color(lua_State *L, int idx, const sl_src *src, uint8_t rgb[3]
 
 static st_combine check_combine(lua_State *L, int idx, const sl_src *src)
 {
-    if (lua_type(L, idx) != LUA_TSTRING)
-        sl_raise_type(L, src, idx, "string");
-    const char *s = lua_tostring(L, idx);
-    for (int i = 0; combine_names[i] != NULL; i++)
-        if (strcmp(s, combine_names[i]) == 0)
-            return (st_combine)i;
-    sl_raise(L, src, "invalid option '%s' (\"sum\" or \"priority\")", s);
-    return ST_COMBINE_SUM;
+    return (st_combine)sl_option(L, idx, src, combine_names);
 }
 
 static int32_t check_tag(lua_State *L, int idx, const sl_src *src, int world_idx, sl_world *sw)
@@ -133,23 +123,187 @@ static bool is_spawn_field(lua_State *L, int key_idx)
     return false;
 }
 
-/* Pushes field `name` of the def table (arg 2); true when it is not nil. */
-static bool def_field(lua_State *L, const char *name)
+/* The def's (arg 2) pos, vel and heading. */
+static void parse_spawn_motion(lua_State *L, st_agent_def *def)
 {
-    if (lua_getfield(L, 2, name) != LUA_TNIL)
-        return true;
-    lua_pop(L, 1);
-    return false;
+    sl_src src;
+    if (sl_getfield(L, 2, "pos")) {
+        src = sl_field(2, "pos");
+        def->pos = sl_point(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "vel")) {
+        src = sl_field(2, "vel");
+        def->vel = sl_point(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "heading")) {
+        src = sl_field(2, "heading");
+        st_vec2 h = sl_point(L, -1, &src);
+        if (h.x == 0.0 && h.y == 0.0)
+            sl_raise(L, &src, "must be a non-zero vector");
+        /* a tiny or huge h whose |h|^2 under/overflows would normalise to
+         * zero here: the core normalises those safely */
+        double l2 = st_v2_len2(h);
+        def->heading = l2 > 1e-290 && l2 < INFINITY ? st_v2_normalize(h) : h;
+        def->has_heading = true;
+        lua_pop(L, 1);
+    }
 }
 
-static double def_num(lua_State *L, const char *name, double def, double min, bool strict)
+/* The def's limits, body and wander circle (distance, radius, jitter). */
+static void parse_spawn_numbers(lua_State *L, st_agent_def *def, double wander[3])
 {
-    if (!def_field(L, name))
-        return def;
-    sl_src src = sl_field(2, name);
-    double d = sl_number_min(L, -1, &src, min, strict);
+    def->max_speed = sl_field_min(L, 2, "max_speed", def->max_speed, 0.0, false);
+    def->max_force = sl_field_min(L, 2, "max_force", def->max_force, 0.0, false);
+    def->mass = sl_field_min(L, 2, "mass", def->mass, 0.0, true);
+    def->radius = sl_field_min(L, 2, "radius", def->radius, 0.0, false);
+    wander[0] = sl_field_min(L, 2, "wander_distance", ST_WANDER_DISTANCE, 0.0, false);
+    wander[1] = sl_field_min(L, 2, "wander_radius", ST_WANDER_RADIUS, 0.0, false);
+    wander[2] = sl_field_min(L, 2, "wander_jitter", ST_WANDER_JITTER, 0.0, false);
+}
+
+/* The def's color, combine, tag (interned in the world at 1) and turn_rate. */
+static void parse_spawn_traits(lua_State *L, sl_world *sw, st_agent_def *def)
+{
+    sl_src src;
+    if (sl_getfield(L, 2, "color")) {
+        src = sl_field(2, "color");
+        check_color(L, -1, &src, def->color);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "combine")) {
+        src = sl_field(2, "combine");
+        def->combine = check_combine(L, -1, &src);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "tag")) {
+        src = sl_field(2, "tag");
+        def->tag = check_tag(L, -1, &src, 1, sw);
+        lua_pop(L, 1);
+    }
+    if (sl_getfield(L, 2, "turn_rate")) {
+        src = sl_field(2, "turn_rate");
+        def->turn_rate = check_turn_rate(L, -1, &src);
+        lua_pop(L, 1);
+    }
+}
+
+/* Pushes the def's behaviour array (3) and its normalised copy (4), or two
+ * nils; returns the number of behaviours. */
+static int push_spawn_behaviors(lua_State *L, sl_world *sw, st_behavior **list)
+{
+    *list = NULL;
+    if (!sl_getfield(L, 2, "behaviors")) {
+        lua_pushnil(L);
+        lua_pushnil(L);
+        return 0;
+    }
+    sl_src src = sl_field(2, "behaviors");
+    int nb = sl_behaviors_parse(L, 3, 1, sw, &src, list);
+    lua_remove(L, 3);
+    return nb;
+}
+
+/* Pushes the def's brain (5): a module table, the table a module name
+ * requires, or nil. */
+static void push_spawn_brain(lua_State *L)
+{
+    if (!sl_getfield(L, 2, "brain")) {
+        lua_pushnil(L);
+        return;
+    }
+    sl_src src = sl_field(2, "brain");
+    if (lua_type(L, 5) == LUA_TSTRING) {
+        lua_getglobal(L, "require");
+        lua_pushvalue(L, 5);
+        lua_call(L, 1, 1);
+        if (lua_type(L, -1) != LUA_TTABLE)
+            sl_raise(L, &src, "module '%s' did not return a table", lua_tostring(L, 5));
+        lua_replace(L, 5);
+    } else if (lua_type(L, 5) != LUA_TTABLE) {
+        sl_raise_type(L, &src, 5, "module name or table");
+    }
+}
+
+/* What spawn gives the core besides the agent def. */
+typedef struct spawn_extras {
+    const st_behavior *list;
+    int nb;
+    double wander[3];
+    const st_avoid_def *avoid; /* NULL: the defaults */
+    bool brain;
+} spawn_extras;
+
+/* The agent in the core, all of it or nothing: raises (the world as it
+ * was) when out of memory. */
+static st_agent_id spawn_in_core(lua_State *L, sl_world *sw, const st_agent_def *def, const spawn_extras *x)
+{
+    if (x->brain) /* room first: once spawned, nothing may fail */
+        sl_brain_list_add(L, sw, st_null_agent());
+    st_agent_id id = st_world_spawn(sw->w, def);
+    if (x->brain)
+        sw->brain_list[sw->brain_count - 1] = id; /* a null id is skipped as dead */
+    bool ok = !st_id_is_null(id) && (x->nb == 0 || st_agent_set_behaviors(sw->w, id, x->list, x->nb));
+    if (ok) {
+        st_agent_set_wander(sw->w, id, x->wander[0], x->wander[1], x->wander[2]);
+        ok = x->avoid == NULL || st_agent_set_avoidance(sw->w, id, x->avoid);
+    }
+    if (!ok) {
+        if (!st_id_is_null(id))
+            st_world_remove(sw->w, id);
+        if (x->brain)
+            sw->brain_dead++;
+        luaL_error(L, "cannot spawn agent (out of memory)");
+    }
+    return id;
+}
+
+/* Pushes the new agent's userdata (6), the one of its slot from now on,
+ * holding the world (1), the behaviour copy (4) and the brain (5). */
+static void push_spawned(lua_State *L, sl_world *sw, st_agent_id id, bool brain)
+{
+    sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
+    a->sw = sw;
+    a->id = id;
+    a->serial = st_agent_serial(sw->w, id);
+    a->removed = false;
+    a->paused = false;
+    a->has_brain = brain;
+    sl_setmetatable(L, &sl_key_agent);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, 6, SL_AUV_WORLD);
+    lua_pushvalue(L, 4);
+    lua_setiuservalue(L, 6, SL_AUV_BEHAVIORS);
+    lua_pushvalue(L, 5);
+    lua_setiuservalue(L, 6, SL_AUV_BRAIN);
+    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
+    lua_pushvalue(L, 6);
+    lua_rawseti(L, -2, (lua_Integer)id.index + 1);
     lua_pop(L, 1);
-    return d;
+    if (brain)
+        sw->brains++;
+}
+
+/* Every field of the def that spawn does not know seeds the brain's state
+ * (self) of the agent at 6; an agent with a brain always has one. */
+static void seed_self(lua_State *L, bool brain)
+{
+    if (brain) {
+        sl_pushself(L, 6);
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        if (!is_spawn_field(L, -2)) {
+            sl_pushself(L, 6);
+            lua_pushvalue(L, -3);
+            lua_pushvalue(L, -3);
+            lua_rawset(L, -3);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
 }
 
 /* world:spawn{ pos, vel, heading, max_speed, ..., behaviors, brain, <state> } */
@@ -165,157 +319,22 @@ int sl_world_spawn(lua_State *L)
 
     /* everything is checked before the world changes: a bad field spawns nothing */
     st_agent_def def = st_default_agent_def();
-    sl_src src;
-    if (def_field(L, "pos")) {
-        src = sl_field(2, "pos");
-        def.pos = sl_point(L, -1, &src);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "vel")) {
-        src = sl_field(2, "vel");
-        def.vel = sl_point(L, -1, &src);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "heading")) {
-        src = sl_field(2, "heading");
-        st_vec2 h = sl_point(L, -1, &src);
-        if (h.x == 0.0 && h.y == 0.0)
-            sl_raise(L, &src, "must be a non-zero vector");
-        /* a tiny or huge h whose |h|^2 under/overflows would normalise to
-         * zero here: the core normalises those safely */
-        double l2 = st_v2_len2(h);
-        def.heading = l2 > 1e-290 && l2 < INFINITY ? st_v2_normalize(h) : h;
-        def.has_heading = true;
-        lua_pop(L, 1);
-    }
-    def.max_speed = def_num(L, "max_speed", def.max_speed, 0.0, false);
-    def.max_force = def_num(L, "max_force", def.max_force, 0.0, false);
-    def.mass = def_num(L, "mass", def.mass, 0.0, true);
-    def.radius = def_num(L, "radius", def.radius, 0.0, false);
-    double wd = def_num(L, "wander_distance", ST_WANDER_DISTANCE, 0.0, false);
-    double wr = def_num(L, "wander_radius", ST_WANDER_RADIUS, 0.0, false);
-    double wj = def_num(L, "wander_jitter", ST_WANDER_JITTER, 0.0, false);
-    if (def_field(L, "color")) {
-        src = sl_field(2, "color");
-        check_color(L, -1, &src, def.color);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "combine")) {
-        src = sl_field(2, "combine");
-        def.combine = check_combine(L, -1, &src);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "tag")) {
-        src = sl_field(2, "tag");
-        def.tag = check_tag(L, -1, &src, 1, sw);
-        lua_pop(L, 1);
-    }
-    if (def_field(L, "turn_rate")) {
-        src = sl_field(2, "turn_rate");
-        def.turn_rate = check_turn_rate(L, -1, &src);
-        lua_pop(L, 1);
-    }
-
+    spawn_extras x;
+    parse_spawn_motion(L, &def);
+    parse_spawn_numbers(L, &def, x.wander);
+    parse_spawn_traits(L, sw, &def);
     st_avoid_def avoid;
-    bool has_avoid = sl_avoid_parse_def(L, 2, &avoid);
+    x.avoid = sl_avoid_parse_def(L, 2, &avoid) ? &avoid : NULL;
+    st_behavior *list;
+    x.nb = push_spawn_behaviors(L, sw, &list); /* 3, 4 */
+    x.list = list;
+    push_spawn_brain(L); /* 5 */
+    x.brain = !lua_isnil(L, 5);
 
-    /* 3: behaviour array (or nil), 4: its normalised copy (or nil) */
-    st_behavior *list = NULL;
-    int nb = 0;
-    if (def_field(L, "behaviors")) {
-        src = sl_field(2, "behaviors");
-        nb = sl_behaviors_parse(L, 3, 1, sw, &src, &list);
-        lua_remove(L, 3);
-    } else {
-        lua_pushnil(L);
-        lua_pushnil(L);
-    }
-
-    /* 5: the brain module table, or nil */
-    if (def_field(L, "brain")) {
-        if (lua_type(L, 5) == LUA_TSTRING) {
-            lua_getglobal(L, "require");
-            lua_pushvalue(L, 5);
-            lua_call(L, 1, 1);
-            if (lua_type(L, -1) != LUA_TTABLE) {
-                src = sl_field(2, "brain");
-                sl_raise(L, &src, "module '%s' did not return a table", lua_tostring(L, 5));
-            }
-            lua_replace(L, 5);
-        } else if (lua_type(L, 5) != LUA_TTABLE) {
-            src = sl_field(2, "brain");
-            sl_raise_type(L, &src, 5, "module name or table");
-        }
-    } else {
-        lua_pushnil(L);
-    }
-
-    if (!lua_isnil(L, 5)) /* room first: once spawned, nothing may fail */
-        sl_brain_list_add(L, sw, st_null_agent());
-    st_agent_id id = st_world_spawn(sw->w, &def);
-    if (!lua_isnil(L, 5))
-        sw->brain_list[sw->brain_count - 1] = id; /* a null id is skipped as dead */
-    if (st_id_is_null(id) || (nb > 0 && !st_agent_set_behaviors(sw->w, id, list, nb))) {
-        if (!st_id_is_null(id))
-            st_world_remove(sw->w, id);
-        if (!lua_isnil(L, 5))
-            sw->brain_dead++;
-        return luaL_error(L, "cannot spawn agent (out of memory)");
-    }
-    st_agent_set_wander(sw->w, id, wd, wr, wj);
-    if (has_avoid && !st_agent_set_avoidance(sw->w, id, &avoid)) {
-        st_world_remove(sw->w, id);
-        if (!lua_isnil(L, 5))
-            sw->brain_dead++;
-        return luaL_error(L, "cannot spawn agent (out of memory)");
-    }
-
-    /* 6: the agent */
-    sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
-    a->sw = sw;
-    a->id = id;
-    a->serial = st_agent_serial(sw->w, id);
-    a->removed = false;
-    a->paused = false;
-    a->has_brain = !lua_isnil(L, 5);
-    sl_setmetatable(L, &sl_key_agent);
-    lua_pushvalue(L, 1);
-    lua_setiuservalue(L, 6, SL_AUV_WORLD);
-    lua_pushvalue(L, 4);
-    lua_setiuservalue(L, 6, SL_AUV_BEHAVIORS);
-    lua_pushvalue(L, 5);
-    lua_setiuservalue(L, 6, SL_AUV_BRAIN);
-    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
-    lua_pushvalue(L, 6);
-    lua_rawseti(L, -2, (lua_Integer)id.index + 1);
-    lua_pop(L, 1);
-    if (a->has_brain)
-        sw->brains++;
-
-    /* every field spawn does not know seeds the brain's state */
-    bool has_self = a->has_brain;
-    if (has_self) {
-        sl_pushself(L, 6);
-        lua_pop(L, 1);
-    }
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        if (!is_spawn_field(L, -2)) {
-            if (!has_self) {
-                sl_pushself(L, 6);
-                lua_pop(L, 1);
-                has_self = true;
-            }
-            lua_getiuservalue(L, 6, SL_AUV_SELF);
-            lua_pushvalue(L, -3);
-            lua_pushvalue(L, -3);
-            lua_rawset(L, -3);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
-
-    if (a->has_brain)
+    st_agent_id id = spawn_in_core(L, sw, &def, &x);
+    push_spawned(L, sw, id, x.brain); /* 6 */
+    seed_self(L, x.brain);
+    if (x.brain)
         sl_brain_spawn(L, 6);
     lua_settop(L, 6);
     return 1;
@@ -344,12 +363,7 @@ int sl_world_remove(lua_State *L)
     if (sw->stepping) {
         /* the brain pass may still need this userdata (to route an error of
          * the update that removed it): keep it until the pass ends */
-        if (lua_getiuservalue(L, 1, SL_WUV_REMOVED) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_newtable(L);
-            lua_pushvalue(L, -1);
-            lua_setiuservalue(L, 1, SL_WUV_REMOVED);
-        }
+        sl_push_uvtable(L, 1, SL_WUV_REMOVED);
         lua_pushvalue(L, 2);
         lua_rawsetp(L, -2, a);
         lua_pop(L, 1);
@@ -373,7 +387,7 @@ enum {
     AF_READONLY = 64 /* flag: assigning raises */
 };
 
-static const struct { const char *name; int code; } agent_fields[] = {
+static const sl_code agent_fields[] = {
     {"pos", AF_POS},
     {"vel", AF_VEL},
     {"heading", AF_HEADING | AF_READONLY},
@@ -396,6 +410,7 @@ static const struct { const char *name; int code; } agent_fields[] = {
     {"self", AF_SELF | AF_READONLY},
     {"behaviors", AF_BEHAVIORS},
     {"turn_rate", AF_TURN_RATE},
+    {NULL, 0},
 };
 
 /* A copy of the stored behaviour list: entries are fresh tables, so
@@ -638,92 +653,6 @@ static st_target target_arg(lua_State *L, int arg, sl_agent *a, bool agent_only)
     return sl_target(L, arg, &src, a->sw, agent_only);
 }
 
-static int agent_seek(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_SEEK];
-    b.target = target_arg(L, 2, a, false);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_flee(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FLEE];
-    b.target = target_arg(L, 2, a, false);
-    b.radius = sl_optnonneg(L, 3, b.radius);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_arrive(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_ARRIVE];
-    b.target = target_arg(L, 2, a, false);
-    b.radius = sl_optnonneg(L, 3, b.radius);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    sl_src src = sl_arg(5);
-    b.decel = sl_deceleration(L, 5, &src);
-    return push_steer(L, a, &b);
-}
-
-static int agent_pursue(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_PURSUE];
-    b.target = target_arg(L, 2, a, true);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_evade(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_EVADE];
-    b.target = target_arg(L, 2, a, true);
-    b.radius = sl_optnonneg(L, 3, b.radius);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_intercept(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_INTERCEPT];
-    b.target = target_arg(L, 2, a, true);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-/* wander, avoid_obstacles, avoid_walls, contain: just a weight */
-static int weight_only(lua_State *L, st_behavior_type type)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[type];
-    b.weight = sl_optfinite(L, 2, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_wander(lua_State *L) { return weight_only(L, ST_WANDER); }
-static int agent_avoid_obstacles(lua_State *L) { return weight_only(L, ST_AVOID_OBSTACLES); }
-static int agent_avoid_walls(lua_State *L) { return weight_only(L, ST_AVOID_WALLS); }
-static int agent_avoid_agents(lua_State *L) { return weight_only(L, ST_AVOID_AGENTS); }
-
-/* a:contain([rect,] [weight]): the world's rectangle, or {x, y, w, h} */
-static int agent_contain(lua_State *L)
-{
-    if (lua_type(L, 2) != LUA_TTABLE)
-        return weight_only(L, ST_CONTAIN);
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_CONTAIN];
-    sl_src src = sl_arg(2);
-    sl_rect(L, 2, &src, b.rect);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
 typedef st_vec2 (*list_fn)(st_world *, st_agent_id, const st_agent_id *, int, double);
 
 /* separate / align / cohere over an explicit array of agents. Removed
@@ -761,134 +690,6 @@ static int agent_separate(lua_State *L) { return list_behavior(L, st_agent_separ
 static int agent_align(lua_State *L) { return list_behavior(L, st_agent_align_list); }
 static int agent_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_list); }
 
-/* a:flock([opts [, weight]]) — opts may carry weight too */
-static int agent_flock(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    lua_settop(L, 3);
-    lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 4 */
-    st_behavior b = a->sw->defaults[ST_FLOCK];
-    sl_src src = sl_arg(2);
-    b.weight = 1.0;
-    b.flock = sl_flock_params(L, 2, 4, a->sw, &src, &b.weight);
-    b.weight = sl_optfinite(L, 3, b.weight);
-    return push_steer(L, a, &b);
-}
-
-/* Checks the options table at idx: every key must be one of `keys`. */
-static void check_opts(lua_State *L, int idx, const char *const *keys, const char *what)
-{
-    if (lua_type(L, idx) != LUA_TTABLE) {
-        sl_src src = sl_arg(idx);
-        sl_raise_type(L, &src, idx, "table");
-    }
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int i = 0; keys[i] != NULL && !ok; i++)
-                ok = strcmp(lua_tostring(L, -1), keys[i]) == 0;
-        if (!ok) {
-            sl_src src = sl_arg(idx);
-            sl_raise(L, &src, "unknown %s option '%s'", what, luaL_tolstring(L, -1, NULL));
-        }
-    }
-}
-
-/* Pushes field name of the options table at idx; true when it is not nil. */
-static bool opt_field(lua_State *L, int idx, const char *name)
-{
-    if (lua_getfield(L, idx, name) != LUA_TNIL)
-        return true;
-    lua_pop(L, 1);
-    return false;
-}
-
-static double opt_num(lua_State *L, int idx, const char *name, double def, double min)
-{
-    if (!opt_field(L, idx, name))
-        return def;
-    sl_src src = sl_field(idx, name);
-    double d = min == -INFINITY ? sl_number(L, -1, &src) : sl_number_min(L, -1, &src, min, false);
-    lua_pop(L, 1);
-    return d;
-}
-
-/* a:follow_path(path [, opts] [, weight]): opts { mode, predict, offset, weight } */
-static int agent_follow_path(lua_State *L)
-{
-    static const char *const keys[] = {"mode", "predict", "offset", "weight", NULL};
-    sl_agent *a = method_self(L);
-    sl_path *p = (sl_path *)sl_checkudata(L, 2, &sl_key_path, SL_PATH);
-    st_behavior b = a->sw->defaults[ST_FOLLOW_PATH];
-    b.path = p->p;
-    int warg = 3;
-    if (lua_type(L, 3) == LUA_TTABLE) {
-        check_opts(L, 3, keys, "follow_path");
-        if (opt_field(L, 3, "mode")) {
-            sl_src src = sl_field(3, "mode");
-            b.path_mode = sl_path_mode(L, -1, &src);
-            lua_pop(L, 1);
-        }
-        b.predict = opt_num(L, 3, "predict", b.predict, 0.0);
-        b.ahead = opt_num(L, 3, "offset", b.ahead, 0.0);
-        b.weight = opt_num(L, 3, "weight", 1.0, -INFINITY);
-        warg = 4;
-    } else {
-        b.weight = 1.0;
-    }
-    b.weight = sl_optfinite(L, warg, b.weight);
-    /* the agent remembers which path it follows: keep that one alive */
-    lua_getiuservalue(L, 1, SL_AUV_PATH);
-    if (!lua_rawequal(L, -1, 2)) {
-        lua_pushvalue(L, 2);
-        lua_setiuservalue(L, 1, SL_AUV_PATH);
-    }
-    lua_pop(L, 1);
-    return push_steer(L, a, &b);
-}
-
-static int agent_offset_pursue(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_OFFSET_PURSUE];
-    b.target = target_arg(L, 2, a, true);
-    b.offset = steer_lua_checkpoint(L, 3);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_interpose(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_INTERPOSE];
-    b.target = target_arg(L, 2, a, true);
-    b.target2 = target_arg(L, 3, a, true);
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
-}
-
-static int agent_hide(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_HIDE];
-    b.target = target_arg(L, 2, a, true);
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
-/* a:follow_flow(field [, weight]) */
-static int agent_follow_flow(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FOLLOW_FLOW];
-    if ((b.field = sl_toflowfield(L, 2)) == NULL)
-        luaL_typeerror(L, 2, "steer.flowfield");
-    b.weight = sl_optfinite(L, 3, 1.0);
-    return push_steer(L, a, &b);
-}
-
 static int agent_apply(lua_State *L)
 {
     sl_agent *a = method_self(L);
@@ -898,146 +699,245 @@ static int agent_apply(lua_State *L)
     return 0;
 }
 
-/* ---- orientation, velocity matching, leader following, queueing ---- */
+/* ---- the behaviour methods, from one table ---- */
 
-/* a:face(target): this step the facing turns toward a point or an agent */
-static int agent_face(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FACE];
-    b.target = target_arg(L, 2, a, false);
-    st_agent_steer(a->sw->w, a->id, &b);
-    return 0;
-}
+/* What a behaviour method takes after self, argument by argument. Each
+ * reads its argument into the behaviour, starting from the world's copy
+ * of st_default_behavior; a missing optional one keeps that default. */
+enum {
+    MA_END,
+    MA_TARGET, /* a point or an agent of this world -> target */
+    MA_AGENT,  /* an agent of this world -> target */
+    MA_AGENT2, /* an agent of this world -> target2 */
+    MA_LEADER, /* an agent of this world other than self -> target */
+    MA_RADIUS, /* optional, >= 0 -> radius */
+    MA_TIME,   /* optional, >= 0 -> predict (match_velocity's time to target) */
+    MA_DECEL,  /* optional "slow" | "normal" | "fast" -> decel */
+    MA_OFFSET, /* a point -> offset */
+    MA_FIELD,  /* a steer.flowfield -> field */
+    MA_PATH,   /* a steer.path -> path; the agent keeps the userdata alive */
+    MA_RECT,   /* optional rectangle -> rect; a non-table is the next argument */
+    MA_OPTS,   /* optional options table (method_def.opts); a non-table is the next argument */
+    MA_FLOCK,  /* optional flock options, which may carry the weight */
+    MA_WEIGHT, /* optional finite number -> weight (default 1, or the options' weight) */
+};
 
-/* a:look_where_going(): this step the facing turns toward the velocity */
-static int agent_look_where_going(lua_State *L)
-{
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_LOOK_WHERE_GOING];
-    st_agent_steer(a->sw->w, a->id, &b);
-    return 0;
-}
+typedef struct method_def {
+    const char *name;
+    st_behavior_type type;
+    bool force;               /* returns the force; else (the facing) steers and returns nothing */
+    const char *const *opts;  /* MA_OPTS: its keys, in the order they are read */
+    unsigned char args[4];    /* MA_*, in argument order; MA_END (0) ends them */
+} method_def;
 
-/* a:match_velocity(v | agent [, time_to_target [, weight]]) */
-static int agent_match_velocity(lua_State *L)
+static const char *const follow_path_opts[] = {"mode", "predict", "offset", "weight", NULL};
+static const char *const follow_leader_opts[] = {"distance", "zone", "weight", NULL};
+static const char *const queue_opts[] = {"distance", "weight", "tag", NULL};
+
+/* The behaviour methods, a line each: the method (and behaviour) name, its
+ * core type, whether it returns the force, its options' keys, and what it
+ * takes after self (docs/API.md gives each one's arguments). Each row
+ * becomes a method_def and a C function agent_<name>, for which
+ * behavior_method is specialised: the row's reads cost what a hand-written
+ * body's would, which matters on the brains' per-agent path. */
+#define BEHAVIOR_METHODS(X)                                                              \
+    X(seek, ST_SEEK, true, NULL, MA_TARGET, MA_WEIGHT)                                   \
+    X(flee, ST_FLEE, true, NULL, MA_TARGET, MA_RADIUS, MA_WEIGHT)                        \
+    X(arrive, ST_ARRIVE, true, NULL, MA_TARGET, MA_RADIUS, MA_WEIGHT, MA_DECEL)          \
+    X(pursue, ST_PURSUE, true, NULL, MA_AGENT, MA_WEIGHT)                                \
+    X(evade, ST_EVADE, true, NULL, MA_AGENT, MA_RADIUS, MA_WEIGHT)                       \
+    X(intercept, ST_INTERCEPT, true, NULL, MA_AGENT, MA_WEIGHT)                          \
+    X(wander, ST_WANDER, true, NULL, MA_WEIGHT)                                          \
+    X(flock, ST_FLOCK, true, NULL, MA_FLOCK, MA_WEIGHT)                                  \
+    X(avoid_obstacles, ST_AVOID_OBSTACLES, true, NULL, MA_WEIGHT)                        \
+    X(avoid_walls, ST_AVOID_WALLS, true, NULL, MA_WEIGHT)                                \
+    X(avoid_agents, ST_AVOID_AGENTS, true, NULL, MA_WEIGHT)                              \
+    X(contain, ST_CONTAIN, true, NULL, MA_RECT, MA_WEIGHT)                               \
+    X(follow_path, ST_FOLLOW_PATH, true, follow_path_opts, MA_PATH, MA_OPTS, MA_WEIGHT) \
+    X(offset_pursue, ST_OFFSET_PURSUE, true, NULL, MA_AGENT, MA_OFFSET, MA_WEIGHT)       \
+    X(interpose, ST_INTERPOSE, true, NULL, MA_AGENT, MA_AGENT2, MA_WEIGHT)               \
+    X(hide, ST_HIDE, true, NULL, MA_AGENT, MA_WEIGHT)                                    \
+    X(follow_flow, ST_FOLLOW_FLOW, true, NULL, MA_FIELD, MA_WEIGHT)                      \
+    X(face, ST_FACE, false, NULL, MA_TARGET)                                             \
+    X(look_where_going, ST_LOOK_WHERE_GOING, false, NULL, MA_END)                        \
+    X(match_velocity, ST_MATCH_VELOCITY, true, NULL, MA_TARGET, MA_TIME, MA_WEIGHT)      \
+    X(follow_leader, ST_FOLLOW_LEADER, true, follow_leader_opts, MA_LEADER, MA_OPTS, MA_WEIGHT) \
+    X(queue, ST_QUEUE, true, queue_opts, MA_OPTS, MA_WEIGHT)
+
+/* Option `key` of the options table at idx, pushed on top, into b.
+ * "offset" is follow_path's distance along the path, as in its entries. */
+static void method_opt(lua_State *L, int idx, const char *key, st_behavior *b)
 {
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_MATCH_VELOCITY];
-    b.target = target_arg(L, 2, a, false);
-    if (!lua_isnoneornil(L, 3)) {
-        b.predict = sl_checknonneg(L, 3);
+    sl_src src = sl_field(idx, key);
+    if (strcmp(key, "weight") == 0) {
+        b->weight = sl_number(L, -1, &src);
+    } else if (strcmp(key, "mode") == 0) {
+        b->path_mode = sl_path_mode(L, -1, &src);
+    } else if (strcmp(key, "tag") == 0) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            sl_raise_type(L, &src, -1, "string");
+        int str = lua_gettop(L);
+        lua_getiuservalue(L, 1, SL_AUV_WORLD);
+        b->flock.tag = sl_tag_lookup_at(L, str + 1, str);
+        lua_settop(L, str);
+    } else {
+        double d = sl_number_min(L, -1, &src, 0.0, false);
+        if (strcmp(key, "predict") == 0)
+            b->predict = d;
+        else if (strcmp(key, "zone") == 0)
+            b->zone = d;
+        else /* "distance", "offset" */
+            b->ahead = d;
     }
-    b.weight = sl_optfinite(L, 4, 1.0);
-    return push_steer(L, a, &b);
 }
 
-/* a:follow_leader(leader [, opts] [, weight]): opts { distance, zone, weight } */
-static int agent_follow_leader(lua_State *L)
+/* The options table at idx: every key must be one of d->opts; each read in turn. */
+static void method_opts(lua_State *L, int idx, const method_def *d, st_behavior *b)
 {
-    static const char *const keys[] = {"distance", "zone", "weight", NULL};
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_FOLLOW_LEADER];
-    b.target = target_arg(L, 2, a, true);
-    luaL_argcheck(L, !st_id_equal(b.target.agent, a->id), 2, "an agent cannot follow itself");
-    int warg = 3;
-    b.weight = 1.0;
-    if (lua_type(L, 3) == LUA_TTABLE) {
-        check_opts(L, 3, keys, "follow_leader");
-        b.ahead = opt_num(L, 3, "distance", b.ahead, 0.0);
-        b.zone = opt_num(L, 3, "zone", b.zone, 0.0);
-        b.weight = opt_num(L, 3, "weight", 1.0, -INFINITY);
-        warg = 4;
+    const char *bad = sl_unknown_key(L, idx, d->opts);
+    if (bad != NULL) {
+        sl_src src = sl_arg(idx);
+        sl_raise(L, &src, "unknown %s option '%s'", d->name, bad);
     }
-    b.weight = sl_optfinite(L, warg, b.weight);
-    return push_steer(L, a, &b);
-}
-
-/* a:queue([opts] [, weight]): opts { distance, tag, weight } */
-static int agent_queue(lua_State *L)
-{
-    static const char *const keys[] = {"distance", "tag", "weight", NULL};
-    sl_agent *a = method_self(L);
-    st_behavior b = a->sw->defaults[ST_QUEUE];
-    int warg = 2;
-    b.weight = 1.0;
-    if (lua_type(L, 2) == LUA_TTABLE) {
-        check_opts(L, 2, keys, "queue");
-        b.ahead = opt_num(L, 2, "distance", b.ahead, 0.0);
-        b.weight = opt_num(L, 2, "weight", 1.0, -INFINITY);
-        if (opt_field(L, 2, "tag")) {
-            sl_src src = sl_field(2, "tag");
-            if (lua_type(L, -1) != LUA_TSTRING)
-                sl_raise_type(L, &src, -1, "string");
-            int str = lua_gettop(L);
-            lua_getiuservalue(L, 1, SL_AUV_WORLD);
-            b.flock.tag = sl_tag_lookup_at(L, str + 1, str);
-            lua_settop(L, str - 1);
+    for (int i = 0; d->opts[i] != NULL; i++) {
+        if (sl_getfield(L, idx, d->opts[i])) {
+            method_opt(L, idx, d->opts[i], b);
+            lua_pop(L, 1);
         }
-        warg = 3;
     }
-    b.weight = sl_optfinite(L, warg, b.weight);
+}
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Reads argument `arg` as `kind` into b; returns the next argument's index.
+ * *path_arg: where a path was read. */
+static ALWAYS_INLINE int method_arg(lua_State *L, sl_agent *a, const method_def *d, int kind, int arg,
+                                    st_behavior *b, int *path_arg)
+{
+    sl_src src = sl_arg(arg);
+    switch (kind) {
+    case MA_END: return arg;
+    case MA_TARGET: b->target = target_arg(L, arg, a, false); break;
+    case MA_AGENT: b->target = target_arg(L, arg, a, true); break;
+    case MA_AGENT2: b->target2 = target_arg(L, arg, a, true); break;
+    case MA_LEADER:
+        b->target = target_arg(L, arg, a, true);
+        luaL_argcheck(L, !st_id_equal(b->target.agent, a->id), arg, "an agent cannot follow itself");
+        break;
+    case MA_RADIUS: b->radius = sl_optnonneg(L, arg, b->radius); break;
+    case MA_TIME: b->predict = sl_optnonneg(L, arg, b->predict); break;
+    case MA_DECEL: b->decel = sl_deceleration(L, arg, &src); break;
+    case MA_OFFSET: b->offset = steer_lua_checkpoint(L, arg); break;
+    case MA_FIELD:
+        if ((b->field = sl_toflowfield(L, arg)) == NULL)
+            luaL_typeerror(L, arg, "steer.flowfield");
+        break;
+    case MA_PATH:
+        b->path = ((sl_path *)sl_checkudata(L, arg, &sl_key_path, SL_PATH))->p;
+        *path_arg = arg;
+        break;
+    case MA_RECT:
+        if (lua_type(L, arg) != LUA_TTABLE)
+            return arg;
+        sl_rect(L, arg, &src, b->rect);
+        break;
+    case MA_OPTS:
+        if (lua_type(L, arg) != LUA_TTABLE)
+            return arg;
+        method_opts(L, arg, d, b);
+        break;
+    case MA_FLOCK:
+        if (lua_gettop(L) < arg)
+            lua_settop(L, arg); /* a missing table reads as nil, not as the world */
+        lua_getiuservalue(L, 1, SL_AUV_WORLD); /* above the arguments until read */
+        b->flock = sl_flock_params(L, arg, -1, a->sw, &src, &b->weight);
+        lua_pop(L, 1);
+        break;
+    case MA_WEIGHT: b->weight = sl_optfinite(L, arg, b->weight); break;
+    default: break;
+    }
+    return arg + 1;
+}
+
+/* The agent remembers which path it follows (the core may compare it):
+ * the userdata at arg stays alive with it. */
+static void keep_path(lua_State *L, int arg)
+{
+    lua_getiuservalue(L, 1, SL_AUV_PATH);
+    if (!lua_rawequal(L, -1, arg)) {
+        lua_pushvalue(L, arg);
+        lua_setiuservalue(L, 1, SL_AUV_PATH);
+    }
+    lua_pop(L, 1);
+}
+
+/* The body of every behaviour method, for the method_def d. */
+static ALWAYS_INLINE int behavior_method(lua_State *L, const method_def *d)
+{
+    sl_agent *a = method_self(L);
+    st_behavior b = a->sw->defaults[d->type];
+    b.weight = 1.0;
+    /* written out rather than a loop, so that the compiler resolves each
+     * row's arguments (d is constant in every agent_<name>) */
+    int arg = 2, path_arg = 0;
+    arg = method_arg(L, a, d, d->args[0], arg, &b, &path_arg);
+    arg = method_arg(L, a, d, d->args[1], arg, &b, &path_arg);
+    arg = method_arg(L, a, d, d->args[2], arg, &b, &path_arg);
+    method_arg(L, a, d, d->args[3], arg, &b, &path_arg);
+    if (path_arg != 0)
+        keep_path(L, path_arg);
+    if (!d->force) {
+        st_agent_steer(a->sw->w, a->id, &b);
+        return 0;
+    }
     return push_steer(L, a, &b);
 }
 
+#define DEFINE_METHOD(name, type, force, opts, ...)                                 \
+    static int agent_##name(lua_State *L)                                           \
+    {                                                                               \
+        static const method_def d = {#name, type, force, opts, {__VA_ARGS__}};      \
+        return behavior_method(L, &d);                                              \
+    }
+BEHAVIOR_METHODS(DEFINE_METHOD)
+#undef DEFINE_METHOD
+
+#define METHOD_REG(name, ...) {#name, agent_##name},
 static const luaL_Reg agent_methods[] = {
-    {"seek", agent_seek},
-    {"flee", agent_flee},
-    {"arrive", agent_arrive},
-    {"pursue", agent_pursue},
-    {"evade", agent_evade},
-    {"intercept", agent_intercept},
-    {"wander", agent_wander},
+    BEHAVIOR_METHODS(METHOD_REG)
     {"separate", agent_separate},
     {"align", agent_align},
     {"cohere", agent_cohere},
-    {"flock", agent_flock},
-    {"avoid_obstacles", agent_avoid_obstacles},
-    {"avoid_walls", agent_avoid_walls},
-    {"contain", agent_contain},
-    {"avoid_agents", agent_avoid_agents},
-    {"follow_path", agent_follow_path},
-    {"offset_pursue", agent_offset_pursue},
-    {"interpose", agent_interpose},
-    {"hide", agent_hide},
     {"apply", agent_apply},
-    {"follow_flow", agent_follow_flow},
-    {"face", agent_face},
-    {"look_where_going", agent_look_where_going},
-    {"match_velocity", agent_match_velocity},
-    {"follow_leader", agent_follow_leader},
-    {"queue", agent_queue},
     {NULL, NULL},
 };
+#undef METHOD_REG
 
-void sl_open_agent(lua_State *L)
+/* The avoidance fields (avoid.c) in the name table, as AF_AVOID + k. */
+static void add_avoid_fields(lua_State *L)
 {
-    luaL_newmetatable(L, SL_AGENT);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
-    lua_pushcfunction(L, agent_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_createtable(L, 0, (int)(sizeof agent_methods / sizeof agent_methods[0]));
-    lua_pushvalue(L, -2);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2); /* sl_open_vec2 ran first */
-    luaL_setfuncs(L, agent_methods, 2);
-    for (size_t i = 0; i < sizeof agent_fields / sizeof agent_fields[0]; i++) {
-        lua_pushinteger(L, agent_fields[i].code);
-        lua_setfield(L, -2, agent_fields[i].name);
-    }
     for (int k = 0; k < SL_AVOID_FIELDS; k++) {
         lua_pushinteger(L, AF_AVOID + k);
         lua_setfield(L, -2, sl_avoid_fields[k]);
     }
-    lua_pushvalue(L, -1);
-    lua_pushvalue(L, -3);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
-    sl_keycache_new(L, -2); /* the agent metatable's */
-    lua_createtable(L, SL_KEYCACHE, 0);
-    lua_pushcclosure(L, agent_index, 5);
-    lua_setfield(L, -3, "__index");
-    lua_pushcclosure(L, agent_newindex, 1);
-    lua_setfield(L, -2, "__newindex");
-    steer_lua_protect_metatable(L, -1, SL_AGENT, false);
+}
+
+/* The methods and agent_index close over the agent and vec2 metatables
+ * (UV_AGENT_MT, UV_VEC2_MT: sl_open_vec2 ran first). */
+static const void *const agent_ups[] = {&sl_key_agent, &sl_key_vec2, NULL};
+
+void sl_open_agent(lua_State *L)
+{
+    static const luaL_Reg meta[] = {{"__tostring", agent_tostring}, {NULL, NULL}};
+    static const sl_type t = {
+        .name = SL_AGENT, .key = &sl_key_agent, .meta = meta, .methods = agent_methods,
+        .fields = agent_fields, .more_names = add_avoid_fields, .ups = agent_ups, .index_ups = 2,
+        .keycache = true, .index = agent_index, .newindex = agent_newindex,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
 }

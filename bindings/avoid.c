@@ -6,8 +6,6 @@
  * "automatic" (worked out from the agent each step), and reading them gives
  * the value the next step will use.
  */
-#include <string.h>
-
 #include "bind.h"
 
 const char *const sl_avoid_fields[SL_AVOID_FIELDS + 1] = {
@@ -40,15 +38,7 @@ void sl_avoid_set_field(lua_State *L, st_avoid_def *d, int k, int idx, const sl_
             d->mode = def.mode;
         } else {
             static const char *const modes[] = {"none", "orca", NULL};
-            if (lua_type(L, idx) != LUA_TSTRING)
-                sl_raise_type(L, src, idx, "string");
-            const char *s = lua_tostring(L, idx);
-            int m = 0;
-            while (modes[m] && strcmp(modes[m], s) != 0)
-                m++;
-            if (!modes[m])
-                sl_raise(L, src, "invalid option '%s' (\"none\" or \"orca\")", s);
-            d->mode = m == 1 ? ST_AVOIDANCE_ORCA : ST_AVOIDANCE_NONE;
+            d->mode = sl_option(L, idx, src, modes) == 1 ? ST_AVOIDANCE_ORCA : ST_AVOIDANCE_NONE;
         }
         break;
     case AV_RANGE: d->range = nil ? def.range : sl_number_min(L, idx, src, 0.0, false); break;

@@ -130,31 +130,18 @@ st_target sl_target(lua_State *L, int idx, const sl_src *src, sl_world *sw, bool
 
 st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src)
 {
-    static const char *const names[] = {"fast", "normal", "slow"};
-    static const st_deceleration values[] = {ST_DECEL_FAST, ST_DECEL_NORMAL, ST_DECEL_SLOW};
+    static const char *const names[] = {"slow", "normal", "fast", NULL};
+    static const st_deceleration values[] = {ST_DECEL_SLOW, ST_DECEL_NORMAL, ST_DECEL_FAST};
     if (lua_isnoneornil(L, idx))
         return ST_DECEL_LINEAR;
-    if (lua_type(L, idx) != LUA_TSTRING)
-        sl_raise_type(L, src, idx, "string");
-    const char *s = lua_tostring(L, idx);
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, names[i]) == 0)
-            return values[i];
-    sl_raise(L, src, "invalid option '%s' (\"slow\", \"normal\" or \"fast\")", s);
-    return ST_DECEL_LINEAR;
+    return values[sl_option(L, idx, src, names)];
 }
 
 st_path_mode sl_path_mode(lua_State *L, int idx, const sl_src *src)
 {
-    if (lua_type(L, idx) != LUA_TSTRING)
-        sl_raise_type(L, src, idx, "string");
-    const char *s = lua_tostring(L, idx);
-    if (strcmp(s, "waypoints") == 0)
-        return ST_PATH_WAYPOINTS;
-    if (strcmp(s, "predict") == 0)
-        return ST_PATH_PREDICT;
-    sl_raise(L, src, "invalid option '%s' (\"waypoints\" or \"predict\")", s);
-    return ST_PATH_WAYPOINTS;
+    static const char *const names[] = {"waypoints", "predict", NULL};
+    static const st_path_mode values[] = {ST_PATH_WAYPOINTS, ST_PATH_PREDICT};
+    return values[sl_option(L, idx, src, names)];
 }
 
 void sl_rect(lua_State *L, int idx, const sl_src *src, double rect[4])
@@ -277,107 +264,122 @@ st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *
 
 /* ---- behaviour lists ---- */
 
-/* Parses the entry on top into *b, leaving its normalised copy on top
- * instead. src carries the list's context ("behaviors[2]"). */
-static void parse_entry(lua_State *L, int world_idx, sl_world *sw, sl_src *src, st_behavior *b)
+/* What parsing one entry needs to hand around. */
+typedef struct entry_ctx {
+    const sl_src *src;  /* the list's context ("behaviors[2]") */
+    const char *name;   /* the behaviour's name */
+    size_t kind;        /* its row in kinds */
+    int world_idx;      /* the world, for agents and tags */
+    sl_world *sw;
+} entry_ctx;
+
+/* The name of the entry at e: the entry itself ("wander" is short for
+ * {"wander"}) or its first element, anchored in the entry. */
+static const char *entry_name(lua_State *L, int e, const sl_src *src)
 {
-    int e = lua_gettop(L);
-    const char *name;
-    if (lua_type(L, e) == LUA_TSTRING) {
-        name = lua_tostring(L, e); /* shorthand: "wander" for {"wander"} */
-    } else if (lua_type(L, e) == LUA_TTABLE) {
-        if (lua_rawgeti(L, e, 1) != LUA_TSTRING)
-            sl_raise(L, src, "behaviour name expected as the first element, got %s",
-                     luaL_typename(L, -1));
-        name = lua_tostring(L, -1);
-        lua_pop(L, 1); /* still anchored in the entry */
-    } else {
+    if (lua_type(L, e) == LUA_TSTRING)
+        return lua_tostring(L, e);
+    if (lua_type(L, e) != LUA_TTABLE)
         sl_raise_type(L, src, e, "behaviour entry {name, ...}");
-        return;
-    }
+    if (lua_rawgeti(L, e, 1) != LUA_TSTRING)
+        sl_raise(L, src, "behaviour name expected as the first element, got %s", luaL_typename(L, -1));
+    const char *name = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return name;
+}
+
+/* The row of kinds named name. */
+static size_t entry_kind(lua_State *L, const char *name, const sl_src *src)
+{
     size_t k = 0;
     while (k < N_KINDS && strcmp(kinds[k].name, name) != 0)
         k++;
     if (k == N_KINDS)
         sl_raise(L, src, "unknown behaviour '%s'", name);
-    unsigned takes = kinds[k].takes | BF_WEIGHT;
-    *b = st_default_behavior(kinds[k].type);
+    return k;
+}
 
-    lua_createtable(L, 1, 4); /* e + 1: the copy */
-    int out = e + 1;
-    lua_pushstring(L, name);
-    lua_rawseti(L, out, 1);
-    unsigned have = 0;
-    if (lua_type(L, e) == LUA_TSTRING)
-        goto check_needs;
-
-    /* first reject what does not belong, so the message names the real mistake */
+/* Rejects the first key of the entry table at e that is not a field the
+ * behaviour takes, before any value is read, so that the message names the
+ * real mistake. */
+static void check_entry_keys(lua_State *L, int e, const entry_ctx *c, unsigned takes)
+{
     lua_pushnil(L);
     while (lua_next(L, e)) {
         lua_pop(L, 1);
         if (lua_type(L, -1) == LUA_TNUMBER && lua_tointeger(L, -1) == 1)
             continue;
         if (lua_type(L, -1) != LUA_TSTRING)
-            sl_raise(L, src, "unexpected key %s in '%s'", luaL_tolstring(L, -1, NULL), name);
+            sl_raise(L, c->src, "unexpected key %s in '%s'", luaL_tolstring(L, -1, NULL), c->name);
         const char *f = lua_tostring(L, -1);
         unsigned bit = field_bit(f);
         if (bit == 0)
-            sl_raise(L, src, "unknown field '%s' in '%s'", f, name);
+            sl_raise(L, c->src, "unknown field '%s' in '%s'", f, c->name);
         if (!(bit & takes))
-            sl_raise(L, src, "'%s' takes no field '%s'", name, f);
+            sl_raise(L, c->src, "'%s' takes no field '%s'", c->name, f);
     }
+}
 
+/* The field (bit) on top, from fs, into b. Leaves on top what the entry's
+ * copy holds: the value, or for a rectangle its checked {x, y, w, h}. */
+static void entry_field(lua_State *L, const entry_ctx *c, unsigned bit, const sl_src *fs, st_behavior *b)
+{
+    switch (bit) {
+    case BF_WEIGHT: b->weight = sl_number(L, -1, fs); break;
+    case BF_TARGET: b->target = sl_target(L, -1, fs, c->sw, kinds[c->kind].agent_target); break;
+    case BF_LEADER:
+    case BF_A:
+    case BF_THREAT: b->target = sl_target(L, -1, fs, c->sw, true); break;
+    case BF_B: b->target2 = sl_target(L, -1, fs, c->sw, true); break;
+    case BF_PANIC_RADIUS:
+    case BF_SLOWING_RADIUS:
+    case BF_THREAT_RADIUS: b->radius = sl_number_min(L, -1, fs, 0.0, false); break;
+    case BF_DECELERATION: b->decel = sl_deceleration(L, -1, fs); break;
+    case BF_OFFSET:
+        if (kinds[c->kind].type == ST_FOLLOW_PATH) /* follow_path: a distance along the path */
+            b->ahead = sl_number_min(L, -1, fs, 0.0, false);
+        else
+            b->offset = sl_point(L, -1, fs);
+        break;
+    case BF_MODE: b->path_mode = sl_path_mode(L, -1, fs); break;
+    case BF_PREDICT:
+    case BF_TIME: b->predict = sl_number_min(L, -1, fs, 0.0, false); break;
+    case BF_DISTANCE: b->ahead = sl_number_min(L, -1, fs, 0.0, false); break;
+    case BF_ZONE: b->zone = sl_number_min(L, -1, fs, 0.0, false); break;
+    case BF_PATH: {
+        sl_path *p = sl_topath(L, -1);
+        if (p == NULL)
+            sl_raise_type(L, fs, -1, SL_PATH);
+        b->path = p->p;
+        break;
+    }
+    case BF_FIELD:
+        if ((b->field = sl_toflowfield(L, -1)) == NULL)
+            sl_raise_type(L, fs, -1, "steer.flowfield");
+        break;
+    case BF_RECT:
+        sl_rect(L, -1, fs, b->rect);
+        lua_pop(L, 1);
+        sl_pushrect(L, b->rect);
+        break;
+    default: flock_field(L, bit, fs, &b->flock, true, c->world_idx, c->sw); break;
+    }
+}
+
+/* Reads each field of the entry table at e that the behaviour takes into
+ * b and the copy at out; returns the bits of the fields present. */
+static unsigned read_entry_fields(lua_State *L, int e, int out, const entry_ctx *c, unsigned takes, st_behavior *b)
+{
+    unsigned have = 0;
     for (size_t i = 0; i < N_ENTRY_FIELDS; i++) {
         unsigned bit = entry_fields[i].bit;
         const char *f = entry_fields[i].name;
-        if (!(bit & takes) || lua_getfield(L, e, f) == LUA_TNIL) {
-            if (bit & takes)
-                lua_pop(L, 1);
+        if (!(bit & takes) || !sl_getfield(L, e, f))
             continue;
-        }
         have |= bit;
-        sl_src fs = *src;
+        sl_src fs = *c->src;
         fs.field = f;
-        switch (bit) {
-        case BF_WEIGHT: b->weight = sl_number(L, -1, &fs); break;
-        case BF_TARGET: b->target = sl_target(L, -1, &fs, sw, kinds[k].agent_target); break;
-        case BF_LEADER:
-        case BF_A:
-        case BF_THREAT: b->target = sl_target(L, -1, &fs, sw, true); break;
-        case BF_B: b->target2 = sl_target(L, -1, &fs, sw, true); break;
-        case BF_PANIC_RADIUS:
-        case BF_SLOWING_RADIUS:
-        case BF_THREAT_RADIUS: b->radius = sl_number_min(L, -1, &fs, 0.0, false); break;
-        case BF_DECELERATION: b->decel = sl_deceleration(L, -1, &fs); break;
-        case BF_OFFSET:
-            if (kinds[k].type == ST_FOLLOW_PATH) /* follow_path: a distance along the path */
-                b->ahead = sl_number_min(L, -1, &fs, 0.0, false);
-            else
-                b->offset = sl_point(L, -1, &fs);
-            break;
-        case BF_MODE: b->path_mode = sl_path_mode(L, -1, &fs); break;
-        case BF_PREDICT: b->predict = sl_number_min(L, -1, &fs, 0.0, false); break;
-        case BF_TIME: b->predict = sl_number_min(L, -1, &fs, 0.0, false); break;
-        case BF_DISTANCE: b->ahead = sl_number_min(L, -1, &fs, 0.0, false); break;
-        case BF_ZONE: b->zone = sl_number_min(L, -1, &fs, 0.0, false); break;
-        case BF_PATH: {
-            sl_path *p = sl_topath(L, -1);
-            if (p == NULL)
-                sl_raise_type(L, &fs, -1, SL_PATH);
-            b->path = p->p;
-            break;
-        }
-        case BF_FIELD:
-            if ((b->field = sl_toflowfield(L, -1)) == NULL)
-                sl_raise_type(L, &fs, -1, "steer.flowfield");
-            break;
-        case BF_RECT:
-            sl_rect(L, -1, &fs, b->rect);
-            lua_pop(L, 1);
-            sl_pushrect(L, b->rect); /* the copy reads back as {x, y, w, h} */
-            break;
-        default: flock_field(L, bit, &fs, &b->flock, true, world_idx, sw); break;
-        }
+        entry_field(L, c, bit, &fs, b);
         /* the copy holds vec2s for points, so it reads back as values */
         if (bit != BF_RECT && lua_type(L, -1) == LUA_TTABLE) {
             st_vec2 v = sl_point(L, -1, &fs);
@@ -386,11 +388,32 @@ static void parse_entry(lua_State *L, int world_idx, sl_world *sw, sl_src *src, 
         }
         lua_setfield(L, out, f);
     }
-check_needs:;
-    unsigned missing = kinds[k].needs & ~have;
+    return have;
+}
+
+/* Parses the entry on top into *b, leaving its normalised copy on top
+ * instead. src carries the list's context ("behaviors[2]"). */
+static void parse_entry(lua_State *L, int world_idx, sl_world *sw, sl_src *src, st_behavior *b)
+{
+    int e = lua_gettop(L);
+    entry_ctx c = {src, NULL, 0, world_idx, sw};
+    c.name = entry_name(L, e, src);
+    c.kind = entry_kind(L, c.name, src);
+    unsigned takes = kinds[c.kind].takes | BF_WEIGHT;
+    *b = st_default_behavior(kinds[c.kind].type);
+
+    lua_createtable(L, 1, 4); /* e + 1: the copy */
+    lua_pushstring(L, c.name);
+    lua_rawseti(L, e + 1, 1);
+    unsigned have = 0;
+    if (lua_type(L, e) == LUA_TTABLE) {
+        check_entry_keys(L, e, &c, takes);
+        have = read_entry_fields(L, e, e + 1, &c, takes, b);
+    }
+    unsigned missing = kinds[c.kind].needs & ~have;
     for (size_t i = 0; missing != 0 && i < N_ENTRY_FIELDS; i++)
         if (missing & entry_fields[i].bit)
-            sl_raise(L, src, "'%s' needs field '%s'", name, entry_fields[i].name);
+            sl_raise(L, src, "'%s' needs field '%s'", c.name, entry_fields[i].name);
     lua_replace(L, e);
 }
 

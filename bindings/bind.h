@@ -1,7 +1,21 @@
 /*
- * bind.h — private to the bindings: the userdata layouts and the helpers the
- * per-type files (vec2.c, world.c, agent.c, path.c, behaviors.c, brain.c,
- * steer.c) share. The app sees only steer_lua.h.
+ * bind.h — private to the bindings (the app sees only steer_lua.h): the
+ * userdata layouts and what the binding files share. Where things live:
+ *
+ *   steer.c        luaopen_steer: the steer table; calls each sl_open_*
+ *   auxlib.c       the shared helpers, as Lua's lauxlib: registry keys,
+ *                  userdata tests, the key cache, checked numbers, fields and
+ *                  options, errors in Lua's form, sl_newtype (registering a
+ *                  userdata type); it calls nothing in the files below
+ *   vec2.c         steer.vec2, points (sl_point, steer_lua_checkpoint)
+ *   world.c        steer.world: construction, fields, queries, step, tags
+ *   agent.c        steer.agent: fields, steering methods; world:spawn/remove
+ *   behaviors.c    behaviour entries and the argument forms they share
+ *   path.c, obstacle.c, nav.c, formation.c, snapshot.c: those types
+ *   avoid.c        the agents' avoidance fields
+ *   brain.c        brain dispatch, errors, steer.reload; hotswap.c merges modules
+ *   mark.c         world:mark;  random.c  steer.install_random
+ *   sandbox.c, sandbox_string.c: the app's sandbox (steer_host.h)
  */
 #ifndef STEER_BIND_H
 #define STEER_BIND_H
@@ -39,7 +53,8 @@ enum {
     SL_WUV_TAGPIN,     /* the strings of tag_cache, kept alive (slot -> string) */
     SL_WUV_AGENTMT,    /* the agent metatable, pinned for sl_world.agent_mt */
     SL_WUV_REMOVED,    /* agents removed during the brain pass (pointer -> agent) */
-    SL_WUV_USER,       /* world.user: the scene's own table (made on first read) */
+    SL_WUV_USER,       /* world.user: the scene's own table (made on first read; it
+                        * outlives scene and brain reloads, going with the world) */
     SL_WUV_OBSTACLES,  /* obstacle id -> its userdata (made on first need) */
     SL_WUV_COUNT = SL_WUV_OBSTACLES
 };
@@ -117,7 +132,7 @@ typedef struct sl_path {
 /* A tag id no agent ever carries: the filter for a name never interned. */
 #define SL_TAG_UNKNOWN INT32_MAX
 
-/* ---- type checks ---- */
+/* ---- comparing metatables ---- */
 
 /* Whether the values at a and b are the same table (both tables: a
  * metatable just pushed and the one kept for the check). Tables are equal
@@ -129,7 +144,7 @@ static inline bool sl_same_table(lua_State *L, int a, int b)
     return lua_topointer(L, a) == lua_topointer(L, b);
 }
 
-/* ---- __index by the key's address ---- */
+/* ---- __index by the key's address (auxlib.c) ---- */
 
 /* Brains read methods and fields by name several times per agent per step
  * (agent.world, world:nearest, agent:wander). Looking each name up in the
@@ -175,23 +190,31 @@ static inline int sl_keycache_find(lua_State *L, sl_keycache *kc, int key_idx, i
     return sl_keycache_miss(L, kc, slot, key_idx, names_uv, values_uv);
 }
 
+/* ---- type checks (auxlib.c; sl_to<type>, sl_check<type>: in the type's file) ---- */
+
 /* The userdata at idx when its metatable is the one under key, else NULL. */
 void *sl_testudata(lua_State *L, int idx, const void *key);
 void *sl_checkudata(lua_State *L, int arg, const void *key, const char *tname);
 void sl_setmetatable(lua_State *L, const void *key);
+/* Pushes the table in uservalue uv of the userdata at idx, made on first need. */
+void sl_push_uvtable(lua_State *L, int idx, int uv);
 
 st_vec2 *sl_tovec2(lua_State *L, int idx);
+/* The world at idx, or NULL (worlds have metatables of their own: see
+ * world.c). */
+sl_world *sl_toworld(lua_State *L, int idx);
 sl_world *sl_checkworld(lua_State *L, int arg);
 sl_agent *sl_toagent(lua_State *L, int idx);
 /* A live agent: raises "attempt to use a removed agent" otherwise. */
 sl_agent *sl_checkagent(lua_State *L, int arg);
 sl_path *sl_topath(lua_State *L, int idx);
 
-/* ---- where a checked value came from ---- */
+/* ---- checked values (auxlib.c; points: vec2.c) ---- */
 
-/* One checker serves a plain argument, a field of an options table
- * (`arg` set, `field` names it) and an assignment `a.mass = v` (`arg` 0,
- * `assign` names the field). `ctx` prefixes a list entry ("behaviors[2]"). */
+/* Where a checked value came from: one checker serves a plain argument, a
+ * field of an options table (`arg` set, `field` names it) and an assignment
+ * `a.mass = v` (`arg` 0, `assign` names the field). `ctx` prefixes a list
+ * entry ("behaviors[2]"). */
 typedef struct sl_src {
     int arg;
     const char *field;
@@ -220,6 +243,7 @@ SL_NORETURN void sl_raise_type(lua_State *L, const sl_src *src, int idx, const c
 /* The value at idx, checked. opt variants take nil (or none) as the default. */
 double sl_number(lua_State *L, int idx, const sl_src *src);
 double sl_number_min(lua_State *L, int idx, const sl_src *src, double min, bool strict);
+/* A vec2, {x, y} or {x =, y =} (vec2.c). */
 st_vec2 sl_point(lua_State *L, int idx, const sl_src *src);
 double sl_optnumber(lua_State *L, int idx, const sl_src *src, double def);
 double sl_optnumber_min(lua_State *L, int idx, const sl_src *src, double def, double min);
@@ -231,8 +255,56 @@ double sl_optfinite(lua_State *L, int arg, double def);
 double sl_checknonneg(lua_State *L, int arg);
 double sl_optnonneg(lua_State *L, int arg, double def);
 
-/* Pushes v; raises when it is not finite (vec2 arithmetic). */
+/* Pushes v; raises when it is not finite (vec2 arithmetic; vec2.c). */
 void sl_pushvec2_checked(lua_State *L, st_vec2 v);
+/* The n points of the list at idx into out; errors name the entry ("[3]"); vec2.c. */
+void sl_point_list(lua_State *L, int idx, lua_Integer n, const sl_src *src, st_vec2 *out);
+/* "nan", "inf" or "-inf". */
+const char *sl_nonfinite_name(double d);
+
+/* Pushes field name of the table at idx; true when it is not nil (else
+ * nothing stays pushed). */
+bool sl_getfield(lua_State *L, int idx, const char *name);
+/* Field name of the table at idx: def when nil, else a number >= min (> min
+ * when strict), errors naming the field. */
+double sl_field_min(lua_State *L, int idx, const char *name, double def, double min, bool strict);
+/* The first key of the table at idx that is not one of keys (NULL-ended),
+ * as text (pushed), or NULL when every key is known. */
+const char *sl_unknown_key(lua_State *L, int idx, const char *const *keys);
+/* The index in names (NULL-ended) of the string at idx; raises "string
+ * expected" or "invalid option 'x' ("a", "b" or "c")". */
+int sl_option(lua_State *L, int idx, const sl_src *src, const char *const *names);
+
+/* ---- auxlib.c: registering a userdata type ---- */
+
+typedef struct sl_code {
+    const char *name;
+    int code;
+} sl_code;
+
+/* What an sl_open_* registers. Every type gets a metatable under its name
+ * (luaL_newmetatable: __name and luaL_checkudata) and under key (the
+ * rawgetp lookups), made read-only for scripts. With a name table (methods,
+ * fields or more_names), __index is a closure over it (upvalue 1) and the
+ * first index_ups metatables of ups, then with keycache a key cache and its
+ * method slots (bind.h's sl_keycache_find); __newindex a closure over the
+ * name table. Without one they are plain functions. */
+typedef struct sl_type {
+    const char *name;            /* "steer.agent" */
+    const void *key;             /* its registry key (&sl_key_agent) */
+    const luaL_Reg *meta;        /* metamethods, or NULL */
+    const luaL_Reg *methods;     /* the name table's functions, or NULL */
+    const sl_code *fields;       /* its field codes ({NULL, 0} ends them), or NULL */
+    void (*more_names)(lua_State *L); /* adds to the name table on top, or NULL */
+    const void *const *ups;      /* registry keys of the metatables that the methods
+                                  * and metamethods close over (NULL ends), or NULL */
+    int index_ups;               /* how many of ups __index closes over */
+    bool keycache;
+    lua_CFunction index, newindex;
+} sl_type;
+
+/* Registers t; leaves its metatable on top. */
+void sl_newtype(lua_State *L, const sl_type *t);
 
 /* ---- per-world helpers (world.c) ---- */
 

@@ -524,7 +524,7 @@ void steer_lua_draw_brains(lua_State *L, int world_idx, int gfx_idx)
 {
     world_idx = lua_absindex(L, world_idx);
     gfx_idx = lua_absindex(L, gfx_idx);
-    sl_world *sw = (sl_world *)sl_testudata(L, world_idx, &sl_key_world);
+    sl_world *sw = sl_toworld(L, world_idx);
     if (sw == NULL || sw->w == NULL || sw->brains == 0)
         return;
     lua_pushcfunction(L, draw_body);
@@ -544,7 +544,7 @@ void steer_lua_draw_brains(lua_State *L, int world_idx, int gfx_idx)
 
 int steer_lua_paused_count(lua_State *L, int world_idx)
 {
-    sl_world *sw = (sl_world *)sl_testudata(L, world_idx, &sl_key_world);
+    sl_world *sw = sl_toworld(L, world_idx);
     return sw != NULL ? sw->paused : 0;
 }
 

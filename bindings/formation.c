@@ -94,17 +94,26 @@ static void refresh(lua_State *L, int fidx, sl_formation *sf)
     lua_pop(L, 2);
 }
 
-/* steer.formation{ pattern, spacing, leader | anchor, heading, reassign_angle, slowing_radius, weight } */
-static int formation_new(lua_State *L)
+/* Pushes a new formation userdata made from def, with no world yet. */
+static sl_formation *new_formation(lua_State *L, const st_formation_def *def)
+{
+    sl_formation *sf = (sl_formation *)lua_newuserdatauv(L, sizeof *sf, FUV_COUNT);
+    sf->f = NULL;
+    sf->sw = NULL;
+    sf->custom_n = -1;
+    sl_setmetatable(L, &sl_key_formation);
+    sf->f = st_formation_create(def);
+    if (sf->f == NULL)
+        luaL_error(L, "not enough memory");
+    return sf;
+}
+
+/* Raises for a key of the def table (at 1) that steer.formation does not
+ * know: a misspelt field would otherwise be a silent default. */
+static void check_def_keys(lua_State *L)
 {
     static const char *const keys[] = {"pattern", "spacing", "leader", "anchor", "heading",
                                        "reassign_angle", "slowing_radius", "weight", NULL};
-    if (lua_isnoneornil(L, 1)) {
-        lua_settop(L, 0);
-        lua_newtable(L);
-    }
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         lua_pop(L, 1);
@@ -117,11 +126,25 @@ static int formation_new(lua_State *L)
             sl_raise(L, &src, "unknown formation field '%s'", luaL_tolstring(L, -1, NULL));
         }
     }
-    st_formation_def def = st_default_formation_def();
+}
+
+/* Pushes field name of the def table (at 1) and sets *src to name it;
+ * returns its stack index, or 0 when it is nil. */
+static int def_field(lua_State *L, const char *name, sl_src *src)
+{
+    lua_getfield(L, 1, name);
+    *src = sl_field(1, name);
+    return lua_isnil(L, -1) ? 0 : lua_gettop(L);
+}
+
+/* def.pattern from the pattern field, which stays pushed at 2 for
+ * FUV_PATTERN: a name, or a function (ST_FORMATION_CUSTOM), "wedge" when
+ * absent. */
+static void parse_pattern(lua_State *L, st_formation_def *def)
+{
     sl_src src;
-    /* 2: the pattern function, or nil */
-    int ty = lua_getfield(L, 1, "pattern");
-    src = sl_field(1, "pattern");
+    def_field(L, "pattern", &src);
+    int ty = lua_type(L, 2);
     if (ty == LUA_TSTRING) {
         const char *s = lua_tostring(L, 2);
         int k = 0;
@@ -129,71 +152,90 @@ static int formation_new(lua_State *L)
             k++;
         if (pattern_names[k] == NULL)
             sl_raise(L, &src, "invalid option '%s' (\"wedge\", \"line\", \"column\", \"circle\" or a function)", s);
-        def.pattern = (st_formation_pattern)k;
+        def->pattern = (st_formation_pattern)k;
     } else if (ty == LUA_TFUNCTION) {
-        def.pattern = ST_FORMATION_CUSTOM;
+        def->pattern = ST_FORMATION_CUSTOM;
     } else if (ty != LUA_TNIL) {
         sl_raise_type(L, &src, 2, "pattern name or function");
     } else {
         lua_pop(L, 1);
         lua_pushstring(L, "wedge");
     }
-    lua_getfield(L, 1, "spacing"); /* 3 */
-    src = sl_field(1, "spacing");
-    if (!lua_isnil(L, 3))
-        def.spacing = sl_number_min(L, 3, &src, 0.0, true);
-    lua_getfield(L, 1, "reassign_angle"); /* 4 */
-    src = sl_field(1, "reassign_angle");
-    if (!lua_isnil(L, 4)) {
-        def.reassign_angle = sl_number_min(L, 4, &src, 0.0, false);
-        if (def.reassign_angle > ST_PI)
+}
+
+/* spacing, reassign_angle, slowing_radius and weight (each stays pushed). */
+static void parse_sizes(lua_State *L, st_formation_def *def)
+{
+    sl_src src;
+    int i;
+    if ((i = def_field(L, "spacing", &src)) != 0)
+        def->spacing = sl_number_min(L, i, &src, 0.0, true);
+    if ((i = def_field(L, "reassign_angle", &src)) != 0) {
+        def->reassign_angle = sl_number_min(L, i, &src, 0.0, false);
+        if (def->reassign_angle > ST_PI)
             sl_raise(L, &src, "must be <= pi");
     }
-    lua_getfield(L, 1, "slowing_radius"); /* 5 */
-    src = sl_field(1, "slowing_radius");
-    if (!lua_isnil(L, 5))
-        def.slowing_radius = sl_number_min(L, 5, &src, 0.0, true);
-    lua_getfield(L, 1, "weight"); /* 6 */
-    src = sl_field(1, "weight");
-    if (!lua_isnil(L, 6))
-        def.weight = sl_number(L, 6, &src);
-    lua_getfield(L, 1, "anchor"); /* 7 */
-    src = sl_field(1, "anchor");
-    if (!lua_isnil(L, 7))
-        def.anchor_pos = sl_point(L, 7, &src);
-    lua_getfield(L, 1, "heading"); /* 8 */
-    src = sl_field(1, "heading");
-    if (!lua_isnil(L, 8)) {
-        def.anchor_heading = sl_point(L, 8, &src);
-        if (def.anchor_heading.x == 0.0 && def.anchor_heading.y == 0.0)
+    if ((i = def_field(L, "slowing_radius", &src)) != 0)
+        def->slowing_radius = sl_number_min(L, i, &src, 0.0, true);
+    if ((i = def_field(L, "weight", &src)) != 0)
+        def->weight = sl_number(L, i, &src);
+}
+
+/* anchor and heading: a fixed anchor for a formation with no leader (each
+ * stays pushed). */
+static void parse_anchor(lua_State *L, st_formation_def *def)
+{
+    sl_src src;
+    int i;
+    if ((i = def_field(L, "anchor", &src)) != 0)
+        def->anchor_pos = sl_point(L, i, &src);
+    if ((i = def_field(L, "heading", &src)) != 0) {
+        def->anchor_heading = sl_point(L, i, &src);
+        if (def->anchor_heading.x == 0.0 && def->anchor_heading.y == 0.0)
             sl_raise(L, &src, "must be a non-zero vector");
     }
-    lua_getfield(L, 1, "leader"); /* 9 */
-    sl_agent *leader = NULL;
-    if (!lua_isnil(L, 9)) {
-        src = sl_field(1, "leader");
-        leader = sl_toagent(L, 9);
-        if (leader == NULL)
-            sl_raise_type(L, &src, 9, SL_AGENT);
-        if (leader->removed)
-            sl_raise(L, &src, "attempt to use a removed agent");
-        def.leader = leader->id;
-    }
+}
 
-    sl_formation *sf = (sl_formation *)lua_newuserdatauv(L, sizeof *sf, FUV_COUNT); /* 10 */
-    sf->f = NULL;
-    sf->sw = NULL;
-    sf->custom_n = -1;
-    sl_setmetatable(L, &sl_key_formation);
-    sf->f = st_formation_create(&def);
-    if (sf->f == NULL)
-        return luaL_error(L, "not enough memory");
+/* The leader field: a live agent, or nil (NULL). Stays pushed. */
+static sl_agent *parse_leader(lua_State *L, st_formation_def *def)
+{
+    sl_src src;
+    int i = def_field(L, "leader", &src);
+    if (i == 0)
+        return NULL;
+    sl_agent *leader = sl_toagent(L, i);
+    if (leader == NULL)
+        sl_raise_type(L, &src, i, SL_AGENT);
+    if (leader->removed)
+        sl_raise(L, &src, "attempt to use a removed agent");
+    def->leader = leader->id;
+    return leader;
+}
+
+/* steer.formation{ pattern, spacing, leader | anchor, heading, reassign_angle, slowing_radius, weight } */
+static int formation_new(lua_State *L)
+{
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    }
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    check_def_keys(L);
+    st_formation_def def = st_default_formation_def();
+    parse_pattern(L, &def); /* 2 */
+    parse_sizes(L, &def);
+    parse_anchor(L, &def);
+    sl_agent *leader = parse_leader(L, &def);
+    int leader_idx = lua_gettop(L);
+    sl_formation *sf = new_formation(L, &def);
+    int fi = lua_gettop(L);
     lua_pushvalue(L, 2);
-    lua_setiuservalue(L, 10, FUV_PATTERN);
+    lua_setiuservalue(L, fi, FUV_PATTERN);
     if (leader != NULL) {
         sf->sw = leader->sw;
-        lua_getiuservalue(L, 9, SL_AUV_WORLD);
-        lua_setiuservalue(L, 10, FUV_WORLD);
+        lua_getiuservalue(L, leader_idx, SL_AUV_WORLD);
+        lua_setiuservalue(L, fi, FUV_WORLD);
     }
     return 1;
 }
@@ -228,36 +270,52 @@ static int formation_remove(lua_State *L)
     return 1;
 }
 
-/* f:update(): once a step, steers every member to its slot */
-static int formation_update(lua_State *L)
+/* The formation argument 1 with its offsets refreshed, or NULL when it has
+ * no world yet (no agents: nothing to steer or assign). */
+static sl_formation *with_world(lua_State *L)
 {
     sl_formation *sf = checkformation(L, 1);
     if (sf->sw == NULL)
-        return 0;
+        return NULL;
     refresh(L, 1, sf);
-    st_formation_update(sf->sw->w, sf->f);
+    return sf;
+}
+
+/* f:update(): once a step, steers every member to its slot */
+static int formation_update(lua_State *L)
+{
+    sl_formation *sf = with_world(L);
+    if (sf != NULL)
+        st_formation_update(sf->sw->w, sf->f);
     return 0;
 }
 
 /* f:reassign(): assign slots by least total distance now */
 static int formation_reassign(lua_State *L)
 {
-    sl_formation *sf = checkformation(L, 1);
-    if (sf->sw == NULL)
-        return 0;
-    refresh(L, 1, sf);
-    st_formation_reassign(sf->sw->w, sf->f);
+    sl_formation *sf = with_world(L);
+    if (sf != NULL)
+        st_formation_reassign(sf->sw->w, sf->f);
     return 0;
+}
+
+/* Refreshes the formation at 1 and pushes a table for a list as long as
+ * its members; returns that length, or -1 when it has no world yet (the
+ * list stays empty). */
+static int push_list(lua_State *L, sl_formation *sf)
+{
+    refresh(L, 1, sf);
+    int n = st_formation_count(sf->f);
+    lua_createtable(L, n, 0);
+    return sf->sw == NULL ? -1 : n;
 }
 
 /* f:members() -> the member agents, in the order they joined */
 static int formation_members(lua_State *L)
 {
     sl_formation *sf = checkformation(L, 1);
-    refresh(L, 1, sf);
-    int n = st_formation_count(sf->f);
-    lua_createtable(L, n, 0);
-    if (sf->sw == NULL)
+    int n = push_list(L, sf);
+    if (n < 0)
         return 1;
     lua_getiuservalue(L, 1, FUV_WORLD);
     int wi = lua_gettop(L), k = 0;
@@ -280,17 +338,24 @@ static int member_of(const st_formation *f, st_agent_id id)
     return -1;
 }
 
-/* f:slot_of(agent) -> its slot number (1-based), or nil when not a member */
-static int formation_slot_of(lua_State *L)
+/* The slot (0-based) of the agent argument 2 in the formation at 1, or -1
+ * when it is not a member (removed, or of another world). */
+static int arg_slot(lua_State *L, sl_formation *sf)
 {
-    sl_formation *sf = checkformation(L, 1);
     sl_agent *a = (sl_agent *)sl_checkudata(L, 2, &sl_key_agent, SL_AGENT);
     refresh(L, 1, sf);
     int k = a->removed || sf->sw == NULL || a->sw != sf->sw ? -1 : member_of(sf->f, a->id);
-    if (k < 0)
+    return k < 0 ? -1 : st_formation_slot_of(sf->f, k);
+}
+
+/* f:slot_of(agent) -> its slot number (1-based), or nil when not a member */
+static int formation_slot_of(lua_State *L)
+{
+    int s = arg_slot(L, checkformation(L, 1));
+    if (s < 0)
         lua_pushnil(L);
     else
-        lua_pushinteger(L, st_formation_slot_of(sf->f, k) + 1);
+        lua_pushinteger(L, s + 1);
     return 1;
 }
 
@@ -298,10 +363,8 @@ static int formation_slot_of(lua_State *L)
 static int formation_slots(lua_State *L)
 {
     sl_formation *sf = checkformation(L, 1);
-    refresh(L, 1, sf);
-    int n = st_formation_count(sf->f);
-    lua_createtable(L, n, 0);
-    if (sf->sw == NULL)
+    int n = push_list(L, sf);
+    if (n < 0)
         return 1;
     for (int s = 0; s < n; s++) {
         steer_lua_pushvec2(L, st_formation_slot_pos(sf->sw->w, sf->f, s));
@@ -314,13 +377,11 @@ static int formation_slots(lua_State *L)
 static int formation_slot(lua_State *L)
 {
     sl_formation *sf = checkformation(L, 1);
-    sl_agent *a = (sl_agent *)sl_checkudata(L, 2, &sl_key_agent, SL_AGENT);
-    refresh(L, 1, sf);
-    int k = a->removed || sf->sw == NULL || a->sw != sf->sw ? -1 : member_of(sf->f, a->id);
-    if (k < 0)
+    int s = arg_slot(L, sf);
+    if (s < 0)
         lua_pushnil(L);
     else
-        steer_lua_pushvec2(L, st_formation_slot_pos(sf->sw->w, sf->f, st_formation_slot_of(sf->f, k)));
+        steer_lua_pushvec2(L, st_formation_slot_pos(sf->sw->w, sf->f, s));
     return 1;
 }
 
@@ -444,13 +505,10 @@ void sl_formation_save(lua_State *L, int idx)
     idx = lua_absindex(L, idx);
     sl_formation *src = checkformation(L, idx);
     st_formation_def def = st_default_formation_def();
-    sl_formation *c = (sl_formation *)lua_newuserdatauv(L, sizeof *c, FUV_COUNT);
-    c->f = NULL;
+    sl_formation *c = new_formation(L, &def);
     c->sw = src->sw;
     c->custom_n = src->custom_n;
-    sl_setmetatable(L, &sl_key_formation);
-    c->f = st_formation_create(&def);
-    if (c->f == NULL || !st_formation_copy(c->f, src->f))
+    if (!st_formation_copy(c->f, src->f))
         luaL_error(L, "not enough memory");
     for (int uv = 1; uv <= FUV_COUNT; uv++) {
         lua_getiuservalue(L, idx, uv);
@@ -482,23 +540,15 @@ void sl_formation_load(lua_State *L, int idx, int saved_idx, const sl_world *sw)
 /* Expects the steer table on top; sets steer.formation. */
 void sl_open_formation(lua_State *L)
 {
-    luaL_newmetatable(L, SL_FORMATION);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_formation);
-    luaL_setfuncs(L, formation_meta, 0);
-    lua_createtable(L, 0, 16);
-    luaL_setfuncs(L, formation_methods, 0);
-    static const struct { const char *name; int code; } fields[] = {
+    static const sl_code fields[] = {
         {"count", FF_COUNT}, {"leader", FF_LEADER}, {"pattern", FF_PATTERN},
-        {"anchor", FF_ANCHOR}, {"heading", FF_HEADING},
+        {"anchor", FF_ANCHOR}, {"heading", FF_HEADING}, {NULL, 0},
     };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        lua_pushinteger(L, fields[i].code);
-        lua_setfield(L, -2, fields[i].name);
-    }
-    lua_pushcclosure(L, formation_index, 1);
-    lua_setfield(L, -2, "__index");
-    steer_lua_protect_metatable(L, -1, SL_FORMATION, false);
+    static const sl_type t = {
+        .name = SL_FORMATION, .key = &sl_key_formation, .meta = formation_meta,
+        .methods = formation_methods, .fields = fields, .index = formation_index,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
     lua_pushcfunction(L, formation_new);
     lua_setfield(L, -2, "formation");

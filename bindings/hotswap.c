@@ -144,94 +144,158 @@ static void push_foreign(lua_State *L, int except)
     lua_settop(L, set);
 }
 
+/* Whether the table at t has the value at key_idx as a key (raw). */
+static bool has_key(lua_State *L, int t, int key_idx)
+{
+    lua_pushvalue(L, key_idx);
+    bool in = lua_rawget(L, t) != LUA_TNIL;
+    lua_pop(L, 1);
+    return in;
+}
+
+/* Pushes the last entry of the work list at work (*n entries long) and
+ * takes it off the list; returns its stack index. */
+static int pop_work(lua_State *L, int work, lua_Integer *n)
+{
+    lua_rawgeti(L, work, *n);
+    lua_pushnil(L);
+    lua_rawseti(L, work, (*n)--);
+    return lua_gettop(L);
+}
+
+/* ---- walks ---- */
+
+/* What the baseline walk and the sweep share: a visited set and a work
+ * list (stack indices), and a node count against a limit. */
+typedef struct walk {
+    int seen, work;
+    lua_Integer nwork;
+    long nodes, limit;
+    bool truncated;
+} walk;
+
+/* Queues the value at idx when the walk goes into it: a table or a Lua
+ * function (C functions have no upvalues a script can reach). */
+static void walk_push(lua_State *L, walk *w, int idx)
+{
+    if (lua_istable(L, idx) || is_lua_function(L, idx)) {
+        lua_pushvalue(L, idx);
+        lua_rawseti(L, w->work, ++w->nwork);
+    }
+}
+
+/* Counts the value at x, not seen yet, as visited and marks it seen; false
+ * (the walk cut short) past the node limit. */
+static bool walk_visit(lua_State *L, walk *w, int x)
+{
+    if (w->nodes >= w->limit) {
+        w->truncated = true;
+        return false;
+    }
+    w->nodes++;
+    lua_pushvalue(L, x);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, w->seen);
+    return true;
+}
+
 /* ---- recording baselines ---- */
 
 typedef struct track_walk {
-    int base, foreign, seen, work, funcs; /* stack indices; funcs 0: not kept */
-    int owner, name;                      /* the owner table, the module's name */
-    lua_Integer nwork, nfuncs;
-    long nodes, limit;
-    bool truncated;
+    walk w;
+    int base, foreign, funcs;  /* stack indices; funcs 0: not kept */
+    int owner, name;           /* the owner table, the module's name */
+    lua_Integer nfuncs;
 } track_walk;
 
-static void track_push(lua_State *L, track_walk *t, int idx)
+/* Sets up t for a walk that records baselines: the base and owner
+ * registries, the set of foreign tables (all but except), and with funcs a
+ * list of the Lua functions it meets. name_idx: the module's name. */
+static void track_begin(lua_State *L, track_walk *t, int except, int name_idx, bool funcs)
 {
-    int ty = lua_type(L, idx);
-    if (ty != LUA_TTABLE && !(ty == LUA_TFUNCTION && !lua_iscfunction(L, idx)))
-        return;
-    lua_pushvalue(L, idx);
-    lua_rawseti(L, t->work, ++t->nwork);
+    memset(t, 0, sizeof *t);
+    push_base(L);
+    t->base = lua_gettop(L);
+    push_foreign(L, except);
+    t->foreign = lua_gettop(L);
+    lua_newtable(L);
+    t->w.seen = lua_gettop(L);
+    lua_newtable(L);
+    t->w.work = lua_gettop(L);
+    if (funcs) {
+        lua_newtable(L);
+        t->funcs = lua_gettop(L);
+    }
+    sl_push_weak(L, &key_owner);
+    t->owner = lua_gettop(L);
+    t->name = name_idx;
+    t->w.limit = HS_TRACK_LIMIT;
+}
+
+/* A table's data fields as they are now into snap; queues its values and
+ * its metatable. */
+static void track_table(lua_State *L, track_walk *t, int x, int snap)
+{
+    lua_pushnil(L);
+    while (lua_next(L, x)) {
+        t->w.nodes++;
+        if (is_data_key(L, -2)) {
+            lua_pushvalue(L, -2);
+            push_snap_value(L, -2);
+            lua_rawset(L, snap);
+        }
+        walk_push(L, &t->w, -1);
+        lua_pop(L, 1);
+    }
+    if (lua_getmetatable(L, x)) {
+        walk_push(L, &t->w, -1);
+        lua_pop(L, 1);
+    }
+}
+
+/* A Lua function's named upvalues as they are now into snap; queues them,
+ * and lists the function in funcs when kept. */
+static void track_function(lua_State *L, track_walk *t, int x, int snap)
+{
+    const char *name;
+    for (int i = 1; (name = lua_getupvalue(L, x, i)) != NULL; i++) {
+        if (matchable_upvalue(name)) {
+            push_snap_value(L, -1);
+            lua_setfield(L, snap, name);
+            walk_push(L, &t->w, -1);
+        }
+        lua_pop(L, 1);
+    }
+    if (t->funcs != 0) {
+        lua_pushvalue(L, x);
+        lua_rawseti(L, t->funcs, ++t->nfuncs);
+    }
 }
 
 /* Walks everything reachable from the value at root that no earlier load
  * made: records each table's fields and each Lua function's upvalues as
- * they are now (the load-time values) in base, marks them in seen, and
- * lists the functions in funcs. */
+ * they are now (the load-time values) in base, and the module's name in
+ * owner, marks them in seen, and lists the functions in funcs. */
 static void track(lua_State *L, track_walk *t, int root)
 {
-    track_push(L, t, root);
-    while (t->nwork > 0) {
-        lua_rawgeti(L, t->work, t->nwork);
-        lua_pushnil(L);
-        lua_rawseti(L, t->work, t->nwork--);
-        int x = lua_gettop(L);
-        lua_pushvalue(L, x);
-        bool skip = lua_rawget(L, t->seen) != LUA_TNIL;
-        lua_pop(L, 1);
-        if (!skip) {
+    walk_push(L, &t->w, root);
+    while (t->w.nwork > 0) {
+        int x = pop_work(L, t->w.work, &t->w.nwork);
+        if (!has_key(L, t->w.seen, x) && !has_key(L, t->base, x) && !has_key(L, t->foreign, x)
+            && walk_visit(L, &t->w, x)) {
+            lua_newtable(L);
+            int snap = lua_gettop(L);
+            if (lua_istable(L, x))
+                track_table(L, t, x, snap);
+            else
+                track_function(L, t, x, snap);
             lua_pushvalue(L, x);
-            skip = lua_rawget(L, t->base) != LUA_TNIL || (lua_pop(L, 1), lua_pushvalue(L, x), lua_rawget(L, t->foreign) != LUA_TNIL);
-            lua_pop(L, 1);
+            lua_pushvalue(L, snap);
+            lua_rawset(L, t->base);
+            lua_pushvalue(L, x);
+            lua_pushvalue(L, t->name);
+            lua_rawset(L, t->owner);
         }
-        if (skip || t->nodes >= t->limit) {
-            if (!skip)
-                t->truncated = true;
-            lua_settop(L, x - 1);
-            continue;
-        }
-        t->nodes++;
-        lua_pushvalue(L, x);
-        lua_pushboolean(L, 1);
-        lua_rawset(L, t->seen);
-        lua_newtable(L);
-        int snap = lua_gettop(L);
-        if (lua_istable(L, x)) {
-            lua_pushnil(L);
-            while (lua_next(L, x)) {
-                t->nodes++;
-                if (is_data_key(L, -2)) {
-                    lua_pushvalue(L, -2);
-                    push_snap_value(L, -2);
-                    lua_rawset(L, snap);
-                }
-                track_push(L, t, -1);
-                lua_pop(L, 1);
-            }
-            if (lua_getmetatable(L, x)) {
-                track_push(L, t, -1);
-                lua_pop(L, 1);
-            }
-        } else {
-            const char *name;
-            for (int i = 1; (name = lua_getupvalue(L, x, i)) != NULL; i++) {
-                if (matchable_upvalue(name)) {
-                    push_snap_value(L, -1);
-                    lua_setfield(L, snap, name);
-                    track_push(L, t, -1);
-                }
-                lua_pop(L, 1);
-            }
-            if (t->funcs != 0) {
-                lua_pushvalue(L, x);
-                lua_rawseti(L, t->funcs, ++t->nfuncs);
-            }
-        }
-        lua_pushvalue(L, x);
-        lua_pushvalue(L, snap);
-        lua_rawset(L, t->base);
-        lua_pushvalue(L, x);
-        lua_pushvalue(L, t->name);
-        lua_rawset(L, t->owner);
         lua_settop(L, x - 1);
     }
 }
@@ -247,19 +311,7 @@ static int loaded_newindex(lua_State *L)
     if (!lua_istable(L, 3))
         return 0;
     track_walk t;
-    memset(&t, 0, sizeof t);
-    push_base(L);
-    t.base = lua_gettop(L);
-    push_foreign(L, 3);
-    t.foreign = lua_gettop(L);
-    lua_newtable(L);
-    t.seen = lua_gettop(L);
-    lua_newtable(L);
-    t.work = lua_gettop(L);
-    sl_push_weak(L, &key_owner);
-    t.owner = lua_gettop(L);
-    t.name = 2;
-    t.limit = HS_TRACK_LIMIT;
+    track_begin(L, &t, 3, 2, false);
     track(L, &t, 3);
     return 0;
 }
@@ -452,12 +504,16 @@ static void push_pair(lua_State *L, merge_walk *m, int o, int n)
     lua_rawseti(L, m->work, ++m->nwork);
 }
 
-static bool in_set(lua_State *L, int set, int idx)
+/* Whether the new value at n is still to be merged; if so it is now taken
+ * (pairs: n -> o), so a value met twice merges once. */
+static bool claim_pair(lua_State *L, merge_walk *m, int o, int n)
 {
-    lua_pushvalue(L, idx);
-    bool in = lua_rawget(L, set) != LUA_TNIL;
-    lua_pop(L, 1);
-    return in;
+    if (has_key(L, m->pairs, n))
+        return false;
+    lua_pushvalue(L, n);
+    lua_pushvalue(L, o);
+    lua_rawset(L, m->pairs);
+    return true;
 }
 
 /* Whether the old table at o may take the new one at n in place: n is made
@@ -465,13 +521,28 @@ static bool in_set(lua_State *L, int set, int idx)
  * the globals) nor a table another module's load made. */
 static bool mergeable(lua_State *L, merge_walk *m, int o, int n)
 {
-    if (!in_set(L, m->fresh, n) || in_set(L, m->foreign, o))
+    if (!has_key(L, m->fresh, n) || has_key(L, m->foreign, o))
         return false;
     lua_pushvalue(L, o);
     int ty = lua_rawget(L, m->owner);
     bool ok = ty == LUA_TNIL || lua_rawequal(L, -1, m->name);
     lua_pop(L, 1);
     return ok;
+}
+
+/* The three-way rule's test for data: whether the old source made the
+ * same value as the new one at nv, by the baseline at base (not a table:
+ * none, so no) under the key on top of the stack (popped). */
+static bool same_source(lua_State *L, int base, int nv)
+{
+    if (!lua_istable(L, base)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_rawget(L, base);
+    bool same = !is_ref(L, -1) && lua_rawequal(L, -1, nv);
+    lua_pop(L, 1);
+    return same;
 }
 
 /* Pairs the old Lua function at of with the new one at nf: counts the
@@ -488,20 +559,73 @@ static void pair_functions(lua_State *L, merge_walk *m, int of, int nf)
     push_pair(L, m, of, nf);
 }
 
+/* The index of the old function's upvalue that upvalue i (name) of the new
+ * function joins, or 0 when there is nothing to merge: the new variable
+ * is decided already (another new function shares it), the old function
+ * has no variable of that name, or it is the same variable. */
+static int old_variable(lua_State *L, merge_walk *m, int of, int nf, int i, const char *name)
+{
+    void *nid = lua_upvalueid(L, nf, i);
+    lua_pushlightuserdata(L, nid);
+    bool decided = lua_rawget(L, m->resolved) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (decided)
+        return 0;
+    const char *oname;
+    for (int j = 1; (oname = lua_getupvalue(L, of, j)) != NULL; j++) {
+        lua_pop(L, 1);
+        if (strcmp(oname, name) == 0)
+            return lua_upvalueid(L, of, j) == nid ? 0 : j;
+    }
+    return 0;
+}
+
+/* Merges the new function's variable (value at nv, upvalue id nid) into
+ * the old function's variable j (see the file comment). ubo: the old
+ * function's load-time upvalues, or nil. The decision is kept in
+ * `resolved` (nid -> old function and j) for every new function that
+ * shares the variable. */
+static void merge_upvalue(lua_State *L, merge_walk *m, int of, int j, int nv, void *nid, int ubo, const char *name)
+{
+    lua_getupvalue(L, of, j);
+    int ov = lua_gettop(L);
+    bool keep_old = false;
+    if (lua_istable(L, nv) && lua_istable(L, ov)) {
+        if (lua_rawequal(L, nv, ov)) {
+            keep_old = true;
+        } else if (mergeable(L, m, ov, nv)) {
+            push_pair(L, m, ov, nv);
+            keep_old = true;
+        }
+    } else if (is_lua_function(L, nv) && is_lua_function(L, ov)) {
+        pair_functions(L, m, ov, nv);
+    } else if (is_data(lua_type(L, nv)) || lua_isnil(L, nv)) {
+        lua_pushstring(L, name);
+        keep_old = same_source(L, ubo, nv);
+    }
+    if (!keep_old) {
+        if (!lua_rawequal(L, ov, nv) && !lua_isfunction(L, nv))
+            m->info->values++;
+        lua_pushvalue(L, nv);
+        lua_setupvalue(L, of, j);
+    }
+    /* the new variable becomes the old one: nid -> { of, j } */
+    lua_pushlightuserdata(L, nid);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, of);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, j);
+    lua_rawseti(L, -2, 2);
+    lua_rawset(L, m->resolved);
+    lua_settop(L, ov - 1);
+}
+
 /* Merges the upvalues of the new function at nf into the variables of the
- * old one at of, by name (see the file comment). Decisions are kept in
- * `resolved` (new variable -> old function and index) and applied to every
- * new function that shares the variable once the walk is done. */
+ * old one at of, by name (see the file comment). */
 static void merge_functions(lua_State *L, merge_walk *m, int of, int nf)
 {
-    lua_pushvalue(L, nf);
-    bool seen = lua_rawget(L, m->pairs) != LUA_TNIL;
-    lua_pop(L, 1);
-    if (seen)
+    if (!claim_pair(L, m, of, nf))
         return;
-    lua_pushvalue(L, nf);
-    lua_pushvalue(L, of);
-    lua_rawset(L, m->pairs);
     if (same_code(L, of, nf))
         m->info->unchanged++;
     else
@@ -512,105 +636,26 @@ static void merge_functions(lua_State *L, merge_walk *m, int of, int nf)
     const char *name;
     for (int i = 1; (name = lua_getupvalue(L, nf, i)) != NULL; i++) {
         int nv = lua_gettop(L);
-        if (!matchable_upvalue(name)) {
-            lua_settop(L, nv - 1);
-            continue;
-        }
-        void *nid = lua_upvalueid(L, nf, i);
-        lua_pushlightuserdata(L, nid);
-        bool decided = lua_rawget(L, m->resolved) != LUA_TNIL;
-        lua_pop(L, 1);
-        int j = 0;
-        const char *oname;
-        for (int k = 1; !decided && (oname = lua_getupvalue(L, of, k)) != NULL; k++) {
-            lua_pop(L, 1);
-            if (strcmp(oname, name) == 0) {
-                j = k;
-                break;
-            }
-        }
-        if (decided || j == 0 || lua_upvalueid(L, of, j) == nid) {
-            lua_settop(L, nv - 1);
-            continue;
-        }
-        lua_getupvalue(L, of, j);
-        int ov = lua_gettop(L);
-        bool keep_old = false;
-        if (lua_istable(L, nv) && lua_istable(L, ov)) {
-            if (lua_rawequal(L, nv, ov)) {
-                keep_old = true;
-            } else if (mergeable(L, m, ov, nv)) {
-                push_pair(L, m, ov, nv);
-                keep_old = true;
-            }
-        } else if (is_lua_function(L, nv) && is_lua_function(L, ov)) {
-            pair_functions(L, m, ov, nv);
-        } else if (is_data(lua_type(L, nv)) || lua_isnil(L, nv)) {
-            int bty = lua_istable(L, ubo) ? lua_getfield(L, ubo, name) : LUA_TNONE;
-            bool same_source = bty != LUA_TNONE && !is_ref(L, -1) && lua_rawequal(L, -1, nv);
-            if (bty != LUA_TNONE)
-                lua_pop(L, 1);
-            keep_old = same_source;
-        }
-        if (!keep_old) {
-            if (!lua_rawequal(L, ov, nv) && !lua_isfunction(L, nv))
-                m->info->values++;
-            lua_pushvalue(L, nv);
-            lua_setupvalue(L, of, j);
-        }
-        /* the new variable becomes the old one: nid -> { of, j } */
-        lua_pushlightuserdata(L, nid);
-        lua_createtable(L, 2, 0);
-        lua_pushvalue(L, of);
-        lua_rawseti(L, -2, 1);
-        lua_pushinteger(L, j);
-        lua_rawseti(L, -2, 2);
-        lua_rawset(L, m->resolved);
+        int j = matchable_upvalue(name) ? old_variable(L, m, of, nf, i, name) : 0;
+        if (j != 0)
+            merge_upvalue(L, m, of, j, nv, lua_upvalueid(L, nf, i), ubo, name);
         lua_settop(L, nv - 1);
     }
     lua_settop(L, ubo - 1);
 }
 
-/* Merges the new table at n into the old one at o (see the file comment). */
-static void merge_tables(lua_State *L, merge_walk *m, int o, int n)
+/* Fields the new source (n) dropped from o: removed when the old source
+ * made them (by the baseline at bo, or with none, when they are
+ * functions); kept when they were added at run time. Returns the number of
+ * functions removed. Clearing fields during lua_next is allowed. */
+static int drop_fields(lua_State *L, merge_walk *m, int o, int n, int bo)
 {
-    lua_pushvalue(L, n);
-    bool seen = lua_rawget(L, m->pairs) != LUA_TNIL;
-    lua_pop(L, 1);
-    if (seen)
-        return;
-    lua_pushvalue(L, n);
-    lua_pushvalue(L, o);
-    lua_rawset(L, m->pairs);
-    lua_pushvalue(L, o);
-    lua_rawget(L, m->base);
-    int bo = lua_gettop(L); /* o's load-time fields, or nil */
     bool has_base = lua_istable(L, bo);
     int code_changes = 0;
-
-    /* Fields the new source dropped: removed when the old source made them
-     * (or, with no baseline, when they are functions); kept when they were
-     * added at run time. Clearing fields during lua_next is allowed. */
     lua_pushnil(L);
     while (lua_next(L, o)) {
-        if (!is_data_key(L, -2)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        lua_pushvalue(L, -2);
-        bool in_new = lua_rawget(L, n) != LUA_TNIL;
-        lua_pop(L, 1);
-        bool drop = false;
-        if (!in_new) {
-            if (has_base) {
-                lua_pushvalue(L, -2);
-                drop = lua_rawget(L, bo) != LUA_TNIL;
-                lua_pop(L, 1);
-            } else {
-                drop = lua_isfunction(L, -1);
-            }
-        }
-        if (drop) {
+        if (is_data_key(L, -2) && !has_key(L, n, -2)
+            && (has_base ? has_key(L, bo, -2) : lua_isfunction(L, -1))) {
             if (lua_isfunction(L, -1))
                 code_changes++;
             m->info->removed++;
@@ -620,74 +665,92 @@ static void merge_tables(lua_State *L, merge_walk *m, int o, int n)
         }
         lua_pop(L, 1);
     }
+    return code_changes;
+}
 
-    lua_pushnil(L);
-    while (lua_next(L, n)) {
-        int nv = lua_gettop(L), k = nv - 1;
-        if (!is_data_key(L, k)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        lua_pushvalue(L, k);
-        lua_rawget(L, o);
-        int ov = lua_gettop(L);
-        bool set = false;
-        if (lua_rawequal(L, ov, nv)) {
-            /* the same value: nothing to do */
-        } else if (lua_istable(L, nv)) {
-            if (lua_istable(L, ov) && mergeable(L, m, ov, nv))
-                push_pair(L, m, ov, nv);
-            else {
-                set = true;
-                m->info->values++;
-            }
-        } else if (lua_isfunction(L, nv)) {
-            set = true;
-            if (is_lua_function(L, ov) && is_lua_function(L, nv)) {
-                if (!same_code(L, ov, nv))
-                    code_changes++;
-                pair_functions(L, m, ov, nv);
-            } else {
-                code_changes++;
-                m->info->added++;
-            }
+/* Merges the new field (key at k, value at nv) into o: tables merge in
+ * place, functions are paired and replaced, data follows the three-way
+ * rule (baseline at bo). Returns 1 when o's code changes (a function added,
+ * or replaced by other code), else 0. */
+static int merge_field(lua_State *L, merge_walk *m, int o, int k, int nv, int bo)
+{
+    lua_pushvalue(L, k);
+    lua_rawget(L, o);
+    int ov = lua_gettop(L);
+    bool set = false;
+    int code_change = 0;
+    if (lua_rawequal(L, ov, nv)) {
+        /* the same value: nothing to do */
+    } else if (lua_istable(L, nv)) {
+        if (lua_istable(L, ov) && mergeable(L, m, ov, nv)) {
+            push_pair(L, m, ov, nv);
         } else {
-            /* data: the three-way rule */
-            bool same_source = false;
-            if (has_base) {
-                lua_pushvalue(L, k);
-                lua_rawget(L, bo);
-                same_source = !is_ref(L, -1) && lua_rawequal(L, -1, nv);
-                lua_pop(L, 1);
-            }
-            if (!same_source) {
-                set = true;
-                m->info->values++;
-            }
+            set = true;
+            m->info->values++;
         }
-        if (set) {
-            lua_pushvalue(L, k);
-            lua_pushvalue(L, nv);
-            lua_rawset(L, o); /* an existing key, or a new one in o (not n): fine under lua_next of n */
+    } else if (lua_isfunction(L, nv)) {
+        set = true;
+        if (is_lua_function(L, ov) && is_lua_function(L, nv)) {
+            code_change = !same_code(L, ov, nv);
+            pair_functions(L, m, ov, nv);
+        } else {
+            code_change = 1;
+            m->info->added++;
         }
-        lua_settop(L, k);
+    } else {
+        lua_pushvalue(L, k);
+        if (!same_source(L, bo, nv)) {
+            set = true;
+            m->info->values++;
+        }
     }
+    if (set) {
+        lua_pushvalue(L, k);
+        lua_pushvalue(L, nv);
+        lua_rawset(L, o); /* an existing key, or a new one in o (not n): fine under lua_next of n */
+    }
+    lua_settop(L, ov - 1);
+    return code_change;
+}
 
-    if (lua_getmetatable(L, n)) {
-        int mn = lua_gettop(L);
-        if (!lua_getmetatable(L, o)) {
+/* n's metatable: o takes it when o has none or when o's cannot take the
+ * new one in place; otherwise the two are merged. */
+static void merge_metatable(lua_State *L, merge_walk *m, int o, int n)
+{
+    if (!lua_getmetatable(L, n))
+        return;
+    int mn = lua_gettop(L);
+    if (!lua_getmetatable(L, o)) {
+        lua_pushvalue(L, mn);
+        lua_setmetatable(L, o);
+    } else if (!lua_rawequal(L, -1, mn)) {
+        if (mergeable(L, m, lua_gettop(L), mn)) {
+            push_pair(L, m, -1, mn);
+        } else {
             lua_pushvalue(L, mn);
             lua_setmetatable(L, o);
-        } else if (!lua_rawequal(L, -1, mn)) {
-            if (mergeable(L, m, lua_gettop(L), mn))
-                push_pair(L, m, -1, mn);
-            else {
-                lua_pushvalue(L, mn);
-                lua_setmetatable(L, o);
-            }
         }
-        lua_settop(L, mn - 1);
     }
+    lua_settop(L, mn - 1);
+}
+
+/* Merges the new table at n into the old one at o (see the file comment). */
+static void merge_tables(lua_State *L, merge_walk *m, int o, int n)
+{
+    if (!claim_pair(L, m, o, n))
+        return;
+    lua_pushvalue(L, o);
+    lua_rawget(L, m->base);
+    int bo = lua_gettop(L); /* o's load-time fields, or nil */
+    int code_changes = drop_fields(L, m, o, n, bo);
+    lua_pushnil(L);
+    while (lua_next(L, n)) {
+        int nv = lua_gettop(L);
+        if (is_data_key(L, nv - 1))
+            code_changes += merge_field(L, m, o, nv - 1, nv, bo);
+        lua_pop(L, 1);
+    }
+    merge_metatable(L, m, o, n);
 
     /* o now stands for this version of the source: its baseline is n's */
     lua_pushvalue(L, o);
@@ -707,19 +770,9 @@ static void merge_tables(lua_State *L, merge_walk *m, int o, int n)
 /* ---- pointing old references at the new functions ---- */
 
 typedef struct sweep_walk {
-    int relink, seen, work;
-    lua_Integer nwork;
-    long nodes;
-    bool truncated;
+    walk w;
+    int relink;
 } sweep_walk;
-
-static void sweep_push(lua_State *L, sweep_walk *s, int idx)
-{
-    if (lua_istable(L, idx) || is_lua_function(L, idx)) {
-        lua_pushvalue(L, idx);
-        lua_rawseti(L, s->work, ++s->nwork);
-    }
-}
 
 /* Pushes what the old function at idx became, returning true; or nothing. */
 static bool relinked(lua_State *L, sweep_walk *s, int idx)
@@ -733,52 +786,49 @@ static bool relinked(lua_State *L, sweep_walk *s, int idx)
     return false;
 }
 
+/* The table at x: fields holding a replaced function get the new one; the
+ * other values and the metatable are queued. */
+static void sweep_table(lua_State *L, sweep_walk *s, int x)
+{
+    lua_pushnil(L);
+    while (lua_next(L, x)) {
+        s->w.nodes++;
+        if (relinked(L, s, -1)) {
+            lua_pushvalue(L, -3);
+            lua_insert(L, -2);
+            lua_rawset(L, x); /* an existing key: fine under lua_next */
+        } else {
+            walk_push(L, &s->w, -1);
+        }
+        lua_pop(L, 1);
+    }
+    if (lua_getmetatable(L, x)) {
+        walk_push(L, &s->w, -1);
+        lua_pop(L, 1);
+    }
+}
+
+/* The Lua function at x: the same for its upvalues. */
+static void sweep_function(lua_State *L, sweep_walk *s, int x)
+{
+    for (int i = 1; lua_getupvalue(L, x, i) != NULL; i++) {
+        if (relinked(L, s, -1))
+            lua_setupvalue(L, x, i);
+        else
+            walk_push(L, &s->w, -1);
+        lua_pop(L, 1);
+    }
+}
+
 static void sweep(lua_State *L, sweep_walk *s)
 {
-    while (s->nwork > 0) {
-        lua_rawgeti(L, s->work, s->nwork);
-        lua_pushnil(L);
-        lua_rawseti(L, s->work, s->nwork--);
-        int x = lua_gettop(L);
-        if (in_set(L, s->seen, x)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        if (s->nodes >= HS_SWEEP_LIMIT) {
-            s->truncated = true;
-            lua_pop(L, 1);
-            continue;
-        }
-        s->nodes++;
-        lua_pushvalue(L, x);
-        lua_pushboolean(L, 1);
-        lua_rawset(L, s->seen);
-        if (lua_istable(L, x)) {
-            lua_pushnil(L);
-            while (lua_next(L, x)) {
-                s->nodes++;
-                if (relinked(L, s, -1)) {
-                    lua_pushvalue(L, -3);
-                    lua_insert(L, -2);
-                    lua_rawset(L, x); /* an existing key: fine under lua_next */
-                } else {
-                    sweep_push(L, s, -1);
-                }
-                lua_pop(L, 1);
-            }
-            if (lua_getmetatable(L, x)) {
-                sweep_push(L, s, -1);
-                lua_pop(L, 1);
-            }
-        } else {
-            for (int i = 1; lua_getupvalue(L, x, i) != NULL; i++) {
-                if (relinked(L, s, -1)) {
-                    lua_setupvalue(L, x, i);
-                } else {
-                    sweep_push(L, s, -1);
-                }
-                lua_pop(L, 1);
-            }
+    while (s->w.nwork > 0) {
+        int x = pop_work(L, s->w.work, &s->w.nwork);
+        if (!has_key(L, s->w.seen, x) && walk_visit(L, &s->w, x)) {
+            if (lua_istable(L, x))
+                sweep_table(L, s, x);
+            else
+                sweep_function(L, s, x);
         }
         lua_settop(L, x - 1);
     }
@@ -798,11 +848,11 @@ static void sweep_worlds(lua_State *L, sweep_walk *s)
     while (lua_next(L, worlds)) {
         lua_pop(L, 1);
         int w = lua_gettop(L);
-        sl_world *sw = (sl_world *)sl_testudata(L, w, &sl_key_world);
+        sl_world *sw = sl_toworld(L, w);
         if (sw == NULL || sw->w == NULL)
             continue;
         lua_getiuservalue(L, w, SL_WUV_USER);
-        sweep_push(L, s, -1);
+        walk_push(L, &s->w, -1);
         lua_pop(L, 1);
         lua_getiuservalue(L, w, SL_WUV_ONERROR);
         if (relinked(L, s, -1)) {
@@ -816,7 +866,7 @@ static void sweep_worlds(lua_State *L, sweep_walk *s)
         for (int i = 0; i < sw->brain_count; i++) {
             if (lua_rawgeti(L, agents, (lua_Integer)sw->brain_list[i].index + 1) == LUA_TUSERDATA) {
                 lua_getiuservalue(L, -1, SL_AUV_SELF);
-                sweep_push(L, s, -1);
+                walk_push(L, &s->w, -1);
                 lua_pop(L, 1);
             }
             lua_pop(L, 1);
@@ -828,79 +878,49 @@ static void sweep_worlds(lua_State *L, sweep_walk *s)
 
 /* ---- the reload's merge ---- */
 
-int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info)
+/* Step 2: the merge, from the module tables (old at old_idx, new at
+ * new_idx) through everything paired on the way. */
+static void merge_versions(lua_State *L, merge_walk *m, const track_walk *t, int old_idx, int new_idx,
+                           steer_reload_info *info)
 {
-#ifdef SL_NO_HOTSWAP
-    return luaL_error(L, "%s: %s", name, SL_NO_HOTSWAP_MSG); /* lua_compat.h */
-#endif
-    old_idx = lua_absindex(L, old_idx);
-    new_idx = lua_absindex(L, new_idx);
-    int top = lua_gettop(L);
-    lua_pushstring(L, name);
-    int name_idx = lua_gettop(L);
-    sl_push_weak(L, &key_owner);
-    int owner = lua_gettop(L);
-
-    /* 1. baselines of the new version, and the set of what it made */
-    track_walk t;
-    memset(&t, 0, sizeof t);
-    push_base(L);
-    t.base = lua_gettop(L);
-    push_foreign(L, old_idx); /* the module itself is what the merge changes */
-    t.foreign = lua_gettop(L);
+    memset(m, 0, sizeof *m);
+    m->info = info;
+    m->base = t->base;
+    m->fresh = t->w.seen;
+    m->foreign = t->foreign;
+    m->owner = t->owner;
+    m->name = t->name;
     lua_newtable(L);
-    t.seen = lua_gettop(L);
+    m->pairs = lua_gettop(L);
     lua_newtable(L);
-    t.work = lua_gettop(L);
+    m->relink = lua_gettop(L);
     lua_newtable(L);
-    t.funcs = lua_gettop(L);
-    t.owner = owner;
-    t.name = name_idx;
-    t.limit = HS_TRACK_LIMIT;
-    track(L, &t, new_idx);
-    info->truncated = t.truncated;
-
-    /* 2. the merge, from the module tables */
-    merge_walk m;
-    memset(&m, 0, sizeof m);
-    m.info = info;
-    m.base = t.base;
-    m.fresh = t.seen;
-    m.foreign = t.foreign;
-    m.owner = owner;
-    m.name = name_idx;
+    m->resolved = lua_gettop(L);
     lua_newtable(L);
-    m.pairs = lua_gettop(L);
-    lua_newtable(L);
-    m.relink = lua_gettop(L);
-    lua_newtable(L);
-    m.resolved = lua_gettop(L);
-    lua_newtable(L);
-    m.work = lua_gettop(L);
-    push_pair(L, &m, old_idx, new_idx);
-    while (m.nwork > 0) {
-        lua_rawgeti(L, m.work, m.nwork - 1);
-        lua_rawgeti(L, m.work, m.nwork);
-        lua_pushnil(L);
-        lua_rawseti(L, m.work, m.nwork--);
-        lua_pushnil(L);
-        lua_rawseti(L, m.work, m.nwork--);
-        int o = lua_gettop(L) - 1, n = o + 1;
+    m->work = lua_gettop(L);
+    push_pair(L, m, old_idx, new_idx);
+    while (m->nwork > 0) {
+        int n = pop_work(L, m->work, &m->nwork);
+        int o = pop_work(L, m->work, &m->nwork);
         if (lua_istable(L, n))
-            merge_tables(L, &m, o, n);
+            merge_tables(L, m, o, n);
         else
-            merge_functions(L, &m, o, n);
-        lua_settop(L, o - 1);
+            merge_functions(L, m, o, n);
+        lua_settop(L, n - 1);
     }
+}
 
-    /* 3. every new function that shares a decided variable joins it */
-    for (lua_Integer i = 1; i <= t.nfuncs; i++) {
-        lua_rawgeti(L, t.funcs, i);
+/* Step 3: every new function (listed in t's funcs) that shares a decided
+ * variable joins the old one. */
+static void join_resolved(lua_State *L, const track_walk *t, int resolved)
+{
+    for (lua_Integer i = 1; i <= t->nfuncs; i++) {
+        lua_rawgeti(L, t->funcs, i);
         int f = lua_gettop(L);
         for (int u = 1; lua_getupvalue(L, f, u) != NULL; u++) {
             lua_pop(L, 1);
             lua_pushlightuserdata(L, lua_upvalueid(L, f, u));
-            if (lua_rawget(L, m.resolved) == LUA_TTABLE) {
+            if (lua_rawget(L, resolved) == LUA_TTABLE) {
                 lua_rawgeti(L, -1, 1);
                 lua_rawgeti(L, -2, 2);
                 int j = (int)lua_tointeger(L, -1);
@@ -913,27 +933,53 @@ int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_r
         }
         lua_settop(L, f - 1);
     }
+}
 
-    /* 4. old functions held elsewhere become the new ones */
+/* Step 4: old functions held elsewhere (package.loaded and what it
+ * reaches, the worlds' agents and world.user) become the new ones. */
+static void relink_old_functions(lua_State *L, int relink, steer_reload_info *info)
+{
     lua_pushnil(L);
-    bool any = lua_next(L, m.relink) != 0;
-    if (any)
-        lua_pop(L, 2);
-    if (any) {
-        sweep_walk s;
-        memset(&s, 0, sizeof s);
-        s.relink = m.relink;
-        lua_newtable(L);
-        s.seen = lua_gettop(L);
-        lua_newtable(L);
-        s.work = lua_gettop(L);
-        lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-        sweep_push(L, &s, -1);
-        lua_pop(L, 1);
-        sweep_worlds(L, &s);
-        sweep(L, &s);
-        info->truncated = info->truncated || s.truncated;
-    }
+    if (lua_next(L, relink) == 0)
+        return; /* no function was replaced */
+    lua_pop(L, 2);
+    sweep_walk s;
+    memset(&s, 0, sizeof s);
+    s.relink = relink;
+    lua_newtable(L);
+    s.w.seen = lua_gettop(L);
+    lua_newtable(L);
+    s.w.work = lua_gettop(L);
+    s.w.limit = HS_SWEEP_LIMIT;
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    walk_push(L, &s.w, -1);
+    lua_pop(L, 1);
+    sweep_worlds(L, &s);
+    sweep(L, &s);
+    info->truncated = info->truncated || s.w.truncated;
+}
+
+int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info)
+{
+#ifdef SL_NO_HOTSWAP
+    return luaL_error(L, "%s: %s", name, SL_NO_HOTSWAP_MSG); /* lua_compat.h */
+#endif
+    old_idx = lua_absindex(L, old_idx);
+    new_idx = lua_absindex(L, new_idx);
+    int top = lua_gettop(L);
+    lua_pushstring(L, name);
+
+    /* 1. baselines of the new version, and the set of what it made (the
+     * module itself is what the merge changes: not foreign) */
+    track_walk t;
+    track_begin(L, &t, old_idx, lua_gettop(L), true);
+    track(L, &t, new_idx);
+    info->truncated = t.w.truncated;
+
+    merge_walk m;
+    merge_versions(L, &m, &t, old_idx, new_idx, info);
+    join_resolved(L, &t, m.resolved);
+    relink_old_functions(L, m.relink, info);
     info->changed = info->functions + info->added + info->removed + info->values > 0;
     lua_settop(L, top);
     return 0;

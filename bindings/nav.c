@@ -53,14 +53,11 @@ int sl_world_navgrid(lua_State *L)
     sl_world *sw = sl_checkworld(L, 1);
     st_navgrid_def def = st_default_navgrid_def();
     if (!lua_isnoneornil(L, 2)) {
+        static const char *const keys[] = {"cell", "clearance", NULL};
         luaL_checktype(L, 2, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            lua_pop(L, 1);
-            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-            if (!k || (strcmp(k, "cell") != 0 && strcmp(k, "clearance") != 0))
-                return luaL_error(L, "bad argument #1 to 'navgrid' (unknown field '%s')", luaL_tolstring(L, -1, NULL));
-        }
+        const char *bad = sl_unknown_key(L, 2, keys);
+        if (bad != NULL)
+            return luaL_error(L, "bad argument #1 to 'navgrid' (unknown field '%s')", bad);
         sl_src src = sl_field(2, "cell");
         lua_getfield(L, 2, "cell");
         def.cell = sl_optnumber_min(L, -1, &src, def.cell, 0.0);
@@ -283,38 +280,29 @@ static int field_tostring(lua_State *L)
     return 1;
 }
 
-static void open_type(lua_State *L, const char *name, const void *key, const luaL_Reg *methods, lua_CFunction index,
-                      lua_CFunction newindex, lua_CFunction gc, lua_CFunction tostring)
-{
-    luaL_newmetatable(L, name);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_pushcclosure(L, index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, tostring);
-    lua_setfield(L, -2, "__tostring");
-    steer_lua_protect_metatable(L, -1, name, false);
-    lua_pop(L, 1);
-}
-
 void sl_open_nav(lua_State *L)
 {
+    static const luaL_Reg nav_meta[] = {{"__gc", nav_gc}, {"__tostring", nav_tostring}, {NULL, NULL}};
     static const luaL_Reg nav_methods[] = {
         {"path", nav_path},     {"visible", nav_visible},       {"blocked", nav_blocked},
         {"update", nav_update}, {"flow_field", nav_flow_field}, {"cells", nav_cells},
         {NULL, NULL},
     };
+    static const luaL_Reg field_meta[] = {{"__gc", field_gc}, {"__tostring", field_tostring}, {NULL, NULL}};
     static const luaL_Reg field_methods[] = {
         {"dir", field_dir},
         {"distance", field_distance},
         {NULL, NULL},
     };
-    open_type(L, SL_NAV, &sl_key_nav, nav_methods, nav_index, nav_newindex, nav_gc, nav_tostring);
-    open_type(L, SL_FIELD, &sl_key_field, field_methods, field_index, field_newindex, field_gc, field_tostring);
+    static const sl_type nav = {
+        .name = SL_NAV, .key = &sl_key_nav, .meta = nav_meta, .methods = nav_methods,
+        .index = nav_index, .newindex = nav_newindex,
+    };
+    static const sl_type field = {
+        .name = SL_FIELD, .key = &sl_key_field, .meta = field_meta, .methods = field_methods,
+        .index = field_index, .newindex = field_newindex,
+    };
+    sl_newtype(L, &nav);
+    sl_newtype(L, &field);
+    lua_pop(L, 2);
 }

@@ -21,22 +21,11 @@ typedef struct sl_obstacle {
 
 static const char *const kind_names[] = {"circle", "polygon", "polyline"};
 
-/* Pushes the world's id -> obstacle table. */
-static void push_table(lua_State *L, int world_idx)
-{
-    if (lua_getiuservalue(L, world_idx, SL_WUV_OBSTACLES) == LUA_TTABLE)
-        return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, world_idx, SL_WUV_OBSTACLES);
-}
-
 /* Pushes the userdata of obstacle `id` (made on first need). */
 static void push_obstacle(lua_State *L, int world_idx, sl_world *sw, int id)
 {
     world_idx = lua_absindex(L, world_idx);
-    push_table(L, world_idx);
+    sl_push_uvtable(L, world_idx, SL_WUV_OBSTACLES); /* id -> obstacle */
     if (lua_rawgeti(L, -1, id) == LUA_TUSERDATA) {
         lua_remove(L, -2);
         return;
@@ -79,15 +68,7 @@ static int check_points(lua_State *L, const sl_src *src, int min, st_vec2 **out)
     if (n < min || n > 100000)
         sl_raise(L, src, "needs %d to 100000 points, got %lld", min, (long long)n);
     st_vec2 *p = (st_vec2 *)lua_newuserdatauv(L, (size_t)n * sizeof *p, 0); /* collected if we raise */
-    char ctx[32];
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, -2, i);
-        snprintf(ctx, sizeof ctx, "[%lld]", (long long)i);
-        sl_src ps = *src;
-        ps.ctx = ctx;
-        p[i - 1] = sl_point(L, -1, &ps);
-        lua_pop(L, 1);
-    }
+    sl_point_list(L, -2, n, src, p);
     *out = p;
     return (int)n;
 }
@@ -99,17 +80,9 @@ int sl_world_add_obstacle(lua_State *L)
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     static const char *const keys[] = {"pos", "radius", "polygon", "polyline", NULL};
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int i = 0;
-        while (k && keys[i] && strcmp(keys[i], k) != 0)
-            i++;
-        if (!k || !keys[i])
-            return luaL_error(L, "bad argument #1 to 'add_obstacle' (unknown field '%s')",
-                              luaL_tolstring(L, -1, NULL));
-    }
+    const char *bad = sl_unknown_key(L, 2, keys);
+    if (bad != NULL)
+        return luaL_error(L, "bad argument #1 to 'add_obstacle' (unknown field '%s')", bad);
     bool circle = lua_getfield(L, 2, "radius") != LUA_TNIL;
     bool poly = lua_getfield(L, 2, "polygon") != LUA_TNIL;
     bool line = lua_getfield(L, 2, "polyline") != LUA_TNIL;
@@ -238,15 +211,11 @@ static int obstacle_tostring(lua_State *L)
 
 void sl_open_obstacle(lua_State *L)
 {
-    luaL_newmetatable(L, SL_OBSTACLE);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_obstacle);
-    lua_pushcfunction(L, obstacle_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, obstacle_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, obstacle_tostring);
-    lua_setfield(L, -2, "__tostring");
-    steer_lua_protect_metatable(L, -1, SL_OBSTACLE, false);
+    static const luaL_Reg meta[] = {{"__tostring", obstacle_tostring}, {NULL, NULL}};
+    static const sl_type t = {
+        .name = SL_OBSTACLE, .key = &sl_key_obstacle, .meta = meta,
+        .index = obstacle_index, .newindex = obstacle_newindex,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
 }

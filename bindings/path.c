@@ -5,10 +5,6 @@
  * every standing behaviour that names it: agents keep their behaviour list
  * (and with it the path userdata) in a uservalue.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "bind.h"
 
 sl_path *sl_topath(lua_State *L, int idx)
@@ -43,14 +39,8 @@ int sl_path_new(lua_State *L)
 
     /* a userdata for the points: freed by the GC even if a point raises */
     st_vec2 *pts = (st_vec2 *)lua_newuserdatauv(L, (size_t)n * sizeof *pts, 0);
-    char name[32];
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, 1, i);
-        snprintf(name, sizeof name, "[%lld]", (long long)i);
-        sl_src ps = {1, NULL, NULL, name};
-        pts[i - 1] = sl_point(L, -1, &ps);
-        lua_pop(L, 1);
-    }
+    sl_src ps = sl_arg(1);
+    sl_point_list(L, 1, n, &ps, pts);
 
     sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 0);
     p->p = NULL;
@@ -134,23 +124,21 @@ static const luaL_Reg path_meta[] = {
     {NULL, NULL},
 };
 
+static const luaL_Reg path_methods[] = {
+    {"points", path_points},
+    {NULL, NULL},
+};
+
+static const sl_code path_fields[] = {{"loop", PF_LOOP}, {"radius", PF_RADIUS}, {NULL, 0}};
+
 /* Expects the steer table on top; sets steer.path. */
 void sl_open_path(lua_State *L)
 {
-    luaL_newmetatable(L, SL_PATH);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_path);
-    luaL_setfuncs(L, path_meta, 0);
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, path_points);
-    lua_setfield(L, -2, "points");
-    lua_pushinteger(L, PF_LOOP);
-    lua_setfield(L, -2, "loop");
-    lua_pushinteger(L, PF_RADIUS);
-    lua_setfield(L, -2, "radius");
-    lua_pushcclosure(L, path_index, 1);
-    lua_setfield(L, -2, "__index");
-    steer_lua_protect_metatable(L, -1, SL_PATH, false);
+    static const sl_type t = {
+        .name = SL_PATH, .key = &sl_key_path, .meta = path_meta, .methods = path_methods,
+        .fields = path_fields, .index = path_index,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
     lua_pushcfunction(L, sl_path_new);
     lua_setfield(L, -2, "path");

@@ -303,13 +303,20 @@ static int guarded_xpcall(lua_State *L)
     return finish_guarded(L, status, 2);
 }
 
+/* Calls the original function (upvalue 1) with the arguments as they are;
+ * returns the number of its results. */
+static int call_original(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 /* coroutine.resume is the other way to catch an error. */
 static int guarded_resume(lua_State *L)
 {
-    int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, LUA_MULTRET);
+    call_original(L);
     if (lua_gettop(L) >= 2 && lua_isboolean(L, 1) && !lua_toboolean(L, 1) && steer_host_is_fatal(L, 2)) {
         lua_pushvalue(L, 2);
         return lua_error(L);
@@ -479,10 +486,7 @@ static int sandbox_open(lua_State *L)
     if (mode[0] != 'r' || strchr(mode, '+') != NULL)
         return luaL_error(L, "io.open: mode '%s' is disabled in the sandbox (read only)", mode);
     check_readable_path(L, d, fname);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    return call_original(L);
 }
 
 /* io.output(filename) opens a file for writing. */
@@ -490,10 +494,7 @@ static int sandbox_output(lua_State *L)
 {
     if (lua_type(L, 1) == LUA_TSTRING)
         return luaL_error(L, "io.output with a file name is disabled in the sandbox");
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    return call_original(L);
 }
 
 /* io.lines(filename) only: with no file name it reads the terminal; and
@@ -501,27 +502,18 @@ static int sandbox_output(lua_State *L)
 static int sandbox_lines(lua_State *L)
 {
     check_readable_path(L, lua_touserdata(L, lua_upvalueindex(2)), luaL_checkstring(L, 1));
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
+    return call_original(L);
 }
 
 /* load(chunk, name, mode, env) with mode forced to text. The argument count
  * is kept, because an absent env and an explicit nil env differ. */
 static int sandbox_load(lua_State *L)
 {
-    int n = lua_gettop(L);
-    if (n < 3) {
+    if (lua_gettop(L) < 3)
         lua_settop(L, 3);
-        n = 3;
-    }
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, LUA_MULTRET);
-    return lua_gettop(L);
+    return call_original(L);
 }
 
 /* dofile/loadfile: only files inside the script folders (after resolving
@@ -597,12 +589,8 @@ static int sandbox_collectgarbage(lua_State *L)
     static const char *const allowed[] = {"count", "step", "isrunning"};
     const char *opt = luaL_optstring(L, 1, "collect");
     for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++) {
-        if (strcmp(opt, allowed[i]) == 0) {
-            lua_pushvalue(L, lua_upvalueindex(1));
-            lua_insert(L, 1);
-            lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-            return lua_gettop(L);
-        }
+        if (strcmp(opt, allowed[i]) == 0)
+            return call_original(L);
     }
     return luaL_error(L, "collectgarbage('%s') is disabled in the sandbox (allowed: 'count', 'step', "
                          "'isrunning'; run steer with --trust to allow it)", opt);
@@ -625,18 +613,21 @@ static void protect_shared_metatables(lua_State *L)
     lua_pop(L, 1);
 }
 
-static void apply_sandbox(lua_State *L, host_dirs *d)
+/* os: no processes, no exit, no files renamed or removed; getenv too, as
+ * environment variables often hold tokens and keys. */
+static void sandbox_os(lua_State *L)
 {
-    lua_pushglobaltable(L);
-    int g = lua_gettop(L);
-
+    static const char *const os_off[] = {"execute", "exit", "remove", "rename", "tmpname", "setlocale", "getenv"};
     lua_getglobal(L, "os");
     int os = lua_gettop(L);
-    /* getenv: environment variables often hold tokens and keys */
-    const char *os_off[] = {"execute", "exit", "remove", "rename", "tmpname", "setlocale", "getenv"};
     for (size_t i = 0; i < sizeof os_off / sizeof *os_off; i++)
         disable(L, os, "os", os_off[i]);
+    lua_pop(L, 1);
+}
 
+/* io: reads in the script folders only, no writes, no processes. */
+static void sandbox_io(lua_State *L, host_dirs *d)
+{
     lua_getglobal(L, "io");
     int io = lua_gettop(L);
     disable(L, io, "io", "popen");
@@ -649,31 +640,47 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
     wrap_field_dirs(L, io, "lines", sandbox_lines, d);
     lua_pushnil(L);
     lua_setfield(L, io, "stdin");
+    lua_pop(L, 1);
+}
 
+/* package: only the preload searcher and ours, so no C modules at all. */
+static void sandbox_package(lua_State *L)
+{
     lua_getglobal(L, "package");
     int pkg = lua_gettop(L);
     disable(L, pkg, "package", "loadlib");
     lua_pushliteral(L, "");
     lua_setfield(L, pkg, "cpath");
-    /* Only the preload searcher and ours: no C modules at all. */
     lua_getfield(L, pkg, "searchers");
     int s = lua_gettop(L);
     for (lua_Integer i = (lua_Integer)luaL_len(L, s); i > 2; i--) {
         lua_pushnil(L);
         lua_rawseti(L, s, i);
     }
+    lua_settop(L, pkg - 1);
+}
 
-    /* Snapshot files: scripts neither write files nor read outside their
-     * folders. snap:encode and steer.decode_snapshot stay (bytes only); the
-     * app's own code writes and reads its files. */
+/* Snapshot files: scripts neither write files nor read outside their
+ * folders. snap:encode and steer.decode_snapshot stay (bytes only); the
+ * app's own code writes and reads its files. */
+static void sandbox_snapshot_files(lua_State *L)
+{
+    int top = lua_gettop(L);
     lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     if (lua_getfield(L, -1, "steer") == LUA_TTABLE)
         disable(L, lua_gettop(L), "steer", "load_snapshot");
     lua_pop(L, 2);
     if (luaL_getmetatable(L, "steer.snapshot") == LUA_TTABLE && lua_getfield(L, -1, "__methods") == LUA_TTABLE)
         disable(L, lua_gettop(L), "snapshot", "save");
-    lua_settop(L, pkg);
+    lua_settop(L, top);
+}
 
+/* load, loadfile and dofile take text only (and files from the script
+ * folders only); collectgarbage keeps its harmless options. */
+static void sandbox_globals(lua_State *L, host_dirs *d)
+{
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
     wrap_field(L, g, "load", sandbox_load);
     wrap_field(L, g, "collectgarbage", sandbox_collectgarbage);
     protect_shared_metatables(L);
@@ -683,9 +690,14 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
     lua_pushlightuserdata(L, d);
     lua_pushcclosure(L, sandbox_dofile, 1);
     lua_setfield(L, g, "dofile");
+    lua_pop(L, 1);
+}
 
-    /* debug.sethook would lift the budget, getupvalue/getregistry would reach
-     * the originals kept above: only the read-only helpers stay. */
+/* debug.sethook would lift the budget, getupvalue/getregistry would reach
+ * the originals kept above: only the read-only helpers stay, in a new
+ * table that is both the global and package.loaded.debug. */
+static void sandbox_debug(lua_State *L)
+{
     lua_getglobal(L, "debug");
     int dbg = lua_gettop(L);
     lua_createtable(L, 0, 2);
@@ -698,21 +710,26 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
     lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_insert(L, -2);
     lua_setfield(L, -2, "debug");
+    lua_settop(L, dbg - 1);
+}
 
-    lua_settop(L, g - 1);
+static void apply_sandbox(lua_State *L, host_dirs *d)
+{
+    sandbox_os(L);
+    sandbox_io(L, d);
+    sandbox_package(L);
+    sandbox_snapshot_files(L);
+    sandbox_globals(L, d);
+    sandbox_debug(L);
 }
 
 /* ---------------------------------------------------------------- opening */
 
-static int host_setup(lua_State *L)
+/* require finds modules in the scene folder, then scripts/ (host_searcher
+ * replaces the Lua file searcher); package.path says the same for tools
+ * that read it. */
+static void setup_require(lua_State *L, host_dirs *d)
 {
-    const steer_host_opts *o = lua_touserdata(L, 1);
-    host_dirs *d = lua_touserdata(L, 2);
-
-    luaL_openlibs(L);
-    luaL_requiref(L, "steer", luaopen_steer, 0);
-    lua_pop(L, 1);
-
     lua_getglobal(L, "package");
     lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s/?.lua;%s/?/init.lua",
                     d->scene[0] ? d->scene : d->scripts, d->scene[0] ? d->scene : d->scripts,
@@ -723,9 +740,13 @@ static int host_setup(lua_State *L)
     lua_pushcclosure(L, host_searcher, 1);
     lua_rawseti(L, -2, 2);
     lua_pop(L, 2);
+}
 
+/* math.random and math.randomseed on the world's stream (see above). */
+static void setup_random(lua_State *L, uint64_t seed)
+{
     host_rng *r = lua_newuserdatauv(L, sizeof *r, 0);
-    r->s = o->seed;
+    r->s = seed;
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, "steer.host.rng"); /* keeps r alive */
     lua_getglobal(L, "math");
@@ -736,19 +757,23 @@ static int host_setup(lua_State *L)
     lua_pushcclosure(L, host_randomseed, 1);
     lua_setfield(L, -2, "randomseed");
     lua_pop(L, 2);
+}
 
-    /* string and table functions whose C work counts against the budget */
-    size_t max_result = (size_t)64 << 20;
-    if (o->memory_limit > 0 && o->memory_limit / 4 < max_result)
-        max_result = o->memory_limit / 4;
-    steer_host_push_bounded(L, max_result);
-    int bounded = lua_gettop(L);
+/* The string and table functions whose C work counts against the budget,
+ * with results capped below the memory cap. */
+static void install_bounded(lua_State *L, size_t memory_limit)
+{
     static const char *const libs[][2] = {{LUA_STRLIBNAME, "find"}, {LUA_STRLIBNAME, "match"},
                                           {LUA_STRLIBNAME, "gmatch"}, {LUA_STRLIBNAME, "gsub"},
                                           {LUA_STRLIBNAME, "rep"}, {LUA_STRLIBNAME, "upper"},
                                           {LUA_STRLIBNAME, "lower"}, {LUA_STRLIBNAME, "reverse"},
                                           {LUA_TABLIBNAME, "concat"},
                                           {LUA_TABLIBNAME, "sort"}};
+    size_t max_result = (size_t)64 << 20;
+    if (memory_limit > 0 && memory_limit / 4 < max_result)
+        max_result = memory_limit / 4;
+    steer_host_push_bounded(L, max_result);
+    int bounded = lua_gettop(L);
     for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
         lua_getglobal(L, libs[i][0]);
         lua_getfield(L, bounded, libs[i][1]);
@@ -756,7 +781,11 @@ static int host_setup(lua_State *L)
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+}
 
+/* pcall, xpcall and coroutine.resume that never catch a fatal error. */
+static void install_guarded(lua_State *L)
+{
     lua_pushcfunction(L, guarded_pcall);
     lua_setglobal(L, "pcall");
     lua_pushcfunction(L, guarded_xpcall);
@@ -764,7 +793,20 @@ static int host_setup(lua_State *L)
     lua_getglobal(L, "coroutine");
     wrap_field(L, lua_gettop(L), "resume", guarded_resume);
     lua_pop(L, 1);
+}
 
+static int host_setup(lua_State *L)
+{
+    const steer_host_opts *o = lua_touserdata(L, 1);
+    host_dirs *d = lua_touserdata(L, 2);
+
+    luaL_openlibs(L);
+    luaL_requiref(L, "steer", luaopen_steer, 0);
+    lua_pop(L, 1);
+    setup_require(L, d);
+    setup_random(L, o->seed);
+    install_bounded(L, o->memory_limit);
+    install_guarded(L);
     if (!o->trust)
         apply_sandbox(L, d);
     return 0;

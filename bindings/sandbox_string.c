@@ -253,100 +253,132 @@ static const char *match_backref(matcher *m, const char *s, int digit)
     return memcmp(m->cap[k].at, s, (size_t)len) == 0 ? s + len : NULL;
 }
 
+/* How an item leaves the match: decided (the cursor's s is the end of the
+ * match from here, or NULL), moved on to the next item, or not of the kind
+ * the helper handles (the next helper tries it). */
+typedef enum { ITEM_DONE, ITEM_NEXT, ITEM_OTHER } item_step;
+
+/* Where the match stands: subject position s, pattern position p. */
+typedef struct cursor {
+    const char *s, *p;
+} cursor;
+
+/* '(' and ')' (captures) and a final '$': each decides the rest. */
+static item_step match_group_or_end(matcher *m, cursor *c)
+{
+    const char *p = c->p;
+    if (*p == '(') {
+        if (p + 1 < m->p_end && p[1] == ')')
+            c->s = open_capture(m, c->s, p + 2, CAP_POS);
+        else
+            c->s = open_capture(m, c->s, p + 1, CAP_OPEN);
+        return ITEM_DONE;
+    }
+    if (*p == ')') {
+        c->s = close_capture(m, c->s, p + 1);
+        return ITEM_DONE;
+    }
+    if (*p == '$' && p + 1 == m->p_end) {
+        if (c->s != m->s_end)
+            c->s = NULL;
+        return ITEM_DONE;
+    }
+    return ITEM_OTHER;
+}
+
+/* %f[set]: the character before s is not in the set and the one at s is
+ * (the subject's ends count as '\0'). Matches no text. */
+static void match_frontier(matcher *m, cursor *c)
+{
+    const char *p = c->p + 2;
+    if (p >= m->p_end || *p != '[')
+        luaL_error(m->L, "missing '[' after '%%f' in pattern");
+    const char *e = item_end(m, p);
+    int before = c->s > m->s0 ? (unsigned char)c->s[-1] : 0;
+    int at = c->s < m->s_end ? (unsigned char)*c->s : 0;
+    if (in_set(before, p, e - 1) || !in_set(at, p, e - 1))
+        c->s = NULL;
+    c->p = e;
+}
+
+/* %bxy, %f[set] and %1..%9: the escapes that are not a character class. */
+static item_step match_escape(matcher *m, cursor *c)
+{
+    const char *p = c->p;
+    if (*p != PAT_ESC || p + 1 >= m->p_end)
+        return ITEM_OTHER;
+    int k = (unsigned char)p[1];
+    if (k == 'b') {
+        c->s = match_balanced(m, c->s, p + 2);
+        c->p = p + 4;
+    } else if (k == 'f') {
+        match_frontier(m, c);
+    } else if (isdigit(k)) {
+        c->s = match_backref(m, c->s, k);
+        c->p = p + 2;
+    } else {
+        return ITEM_OTHER;
+    }
+    return c->s == NULL ? ITEM_DONE : ITEM_NEXT;
+}
+
+/* A single-character item (a character, '.', %x or a set), maybe with a
+ * quantifier. Without one, or with '?', it matches in place; '*', '+' and
+ * '-' backtrack, so they recurse and decide the rest. */
+static item_step match_single(matcher *m, cursor *c)
+{
+    const char *s = c->s, *p = c->p;
+    const char *e = item_end(m, p);
+    int q = e < m->p_end ? *e : 0;
+    if (!item_matches(m, s, p, e)) {
+        if (q == '*' || q == '?' || q == '-') {
+            c->p = e + 1; /* zero repetitions are fine */
+            return ITEM_NEXT;
+        }
+        c->s = NULL;
+        return ITEM_DONE;
+    }
+    switch (q) {
+    case '?': {
+        const char *r = match_here(m, s + 1, e + 1);
+        if (r != NULL) {
+            c->s = r;
+            return ITEM_DONE;
+        }
+        c->p = e + 1;
+        return ITEM_NEXT;
+    }
+    case '+': c->s = match_greedy(m, s + 1, p, e); return ITEM_DONE;
+    case '*': c->s = match_greedy(m, s, p, e); return ITEM_DONE;
+    case '-': c->s = match_lazy(m, s, p, e); return ITEM_DONE;
+    default:
+        c->s = s + 1;
+        c->p = e;
+        return ITEM_NEXT;
+    }
+}
+
 /* Matches the pattern from p at subject position s: the end of the match,
- * or NULL. Items that cannot backtrack loop here; the others recurse. */
+ * or NULL. Items that cannot backtrack loop here; the others recurse. Each
+ * item is a step for the budget. */
 static const char *match_here(matcher *m, const char *s, const char *p)
 {
     if (m->depth-- == 0)
         luaL_error(m->L, "pattern too complex");
-    for (;;) {
+    cursor c = {s, p};
+    item_step r = ITEM_NEXT;
+    while (r != ITEM_DONE) {
         step(m);
-        if (p >= m->p_end)
+        if (c.p >= m->p_end)
             break;
-        if (*p == '(') {
-            if (p + 1 < m->p_end && p[1] == ')')
-                s = open_capture(m, s, p + 2, CAP_POS);
-            else
-                s = open_capture(m, s, p + 1, CAP_OPEN);
-            break;
-        }
-        if (*p == ')') {
-            s = close_capture(m, s, p + 1);
-            break;
-        }
-        if (*p == '$' && p + 1 == m->p_end) {
-            if (s != m->s_end)
-                s = NULL;
-            break;
-        }
-        if (*p == PAT_ESC && p + 1 < m->p_end) {
-            int k = (unsigned char)p[1];
-            if (k == 'b') {
-                s = match_balanced(m, s, p + 2);
-                if (s == NULL)
-                    break;
-                p += 4;
-                continue;
-            }
-            if (k == 'f') {
-                p += 2;
-                if (p >= m->p_end || *p != '[')
-                    luaL_error(m->L, "missing '[' after '%%f' in pattern");
-                const char *e = item_end(m, p);
-                int before = s > m->s0 ? (unsigned char)s[-1] : 0;
-                int at = s < m->s_end ? (unsigned char)*s : 0;
-                if (in_set(before, p, e - 1) || !in_set(at, p, e - 1)) {
-                    s = NULL;
-                    break;
-                }
-                p = e;
-                continue;
-            }
-            if (isdigit(k)) {
-                s = match_backref(m, s, k);
-                if (s == NULL)
-                    break;
-                p += 2;
-                continue;
-            }
-        }
-        /* a single-character item, maybe with a quantifier */
-        const char *e = item_end(m, p);
-        int q = e < m->p_end ? *e : 0;
-        if (!item_matches(m, s, p, e)) {
-            if (q == '*' || q == '?' || q == '-') {
-                p = e + 1; /* zero repetitions are fine */
-                continue;
-            }
-            s = NULL;
-            break;
-        }
-        if (q == '?') {
-            const char *r = match_here(m, s + 1, e + 1);
-            if (r != NULL) {
-                s = r;
-                break;
-            }
-            p = e + 1;
-            continue;
-        }
-        if (q == '+') {
-            s = match_greedy(m, s + 1, p, e);
-            break;
-        }
-        if (q == '*') {
-            s = match_greedy(m, s, p, e);
-            break;
-        }
-        if (q == '-') {
-            s = match_lazy(m, s, p, e);
-            break;
-        }
-        s++;
-        p = e;
+        r = match_group_or_end(m, &c);
+        if (r == ITEM_OTHER)
+            r = match_escape(m, &c);
+        if (r == ITEM_OTHER)
+            r = match_single(m, &c);
     }
     m->depth++;
-    return s;
+    return c.s;
 }
 
 static void matcher_init(matcher *m, lua_State *L, const char *what, const char *s, size_t ls,

@@ -287,6 +287,51 @@ static void e_table(enc *e, int idx)
     e_u8(e, V_END);
 }
 
+/* A userdata: vec2 and agents by value, paths by index into the core
+ * snapshot's path table, flow fields, navgrids and formations as objects;
+ * any other raises, named by its type. */
+static void e_userdata(enc *e, int idx)
+{
+    lua_State *L = e->L;
+    st_vec2 *v = sl_tovec2(L, idx);
+    if (v != NULL) {
+        e_u8(e, V_VEC2);
+        e_f64(e, v->x);
+        e_f64(e, v->y);
+        return;
+    }
+    sl_agent *a = sl_toagent(L, idx);
+    if (a != NULL) {
+        if (a->sw != e->sw)
+            e_fail(e, "an agent of another world");
+        e_u8(e, V_AGENT);
+        e_u32(e, a->id.index);
+        e_u32(e, a->id.generation);
+        e_i64(e, (int64_t)a->serial);
+        return;
+    }
+    sl_path *p = sl_topath(L, idx);
+    if (p != NULL && p->p != NULL) {
+        int k = st_snapshot_add_path(e->s, p->p);
+        if (k < 0)
+            luaL_error(L, "not enough memory");
+        lua_pushvalue(L, idx);
+        lua_rawseti(L, e->paths_idx, k + 1);
+        e_u8(e, V_PATH);
+        e_u32(e, (uint32_t)k);
+        return;
+    }
+    if (e_object(e, idx))
+        return;
+    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) {
+        const char *name = lua_tostring(L, -1);
+        char what[96];
+        snprintf(what, sizeof what, "a %s", name);
+        e_fail(e, what); /* the string stays on the stack: it is only read */
+    }
+    e_fail(e, "a userdata");
+}
+
 static void e_value(enc *e, int idx)
 {
     lua_State *L = e->L;
@@ -313,46 +358,7 @@ static void e_value(enc *e, int idx)
     case LUA_TFUNCTION: e_fail(e, "a function"); return;
     case LUA_TTHREAD: e_fail(e, "a coroutine"); return;
     case LUA_TLIGHTUSERDATA: e_fail(e, "a light userdata"); return;
-    case LUA_TUSERDATA: {
-        st_vec2 *v = sl_tovec2(L, idx);
-        if (v != NULL) {
-            e_u8(e, V_VEC2);
-            e_f64(e, v->x);
-            e_f64(e, v->y);
-            return;
-        }
-        sl_agent *a = sl_toagent(L, idx);
-        if (a != NULL) {
-            if (a->sw != e->sw)
-                e_fail(e, "an agent of another world");
-            e_u8(e, V_AGENT);
-            e_u32(e, a->id.index);
-            e_u32(e, a->id.generation);
-            e_i64(e, (int64_t)a->serial);
-            return;
-        }
-        sl_path *p = sl_topath(L, idx);
-        if (p != NULL && p->p != NULL) {
-            int k = st_snapshot_add_path(e->s, p->p);
-            if (k < 0)
-                luaL_error(L, "not enough memory");
-            lua_pushvalue(L, idx);
-            lua_rawseti(L, e->paths_idx, k + 1);
-            e_u8(e, V_PATH);
-            e_u32(e, (uint32_t)k);
-            return;
-        }
-        if (e_object(e, idx))
-            return;
-        if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) {
-            const char *name = lua_tostring(L, -1);
-            char what[96];
-            snprintf(what, sizeof what, "a %s", name);
-            e_fail(e, what); /* the string stays on the stack: it is only read */
-        }
-        e_fail(e, "a userdata");
-        return;
-    }
+    case LUA_TUSERDATA: e_userdata(e, idx); return;
     default: e_fail(e, "this value"); return;
     }
 }
@@ -387,30 +393,11 @@ static void d_take(dec *d, void *dst, size_t n)
     memcpy(dst, d->p, n);
     d->p += n;
 }
-static uint8_t d_u8(dec *d)
-{
-    uint8_t v;
-    d_take(d, &v, 1);
-    return v;
-}
-static uint32_t d_u32(dec *d)
-{
-    uint32_t v;
-    d_take(d, &v, 4);
-    return v;
-}
-static int64_t d_i64(dec *d)
-{
-    int64_t v;
-    d_take(d, &v, 8);
-    return v;
-}
-static double d_f64(dec *d)
-{
-    double v;
-    d_take(d, &v, 8);
-    return v;
-}
+/* Typed readers over d_take, as e_u8... are writers over e_bytes. */
+static uint8_t d_u8(dec *d) { uint8_t v; d_take(d, &v, 1); return v; }
+static uint32_t d_u32(dec *d) { uint32_t v; d_take(d, &v, 4); return v; }
+static int64_t d_i64(dec *d) { int64_t v; d_take(d, &v, 8); return v; }
+static double d_f64(dec *d) { double v; d_take(d, &v, 8); return v; }
 static void d_pushstr(dec *d)
 {
     uint32_t n = d_u32(d);
@@ -471,6 +458,47 @@ static void d_table(dec *d)
     d->depth--;
 }
 
+/* Paths and objects: an index k into the table at t (count entries);
+ * pushes entry k + 1. */
+static void d_index(dec *d, int t, int count, const char *what)
+{
+    uint32_t k = d_u32(d);
+    if ((int64_t)k >= count)
+        d_bad(d, what);
+    lua_rawgeti(d->L, t, (lua_Integer)k + 1);
+}
+
+/* An agent handle: the world's live agent with that id and serial, or one
+ * removed userdata per serial for an agent dead at capture (or gone since);
+ * false when only checking (no world). */
+static void d_agent(dec *d)
+{
+    lua_State *L = d->L;
+    st_agent_id id;
+    id.index = d_u32(d);
+    id.generation = d_u32(d);
+    uint64_t serial = (uint64_t)d_i64(d);
+    if (d->world_idx == 0) {
+        lua_pushboolean(L, 0);
+        return;
+    }
+    sl_world *sw = (sl_world *)lua_touserdata(L, d->world_idx);
+    if (st_agent_alive(sw->w, id) && st_agent_serial(sw->w, id) == serial) {
+        sl_pushagent(L, d->world_idx, id);
+        if (!lua_isnil(L, -1))
+            return;
+        lua_pop(L, 1);
+    }
+    lua_pushinteger(L, (lua_Integer)serial);
+    if (lua_rawget(L, d->ghosts_idx) == LUA_TUSERDATA)
+        return;
+    lua_pop(L, 1);
+    new_agent_ud(L, d->world_idx, id, serial, false);
+    lua_pushinteger(L, (lua_Integer)serial);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, d->ghosts_idx);
+}
+
 static void d_value(dec *d)
 {
     lua_State *L = d->L;
@@ -496,47 +524,9 @@ static void d_value(dec *d)
         steer_lua_pushvec2(L, st_v2(x, y));
         return;
     }
-    case V_PATH: {
-        uint32_t k = d_u32(d);
-        if ((int64_t)k >= d->npaths)
-            d_bad(d, "a path index is out of range");
-        lua_rawgeti(L, d->paths_idx, (lua_Integer)k + 1);
-        return;
-    }
-    case V_OBJECT: {
-        uint32_t k = d_u32(d);
-        if ((int64_t)k >= d->nobjects)
-            d_bad(d, "an object index is out of range");
-        lua_rawgeti(L, d->objects_idx, (lua_Integer)k + 1);
-        return;
-    }
-    case V_AGENT: {
-        st_agent_id id;
-        id.index = d_u32(d);
-        id.generation = d_u32(d);
-        uint64_t serial = (uint64_t)d_i64(d);
-        if (d->world_idx == 0) {
-            lua_pushboolean(L, 0);
-            return;
-        }
-        sl_world *sw = (sl_world *)lua_touserdata(L, d->world_idx);
-        if (st_agent_alive(sw->w, id) && st_agent_serial(sw->w, id) == serial) {
-            sl_pushagent(L, d->world_idx, id);
-            if (!lua_isnil(L, -1))
-                return;
-            lua_pop(L, 1);
-        }
-        /* dead at capture (or gone): one removed userdata per serial */
-        lua_pushinteger(L, (lua_Integer)serial);
-        if (lua_rawget(L, d->ghosts_idx) == LUA_TUSERDATA)
-            return;
-        lua_pop(L, 1);
-        new_agent_ud(L, d->world_idx, id, serial, false);
-        lua_pushinteger(L, (lua_Integer)serial);
-        lua_pushvalue(L, -2);
-        lua_rawset(L, d->ghosts_idx);
-        return;
-    }
+    case V_PATH: d_index(d, d->paths_idx, d->npaths, "a path index is out of range"); return;
+    case V_OBJECT: d_index(d, d->objects_idx, d->nobjects, "an object index is out of range"); return;
+    case V_AGENT: d_agent(d); return;
     default: d_bad(d, "unknown value tag");
     }
 }
@@ -618,434 +608,608 @@ static bool find_module_name(lua_State *L, int loaded_idx, int mod)
     return false;
 }
 
-/* world:snapshot([scene_data]) */
-static int world_snapshot(lua_State *L)
+/* world:snapshot's stack: fixed slots, named by the steps below. */
+enum {
+    WS_WORLD = 1,    /* the world */
+    WS_SCENE,        /* the scene's value */
+    WS_SNAP,         /* the new snapshot */
+    WS_PATHS,        /* its SV_PATHS */
+    WS_AGENTS,       /* its SV_AGENTS */
+    WS_BRAINS,       /* its SV_BRAINS */
+    WS_BUF,          /* the encoder's buffer */
+    WS_SEEN,         /* the encoder's table -> id */
+    WS_BRAIN_IDS,    /* brain module -> its index in WS_BRAINS */
+    WS_LOADED,       /* package.loaded, or nil */
+    WS_WORLD_AGENTS  /* the world's SL_WUV_AGENTS (pushed by encode_agents) */
+};
+
+/* Pushes the slots WS_PATHS to WS_LOADED and sets e up to write the Lua
+ * state of the snapshot sn of world sw, starting with the mark. */
+static void snapshot_begin(lua_State *L, enc *e, sl_world *sw, sl_snap *sn)
 {
-    sl_world *sw = sl_checkworld(L, 1);
-    if (sw->stepping || st_world_in_step(sw->w))
-        return luaL_error(L, "world:snapshot called inside a step");
-    lua_settop(L, 2);
-    sl_snap *sn = new_snap(L); /* 3 */
-    sn->s = st_world_snapshot(sw->w);
-    if (sn->s == NULL)
-        return luaL_error(L, "not enough memory");
-    lua_getiuservalue(L, 3, SV_PATHS);  /* 4 */
-    lua_getiuservalue(L, 3, SV_AGENTS); /* 5 */
-    lua_getiuservalue(L, 3, SV_BRAINS); /* 6 */
-    /* the core's paths first: index k of the core table is path k + 1 here */
-    lua_newtable(L); /* 7: st_path pointer -> its userdata, from the agents' lists */
-    lua_pushnil(L);  /* 8: the buffer */
-    lua_newtable(L); /* 9: seen tables */
-    lua_newtable(L); /* 10: brain module -> index */
+    lua_getiuservalue(L, WS_SNAP, SV_PATHS);
+    lua_getiuservalue(L, WS_SNAP, SV_AGENTS);
+    lua_getiuservalue(L, WS_SNAP, SV_BRAINS);
+    lua_pushnil(L);  /* WS_BUF */
+    lua_newtable(L); /* WS_SEEN */
+    lua_newtable(L); /* WS_BRAIN_IDS */
     lua_getglobal(L, "package");
     if (lua_type(L, -1) == LUA_TTABLE)
         lua_getfield(L, -1, "loaded");
     else
         lua_pushnil(L);
-    lua_remove(L, -2); /* 11: package.loaded (or nil) */
+    lua_remove(L, -2); /* WS_LOADED */
 
-    enc e;
-    memset(&e, 0, sizeof e);
-    e.L = L;
-    e.buf_idx = 8;
-    e.seen_idx = 9;
-    e.sw = sw;
-    e.world_idx = 1;
-    e.s = sn->s;
-    e.paths_idx = 4;
-    e.snap_idx = 3;
-    e.prefix = "";
-    e_bytes(&e, BLOB_MAGIC, 4);
+    memset(e, 0, sizeof *e);
+    e->L = L;
+    e->buf_idx = WS_BUF;
+    e->seen_idx = WS_SEEN;
+    e->sw = sw;
+    e->world_idx = WS_WORLD;
+    e->s = sn->s;
+    e->paths_idx = WS_PATHS;
+    e->snap_idx = WS_SNAP;
+    e->prefix = "";
+    e_bytes(e, BLOB_MAGIC, 4);
+}
 
-    /* tag names, by id */
-    lua_getiuservalue(L, 1, SL_WUV_TAGS);
-    e_u32(&e, (uint32_t)sw->ntags);
+/* The tag names, by id. */
+static void encode_tags(lua_State *L, enc *e, const sl_world *sw)
+{
+    lua_getiuservalue(L, WS_WORLD, SL_WUV_TAGS);
+    e_u32(e, (uint32_t)sw->ntags);
     for (int32_t t = 1; t <= sw->ntags; t++) {
         size_t n = 0;
         lua_rawgeti(L, -1, t);
         const char *s = lua_tolstring(L, -1, &n);
-        e_str(&e, s ? s : "", s ? n : 0);
+        e_str(e, s ? s : "", s ? n : 0);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+}
 
-    /* the agents: every live one's userdata by rank, records for those
-     * with Lua state */
-    lua_getiuservalue(L, 1, SL_WUV_AGENTS); /* 12 */
-    size_t count_at = e.len;
-    e_u32(&e, 0);
-    uint32_t records = 0;
+/* The brain module at idx: its index in WS_BRAINS, added on first sight. */
+static int32_t brain_index(lua_State *L, int idx)
+{
+    int32_t brain;
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, WS_BRAIN_IDS) == LUA_TNUMBER) {
+        brain = (int32_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        return brain;
+    }
+    lua_pop(L, 1);
+    brain = (int32_t)lua_rawlen(L, WS_BRAINS) + 1;
+    lua_pushvalue(L, idx);
+    lua_rawseti(L, WS_BRAINS, brain);
+    lua_pushvalue(L, idx);
+    lua_pushinteger(L, brain);
+    lua_rawset(L, WS_BRAIN_IDS);
+    return brain;
+}
+
+/* Replaces the self at self_idx with brain.save(self) when the brain at
+ * brain_idx has a save (raw: a brain is a plain table); returns whether it
+ * did. */
+static bool save_self(lua_State *L, int self_idx, int brain_idx, uint64_t serial)
+{
+    lua_pushliteral(L, "save");
+    if (lua_rawget(L, brain_idx) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_pushvalue(L, self_idx);
+    call_brain_fn(L, lua_gettop(L) - 1, 1, 1, serial, "save");
+    lua_replace(L, self_idx);
+    return true;
+}
+
+/* A record's values by its flags: self (ai + 1), the behaviours list
+ * (ai + 3) and the path (ai + 4), each named by the agent in messages. */
+static void encode_record_values(enc *e, const sl_agent *a, int ai, int flags)
+{
     char prefix[64];
+    snprintf(prefix, sizeof prefix, "agent %llu self", (unsigned long long)a->serial);
+    e->prefix = prefix;
+    if (flags & R_SELF) {
+        if ((flags & R_SAVED) && lua_type(e->L, ai + 1) != LUA_TTABLE)
+            strcat(prefix, " (brain.save result)");
+        e_value(e, ai + 1);
+    }
+    snprintf(prefix, sizeof prefix, "agent %llu behaviors", (unsigned long long)a->serial);
+    e->beh_serial = a->serial;
+    if (flags & R_BEHAVIORS)
+        e_value(e, ai + 3);
+    e->beh_serial = 0;
+    snprintf(prefix, sizeof prefix, "agent %llu path", (unsigned long long)a->serial);
+    if (flags & R_PATH)
+        e_value(e, ai + 4);
+    e->prefix = "";
+}
+
+/* The agent userdata at ai, live and of rank `rank` in spawn order: kept
+ * in WS_AGENTS by rank, and when it has Lua state (a brain, self,
+ * behaviours list, path, or a pause) its record is written. Returns
+ * whether it was. */
+static bool encode_record(lua_State *L, enc *e, sl_agent *a, int ai, int rank)
+{
+    lua_pushvalue(L, ai);
+    lua_rawseti(L, WS_AGENTS, rank);
+    int has_self = lua_getiuservalue(L, ai, SL_AUV_SELF) == LUA_TTABLE;     /* ai+1 */
+    int has_brain = lua_getiuservalue(L, ai, SL_AUV_BRAIN) == LUA_TTABLE;   /* ai+2 */
+    int has_beh = lua_getiuservalue(L, ai, SL_AUV_BEHAVIORS) == LUA_TTABLE; /* ai+3 */
+    int has_path = lua_getiuservalue(L, ai, SL_AUV_PATH) != LUA_TNIL;       /* ai+4 */
+    if (!has_self && !has_brain && !has_beh && !has_path && !a->paused)
+        return false;
+    uint8_t flags = (uint8_t)((a->paused ? R_PAUSED : 0) | (has_self ? R_SELF : 0) | (has_beh ? R_BEHAVIORS : 0) |
+                              (has_path ? R_PATH : 0) | (has_brain ? R_BRAIN : 0));
+    int32_t brain = has_brain ? brain_index(L, ai + 2) : 0;
+    if (has_brain && has_self && save_self(L, ai + 1, ai + 2, a->serial))
+        flags |= R_SAVED;
+    e_u32(e, (uint32_t)rank);
+    e_u8(e, flags);
+    e_u32(e, (uint32_t)brain);
+    encode_record_values(e, a, ai, flags);
+    return true;
+}
+
+/* The agents: every live one's userdata by rank, and the record count then
+ * the records of those with Lua state. Leaves WS_WORLD_AGENTS pushed. */
+static void encode_agents(lua_State *L, enc *e, sl_world *sw)
+{
+    lua_getiuservalue(L, WS_WORLD, SL_WUV_AGENTS); /* WS_WORLD_AGENTS */
+    size_t count_at = e->len;
+    e_u32(e, 0);
+    uint32_t records = 0;
     int rank = 0;
     for (st_agent_id id = st_world_next(sw->w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
          id = st_world_next(sw->w, id, ST_TAG_ANY)) {
         rank++;
-        lua_rawgeti(L, 12, (lua_Integer)id.index + 1);
-        sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
-        if (a == NULL || a->removed || !st_id_equal(a->id, id)) {
-            lua_pop(L, 1); /* an agent made by C code alone: no Lua state */
-            continue;
-        }
+        lua_rawgeti(L, WS_WORLD_AGENTS, (lua_Integer)id.index + 1);
         int ai = lua_gettop(L);
-        lua_pushvalue(L, ai);
-        lua_rawseti(L, 5, rank);
-        int has_self = lua_getiuservalue(L, ai, SL_AUV_SELF) == LUA_TTABLE;     /* ai+1 */
-        int has_brain = lua_getiuservalue(L, ai, SL_AUV_BRAIN) == LUA_TTABLE;   /* ai+2 */
-        int has_beh = lua_getiuservalue(L, ai, SL_AUV_BEHAVIORS) == LUA_TTABLE; /* ai+3 */
-        int has_path = lua_getiuservalue(L, ai, SL_AUV_PATH) != LUA_TNIL;       /* ai+4 */
-        if (!has_self && !has_brain && !has_beh && !has_path && !a->paused) {
-            lua_settop(L, ai - 1);
-            continue;
-        }
-        records++;
-        uint8_t flags = (uint8_t)((a->paused ? R_PAUSED : 0) | (has_self ? R_SELF : 0) | (has_beh ? R_BEHAVIORS : 0) |
-                                  (has_path ? R_PATH : 0) | (has_brain ? R_BRAIN : 0));
-        int32_t brain = 0;
-        int save_fn = 0;
-        if (has_brain) {
-            lua_pushvalue(L, ai + 2);
-            if (lua_rawget(L, 10) == LUA_TNUMBER) {
-                brain = (int32_t)lua_tointeger(L, -1);
-                lua_pop(L, 1);
-            } else {
-                lua_pop(L, 1);
-                brain = (int32_t)lua_rawlen(L, 6) + 1;
-                lua_pushvalue(L, ai + 2);
-                lua_rawseti(L, 6, brain);
-                lua_pushvalue(L, ai + 2);
-                lua_pushinteger(L, brain);
-                lua_rawset(L, 10);
-            }
-            /* brain.save, when the module has one (raw: a brain is a plain table) */
-            lua_pushliteral(L, "save");
-            if (lua_rawget(L, ai + 2) == LUA_TFUNCTION)
-                save_fn = lua_gettop(L);
-            else
-                lua_pop(L, 1);
-        }
-        if (save_fn && has_self) {
-            flags |= R_SAVED;
-            lua_pushvalue(L, ai + 1);
-            call_brain_fn(L, save_fn, 1, 1, a->serial, "save");
-            lua_replace(L, ai + 1);
-        }
-        e_u32(&e, (uint32_t)rank);
-        e_u8(&e, flags);
-        e_u32(&e, (uint32_t)brain);
-        snprintf(prefix, sizeof prefix, "agent %llu self", (unsigned long long)a->serial);
-        e.prefix = prefix;
-        if (has_self) {
-            if ((flags & R_SAVED) && lua_type(L, ai + 1) != LUA_TTABLE)
-                strcat(prefix, " (brain.save result)");
-            e_value(&e, ai + 1);
-        }
-        snprintf(prefix, sizeof prefix, "agent %llu behaviors", (unsigned long long)a->serial);
-        e.beh_serial = a->serial;
-        if (has_beh)
-            e_value(&e, ai + 3);
-        e.beh_serial = 0;
-        snprintf(prefix, sizeof prefix, "agent %llu path", (unsigned long long)a->serial);
-        if (has_path)
-            e_value(&e, ai + 4);
+        sl_agent *a = (sl_agent *)lua_touserdata(L, ai);
+        /* none, or not this agent's: an agent made by C code alone has no Lua state */
+        if (a != NULL && !a->removed && st_id_equal(a->id, id) && encode_record(L, e, a, ai, rank))
+            records++;
         lua_settop(L, ai - 1);
     }
-    memcpy(e.p + count_at, &records, 4);
+    memcpy(e->p + count_at, &records, 4);
+}
 
-    /* brain module names, for files: "mod" for package.loaded.mod, or
-     * "mod:field" for a field of one; "" when neither (such a snapshot
-     * restores in this process but cannot be saved) */
-    int nbrains = (int)lua_rawlen(L, 6);
-    e_u32(&e, (uint32_t)nbrains);
+/* The brains' module names, for files: "mod" for package.loaded.mod, or
+ * "mod:field" for a field of one; "" when neither (such a snapshot
+ * restores in this process but cannot be saved). */
+static void encode_brain_names(lua_State *L, enc *e, sl_snap *sn)
+{
+    int nbrains = (int)lua_rawlen(L, WS_BRAINS);
+    int top = lua_gettop(L);
+    e_u32(e, (uint32_t)nbrains);
     for (int b = 1; b <= nbrains; b++) {
-        lua_rawgeti(L, 6, b);
+        lua_rawgeti(L, WS_BRAINS, b);
         int mod = lua_gettop(L);
-        if (lua_type(L, 11) != LUA_TTABLE || !find_module_name(L, 11, mod)) {
+        if (lua_type(L, WS_LOADED) != LUA_TTABLE || !find_module_name(L, WS_LOADED, mod)) {
             lua_pushliteral(L, "");
             sn->unnamed++;
         }
         size_t len;
         const char *name = lua_tolstring(L, -1, &len);
-        e_str(&e, name, len);
-        lua_settop(L, 12);
+        e_str(e, name, len);
+        lua_settop(L, top);
     }
+}
 
-    /* world.user, then the scene's value */
-    e.prefix = "world.user";
-    if (lua_getiuservalue(L, 1, SL_WUV_USER) == LUA_TTABLE) {
-        e_u8(&e, 1);
-        e_value(&e, lua_gettop(L));
+/* world.user (a flag, then the table), then the scene's value. */
+static void encode_user_and_scene(lua_State *L, enc *e)
+{
+    e->prefix = "world.user";
+    if (lua_getiuservalue(L, WS_WORLD, SL_WUV_USER) == LUA_TTABLE) {
+        e_u8(e, 1);
+        e_value(e, lua_gettop(L));
     } else {
-        e_u8(&e, 0);
+        e_u8(e, 0);
     }
     lua_pop(L, 1);
-    e.prefix = "scene data";
-    e_value(&e, 2);
+    e->prefix = "scene data";
+    e_value(e, WS_SCENE);
+}
 
+/* world:snapshot([scene_data]) */
+static int world_snapshot(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, WS_WORLD);
+    if (sw->stepping || st_world_in_step(sw->w))
+        return luaL_error(L, "world:snapshot called inside a step");
+    lua_settop(L, WS_SCENE);
+    sl_snap *sn = new_snap(L); /* WS_SNAP */
+    sn->s = st_world_snapshot(sw->w);
+    if (sn->s == NULL)
+        return luaL_error(L, "not enough memory");
+    enc e;
+    snapshot_begin(L, &e, sw, sn);
+    encode_tags(L, &e, sw);
+    encode_agents(L, &e, sw);
+    encode_brain_names(L, &e, sn);
+    encode_user_and_scene(L, &e);
     if (!st_snapshot_set_user(sn->s, e.p, e.len))
         return luaL_error(L, "not enough memory");
     /* the core's own paths (from standing lists) need their userdata too:
      * every one is held by some agent's behaviours list, serialised above */
-    lua_settop(L, 3);
+    lua_settop(L, WS_SNAP);
     return 1;
 }
 
-/* Parses the Lua state of snapshot sn (userdata at snap_idx). world_idx 0:
- * checks the bytes and builds nothing that needs a world (steer.load_snapshot).
- * Otherwise restores the agents' Lua state into the world at world_idx,
- * whose core state is already the snapshot's; pushes the scene data. */
-static void apply_lua_state(lua_State *L, int snap_idx, sl_snap *sn, int world_idx)
+/* What the steps of apply_lua_state share: the decoder and the stack slots
+ * of the snapshot's tables and of what it decodes. */
+typedef struct lua_state_rd {
+    dec d;
+    sl_snap *sn;
+    sl_world *sw;            /* NULL: check only */
+    int world_idx;           /* 0: check only */
+    int agents_idx;          /* SV_AGENTS: rank -> agent userdata */
+    int brains_idx;          /* SV_BRAINS: brain index -> module table */
+    int tags_idx;            /* name -> tag id and tag id -> name */
+    uint32_t ntags;
+    int live;                /* agents in the snapshot */
+    int recs_idx;            /* record r -> {rank, flags, brain, self, behaviours, path} */
+    uint32_t records;
+    int names_idx;           /* brain index -> module name */
+    uint32_t nbrains;
+    int user_idx, scene_idx; /* world.user (or nil), the scene's value */
+} lua_state_rd;
+
+/* Sets r up to read the Lua state of snapshot sn (userdata at snap_idx)
+ * past its mark, pushing the decoder's tables and the snapshot's. */
+static void rd_begin(lua_State *L, lua_state_rd *r, int snap_idx, sl_snap *sn, int world_idx)
 {
     size_t len = 0;
     const unsigned char *blob = (const unsigned char *)st_snapshot_user(sn->s, &len);
-    dec d;
-    memset(&d, 0, sizeof d);
-    d.L = L;
-    d.p = blob;
-    d.end = blob + len;
-    d.world_idx = world_idx;
+    memset(r, 0, sizeof *r);
+    r->sn = sn;
+    r->world_idx = world_idx;
+    dec *d = &r->d;
+    d->L = L;
+    d->p = blob;
+    d->end = blob + len;
+    d->world_idx = world_idx;
     if (len < 4 || memcmp(blob, BLOB_MAGIC, 4) != 0)
-        d_bad(&d, "no Lua state mark");
-    d.p += 4;
+        d_bad(d, "no Lua state mark");
+    d->p += 4;
     lua_newtable(L);
-    d.tables_idx = lua_gettop(L);
+    d->tables_idx = lua_gettop(L);
     lua_newtable(L);
-    d.ghosts_idx = lua_gettop(L);
+    d->ghosts_idx = lua_gettop(L);
     lua_getiuservalue(L, snap_idx, SV_PATHS);
-    d.paths_idx = lua_gettop(L);
-    d.npaths = st_snapshot_path_count(sn->s);
+    d->paths_idx = lua_gettop(L);
+    d->npaths = st_snapshot_path_count(sn->s);
     lua_getiuservalue(L, snap_idx, SV_OBJECTS);
-    d.objects_idx = lua_gettop(L);
-    d.nobjects = 0;
-    while (lua_rawgeti(L, d.objects_idx, d.nobjects + 1) != LUA_TNIL) {
-        d.nobjects++;
+    d->objects_idx = lua_gettop(L);
+    d->nobjects = 0;
+    while (lua_rawgeti(L, d->objects_idx, d->nobjects + 1) != LUA_TNIL) {
+        d->nobjects++;
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
     lua_getiuservalue(L, snap_idx, SV_AGENTS);
-    int agents_idx = lua_gettop(L);
+    r->agents_idx = lua_gettop(L);
     lua_getiuservalue(L, snap_idx, SV_BRAINS);
-    int brains_idx = lua_gettop(L);
+    r->brains_idx = lua_gettop(L);
+}
 
-    /* tags */
-    uint32_t ntags = d_u32(&d);
-    if (ntags > (uint32_t)(d.end - d.p) / 4)
-        d_bad(&d, "tag count");
-    lua_createtable(L, (int)ntags, (int)ntags);
-    int tags_idx = lua_gettop(L);
-    for (uint32_t t = 1; t <= ntags; t++) {
-        d_pushstr(&d);
+/* The tag names: pushes the world's tag table as they make it. */
+static void decode_tags(lua_State *L, lua_state_rd *r)
+{
+    dec *d = &r->d;
+    r->ntags = d_u32(d);
+    if (r->ntags > (uint32_t)(d->end - d->p) / 4)
+        d_bad(d, "tag count");
+    lua_createtable(L, (int)r->ntags, (int)r->ntags);
+    r->tags_idx = lua_gettop(L);
+    for (uint32_t t = 1; t <= r->ntags; t++) {
+        d_pushstr(d);
         lua_pushvalue(L, -1);
         lua_pushinteger(L, (lua_Integer)t);
-        lua_rawset(L, tags_idx);
-        lua_rawseti(L, tags_idx, (lua_Integer)t);
+        lua_rawset(L, r->tags_idx);
+        lua_rawseti(L, r->tags_idx, (lua_Integer)t);
     }
+}
 
-    sl_world *sw = world_idx ? (sl_world *)lua_touserdata(L, world_idx) : NULL;
-    int live = st_snapshot_agent_count(sn->s);
-    int new_agents = 0;
-    if (sw != NULL) {
-        if (sw->stepping || sw->walking > 0)
-            luaL_error(L, "world:restore called inside a step");
-        /* every live agent's userdata, by rank: the snapshot's own, or the
-         * one the world holds for the same id and serial, or a new one */
-        lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
-        int old_idx = lua_gettop(L);
-        lua_createtable(L, 0, live);
-        new_agents = lua_gettop(L);
-        int rank = 0;
-        for (st_agent_id id = st_world_next(sw->w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
-             id = st_world_next(sw->w, id, ST_TAG_ANY)) {
-            rank++;
-            uint64_t serial = st_agent_serial(sw->w, id);
-            sl_agent *a = NULL;
-            if (lua_rawgeti(L, agents_idx, rank) == LUA_TUSERDATA &&
-                ((sl_agent *)lua_touserdata(L, -1))->sw == sw)
-                a = (sl_agent *)lua_touserdata(L, -1);
-            else {
-                /* not held, or held for another world (the snapshot was
-                 * taken there): this world's own, or a new one */
-                lua_pop(L, 1);
-                if (lua_rawgeti(L, old_idx, (lua_Integer)id.index + 1) == LUA_TUSERDATA) {
-                    a = (sl_agent *)lua_touserdata(L, -1);
-                    if (a->serial != serial || a->sw != sw)
-                        a = NULL;
-                }
-                if (a == NULL) {
-                    lua_pop(L, 1);
-                    a = new_agent_ud(L, world_idx, id, serial, true);
-                }
+/* The agent userdata on top starts afresh: no brain, no pause, no Lua
+ * state (a record sets what the agent had). */
+static void forget_lua_state(lua_State *L, sl_agent *a)
+{
+    a->paused = false;
+    a->has_brain = false;
+    for (int uv = SL_AUV_SELF; uv <= SL_AUV_COUNT; uv++) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, -2, uv);
+    }
+}
+
+/* Pushes the userdata of the restored world's agent id of rank `rank`: the
+ * snapshot's own, or the one the world holds (old_idx) for the same id and
+ * serial, or a new one; the snapshot keeps it by rank. */
+static sl_agent *push_ranked_agent(lua_State *L, lua_state_rd *r, int old_idx, int rank, st_agent_id id)
+{
+    uint64_t serial = st_agent_serial(r->sw->w, id);
+    if (lua_rawgeti(L, r->agents_idx, rank) == LUA_TUSERDATA && ((sl_agent *)lua_touserdata(L, -1))->sw == r->sw)
+        return (sl_agent *)lua_touserdata(L, -1);
+    /* not held, or held for another world (the snapshot was taken there):
+     * this world's own, or a new one */
+    lua_pop(L, 1);
+    sl_agent *a = NULL;
+    if (lua_rawgeti(L, old_idx, (lua_Integer)id.index + 1) == LUA_TUSERDATA) {
+        a = (sl_agent *)lua_touserdata(L, -1);
+        if (a->serial != serial || a->sw != r->sw)
+            a = NULL;
+    }
+    if (a == NULL) {
+        lua_pop(L, 1);
+        a = new_agent_ud(L, r->world_idx, id, serial, true);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, r->agents_idx, rank);
+    return a;
+}
+
+/* Every live agent's userdata, by rank, into a new id table (pushed); the
+ * world's table is at old_idx. */
+static void rebind_live_agents(lua_State *L, lua_state_rd *r, int old_idx)
+{
+    lua_createtable(L, 0, r->live);
+    int new_agents = lua_gettop(L);
+    int rank = 0;
+    for (st_agent_id id = st_world_next(r->sw->w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id);
+         id = st_world_next(r->sw->w, id, ST_TAG_ANY)) {
+        sl_agent *a = push_ranked_agent(L, r, old_idx, ++rank, id);
+        a->id = id;
+        a->removed = false;
+        lua_pushvalue(L, r->world_idx);
+        lua_setiuservalue(L, -2, SL_AUV_WORLD);
+        forget_lua_state(L, a);
+        lua_rawseti(L, new_agents, (lua_Integer)id.index + 1);
+    }
+}
+
+/* The world's other agents (spawned after the capture, or gone since)
+ * read as removed: those of old_idx not in the new table at new_idx. */
+static void retire_other_agents(lua_State *L, int old_idx, int new_idx)
+{
+    lua_pushnil(L);
+    while (lua_next(L, old_idx)) {
+        sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
+        lua_pushvalue(L, -2);
+        int present = lua_rawget(L, new_idx) == LUA_TUSERDATA && lua_rawequal(L, -1, -2);
+        lua_pop(L, 1);
+        if (!present && a != NULL) {
+            a->removed = true;
+            forget_lua_state(L, a);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* Obstacle userdata read their liveness from the core by id; drop the
+ * cached ones the restored world does not have, so an id made again later
+ * gets a userdata of its own kind. */
+static void drop_dead_obstacles(lua_State *L, int world_idx, sl_world *sw)
+{
+    if (lua_getiuservalue(L, world_idx, SL_WUV_OBSTACLES) == LUA_TTABLE) {
+        int ot = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, ot)) {
+            lua_pop(L, 1);
+            if (lua_isinteger(L, -1) && st_world_obstacle_index(sw->w, (int)lua_tointeger(L, -1)) < 0) {
                 lua_pushvalue(L, -1);
-                lua_rawseti(L, agents_idx, rank);
-            }
-            a->id = id;
-            a->removed = false;
-            a->paused = false;
-            a->has_brain = false;
-            /* a fresh start: the record below sets what the agent had */
-            lua_pushvalue(L, world_idx);
-            lua_setiuservalue(L, -2, SL_AUV_WORLD);
-            for (int uv = SL_AUV_SELF; uv <= SL_AUV_COUNT; uv++) {
                 lua_pushnil(L);
-                lua_setiuservalue(L, -2, uv);
+                lua_rawset(L, ot); /* clearing a field during lua_next is allowed */
             }
-            lua_rawseti(L, new_agents, (lua_Integer)id.index + 1);
         }
-        /* the world's other agents (spawned after the capture, or gone
-         * since) read as removed */
-        lua_pushnil(L);
-        while (lua_next(L, old_idx)) {
-            sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
-            lua_pushvalue(L, -2);
-            int present = lua_rawget(L, new_agents) == LUA_TUSERDATA && lua_rawequal(L, -1, -2);
-            lua_pop(L, 1);
-            if (!present && a != NULL) {
-                a->removed = true;
-                a->paused = false;
-                a->has_brain = false;
-                for (int uv = SL_AUV_SELF; uv <= SL_AUV_COUNT; uv++) {
-                    lua_pushnil(L);
-                    lua_setiuservalue(L, -2, uv);
-                }
-            }
-            lua_pop(L, 1);
-        }
-        lua_pushvalue(L, new_agents);
-        lua_setiuservalue(L, world_idx, SL_WUV_AGENTS);
-        lua_pushvalue(L, tags_idx);
-        lua_setiuservalue(L, world_idx, SL_WUV_TAGS);
-        sw->ntags = (int32_t)ntags;
-        memset(sw->tag_cache_str, 0, sizeof sw->tag_cache_str);
-        sw->brains = 0;
-        sw->paused = 0;
-        sw->brain_count = 0;
-        sw->brain_dead = 0;
-        /* obstacle userdata read their liveness from the core by id; drop
-         * the cached ones the restored world does not have, so an id made
-         * again later gets a userdata of its own kind */
-        if (lua_getiuservalue(L, world_idx, SL_WUV_OBSTACLES) == LUA_TTABLE) {
-            int ot = lua_gettop(L);
+    }
+    lua_pop(L, 1);
+}
+
+/* The world's Lua side as the snapshot's: its agents' userdata (which keep
+ * their identity), tags and counts; no brains yet (the records add them),
+ * no pending error. Leaves the world's old agent table and the new one
+ * pushed, so the old userdata live until the restore ends. */
+static void rebind_world(lua_State *L, lua_state_rd *r)
+{
+    sl_world *sw = r->sw;
+    int world_idx = r->world_idx;
+    if (sw->stepping || sw->walking > 0)
+        luaL_error(L, "world:restore called inside a step");
+    lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
+    int old_idx = lua_gettop(L);
+    rebind_live_agents(L, r, old_idx);
+    int new_agents = lua_gettop(L);
+    retire_other_agents(L, old_idx, new_agents);
+    lua_pushvalue(L, new_agents);
+    lua_setiuservalue(L, world_idx, SL_WUV_AGENTS);
+    lua_pushvalue(L, r->tags_idx);
+    lua_setiuservalue(L, world_idx, SL_WUV_TAGS);
+    sw->ntags = (int32_t)r->ntags;
+    memset(sw->tag_cache_str, 0, sizeof sw->tag_cache_str);
+    sw->brains = 0;
+    sw->paused = 0;
+    sw->brain_count = 0;
+    sw->brain_dead = 0;
+    drop_dead_obstacles(L, world_idx, sw);
+    lua_pushnil(L);
+    lua_setiuservalue(L, world_idx, SL_WUV_PENDING);
+    lua_pushnil(L);
+    lua_setiuservalue(L, world_idx, SL_WUV_REMOVED);
+}
+
+/* One agent record, checked, as a table {rank, flags, brain, self,
+ * behaviours, path} (pushed); ranks rise from last_rank. */
+static uint32_t decode_record(lua_State *L, lua_state_rd *r, uint32_t last_rank)
+{
+    static const int value_flag[3] = {R_SELF, R_BEHAVIORS, R_PATH};
+    dec *d = &r->d;
+    uint32_t rank = d_u32(d);
+    uint8_t flags = d_u8(d);
+    uint32_t brain = d_u32(d);
+    if (rank <= last_rank || rank > (uint32_t)r->live)
+        d_bad(d, "an agent record's rank is out of range");
+    if ((flags & ~63u) != 0 || (!(flags & R_BRAIN) && (brain != 0 || (flags & R_SAVED))))
+        d_bad(d, "an agent record's flags are malformed");
+    lua_createtable(L, 6, 0);
+    lua_pushinteger(L, rank);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, flags);
+    lua_rawseti(L, -2, 2);
+    lua_pushinteger(L, brain);
+    lua_rawseti(L, -2, 3);
+    for (int k = 0; k < 3; k++) {
+        if (flags & value_flag[k]) {
+            d_value(d);
+            if (k == 1 && lua_type(L, -1) != LUA_TTABLE)
+                d_bad(d, "a behaviour list is not a table");
+            if (k == 2 && r->world_idx && lua_type(L, -1) == LUA_TNIL)
+                d_bad(d, "a path is nil");
+        } else {
             lua_pushnil(L);
-            while (lua_next(L, ot)) {
-                lua_pop(L, 1);
-                if (lua_isinteger(L, -1) &&
-                    st_world_obstacle_index(sw->w, (int)lua_tointeger(L, -1)) < 0) {
-                    lua_pushvalue(L, -1);
-                    lua_pushnil(L);
-                    lua_rawset(L, ot); /* clearing a field during lua_next is allowed */
-                }
-            }
         }
-        lua_pop(L, 1);
-        lua_pushnil(L);
-        lua_setiuservalue(L, world_idx, SL_WUV_PENDING);
-        lua_pushnil(L);
-        lua_setiuservalue(L, world_idx, SL_WUV_REMOVED);
+        lua_rawseti(L, -2, 4 + k);
     }
+    return rank;
+}
 
-    /* the records */
-    uint32_t records = d_u32(&d);
-    if (records > (uint32_t)(d.end - d.p) / 9)
-        d_bad(&d, "record count");
-    int rec_base = lua_gettop(L);
-    lua_createtable(L, (int)records, 0); /* rec_base + 1: rank, flags, brain, self, beh, path per record */
-    int recs = rec_base + 1;
+/* The agent records, into a table (pushed). */
+static void decode_records(lua_State *L, lua_state_rd *r)
+{
+    dec *d = &r->d;
+    r->records = d_u32(d);
+    if (r->records > (uint32_t)(d->end - d->p) / 9)
+        d_bad(d, "record count");
+    lua_createtable(L, (int)r->records, 0);
+    r->recs_idx = lua_gettop(L);
     uint32_t last_rank = 0;
-    for (uint32_t r = 0; r < records; r++) {
-        uint32_t rank = d_u32(&d);
-        uint8_t flags = d_u8(&d);
-        uint32_t brain = d_u32(&d);
-        if (rank <= last_rank || rank > (uint32_t)live)
-            d_bad(&d, "an agent record's rank is out of range");
-        if ((flags & ~63u) != 0 || (!(flags & R_BRAIN) && (brain != 0 || (flags & R_SAVED))))
-            d_bad(&d, "an agent record's flags are malformed");
-        last_rank = rank;
-        lua_createtable(L, 6, 0);
-        lua_pushinteger(L, rank);
-        lua_rawseti(L, -2, 1);
-        lua_pushinteger(L, flags);
-        lua_rawseti(L, -2, 2);
-        lua_pushinteger(L, brain);
-        lua_rawseti(L, -2, 3);
-        for (int k = 0; k < 3; k++) {
-            if (flags & (k == 0 ? R_SELF : k == 1 ? R_BEHAVIORS : R_PATH)) {
-                d_value(&d);
-                if (k == 1 && lua_type(L, -1) != LUA_TTABLE)
-                    d_bad(&d, "a behaviour list is not a table");
-                if (k == 2 && world_idx && lua_type(L, -1) == LUA_TNIL)
-                    d_bad(&d, "a path is nil");
-            } else
-                lua_pushnil(L);
-            lua_rawseti(L, -2, 4 + k);
-        }
-        lua_rawseti(L, recs, (lua_Integer)r + 1);
+    for (uint32_t i = 0; i < r->records; i++) {
+        last_rank = decode_record(L, r, last_rank);
+        lua_rawseti(L, r->recs_idx, (lua_Integer)i + 1);
     }
-    uint32_t nbrains = d_u32(&d);
-    if (nbrains > (uint32_t)(d.end - d.p) / 4)
-        d_bad(&d, "brain count");
-    lua_createtable(L, (int)nbrains, 0);
-    int names = lua_gettop(L);
-    for (uint32_t b = 1; b <= nbrains; b++) {
-        d_pushstr(&d);
-        lua_rawseti(L, names, (lua_Integer)b);
-    }
-    uint8_t has_user = d_u8(&d);
-    if (has_user > 1)
-        d_bad(&d, "the world.user flag");
-    if (has_user) {
-        d_value(&d);
-        if (lua_type(L, -1) != LUA_TTABLE)
-            d_bad(&d, "world.user is not a table");
-    } else
-        lua_pushnil(L);
-    int user_idx = lua_gettop(L);
-    d_value(&d); /* the scene's value */
-    int scene_idx = lua_gettop(L);
-    if (d.p != d.end)
-        d_bad(&d, "bytes left over");
-    for (uint32_t r = 1; r <= records; r++) {
-        lua_rawgeti(L, recs, r);
-        lua_rawgeti(L, -1, 3);
-        lua_Integer b = lua_tointeger(L, -1);
-        lua_pop(L, 2);
-        if (b < 0 || (uint64_t)b > nbrains)
-            d_bad(&d, "a brain index is out of range");
-    }
-    /* brains: the modules captured, or by name (require) for a loaded file */
-    for (uint32_t b = 1; b <= nbrains; b++) {
-        if (lua_rawgeti(L, brains_idx, b) == LUA_TTABLE) {
-            lua_pop(L, 1);
-            continue;
-        }
-        lua_pop(L, 1);
-        lua_rawgeti(L, names, b);
-        size_t n;
-        const char *name = lua_tolstring(L, -1, &n);
-        if (n == 0)
-            luaL_error(L, "snapshot: brain %d has no module name (not in package.loaded when captured)", (int)b);
-        const char *colon = strchr(name, ':');
-        lua_getglobal(L, "require");
-        if (colon != NULL)
-            lua_pushlstring(L, name, (size_t)(colon - name));
-        else
-            lua_pushvalue(L, -2);
-        lua_call(L, 1, 1);
-        if (colon != NULL && lua_type(L, -1) == LUA_TTABLE) {
-            lua_getfield(L, -1, colon + 1);
-            lua_remove(L, -2);
-        }
-        if (lua_type(L, -1) != LUA_TTABLE)
-            luaL_error(L, "snapshot: brain '%s' is not a table", name);
-        lua_rawseti(L, brains_idx, b);
-        lua_pop(L, 1);
-    }
-    if (sw == NULL) {
-        lua_settop(L, rec_base); /* checked: nothing to apply */
-        return;
-    }
+}
 
-    /* each record onto its agent; brains in spawn order (ranks rise) */
-    for (uint32_t r = 1; r <= records; r++) {
-        lua_rawgeti(L, recs, r);
+/* The brains' module names (pushed), world.user (or nil) and the scene's
+ * value (pushed), which end the bytes; then every record's brain index
+ * is checked against the names. */
+static void decode_names_and_values(lua_State *L, lua_state_rd *r)
+{
+    dec *d = &r->d;
+    r->nbrains = d_u32(d);
+    if (r->nbrains > (uint32_t)(d->end - d->p) / 4)
+        d_bad(d, "brain count");
+    lua_createtable(L, (int)r->nbrains, 0);
+    r->names_idx = lua_gettop(L);
+    for (uint32_t b = 1; b <= r->nbrains; b++) {
+        d_pushstr(d);
+        lua_rawseti(L, r->names_idx, (lua_Integer)b);
+    }
+    uint8_t has_user = d_u8(d);
+    if (has_user > 1)
+        d_bad(d, "the world.user flag");
+    if (has_user) {
+        d_value(d);
+        if (lua_type(L, -1) != LUA_TTABLE)
+            d_bad(d, "world.user is not a table");
+    } else {
+        lua_pushnil(L);
+    }
+    r->user_idx = lua_gettop(L);
+    d_value(d);
+    r->scene_idx = lua_gettop(L);
+    if (d->p != d->end)
+        d_bad(d, "bytes left over");
+    for (uint32_t i = 1; i <= r->records; i++) {
+        lua_rawgeti(L, r->recs_idx, i);
+        lua_rawgeti(L, -1, 2);
+        lua_rawgeti(L, -2, 3);
+        lua_Integer flags = lua_tointeger(L, -2), b = lua_tointeger(L, -1);
+        lua_pop(L, 3);
+        /* a record with a brain names one of the modules (1..nbrains):
+         * index 0 would leave the agent a brain flag and no brain */
+        if (b < 0 || (uint64_t)b > r->nbrains || ((flags & R_BRAIN) && b == 0))
+            d_bad(d, "a brain index is out of range");
+    }
+}
+
+/* Brain b of a loaded file, by its name: require("mod"), or field `field`
+ * of it for "mod:field". */
+static void require_brain(lua_State *L, lua_state_rd *r, uint32_t b)
+{
+    lua_rawgeti(L, r->names_idx, b);
+    size_t n;
+    const char *name = lua_tolstring(L, -1, &n);
+    if (n == 0)
+        luaL_error(L, "snapshot: brain %d has no module name (not in package.loaded when captured)", (int)b);
+    const char *colon = strchr(name, ':');
+    lua_getglobal(L, "require");
+    if (colon != NULL)
+        lua_pushlstring(L, name, (size_t)(colon - name));
+    else
+        lua_pushvalue(L, -2);
+    lua_call(L, 1, 1);
+    if (colon != NULL && lua_type(L, -1) == LUA_TTABLE) {
+        lua_getfield(L, -1, colon + 1);
+        lua_remove(L, -2);
+    }
+    if (lua_type(L, -1) != LUA_TTABLE)
+        luaL_error(L, "snapshot: brain '%s' is not a table", name);
+    lua_rawseti(L, r->brains_idx, b);
+    lua_pop(L, 1);
+}
+
+/* The brains: the modules captured, or by name for a loaded file. */
+static void resolve_brains(lua_State *L, lua_state_rd *r)
+{
+    for (uint32_t b = 1; b <= r->nbrains; b++) {
+        int ty = lua_rawgeti(L, r->brains_idx, b);
+        lua_pop(L, 1);
+        if (ty != LUA_TTABLE)
+            require_brain(L, r, b);
+    }
+}
+
+/* The agent at ai gets its self from record rec: brain.load(self, data)
+ * with a fresh self when the brain saved it (without a load, the data is
+ * the self), else the self as captured. */
+static void restore_self(lua_State *L, lua_state_rd *r, int rec, int ai, int flags, lua_Integer brain)
+{
+    sl_agent *a = (sl_agent *)lua_touserdata(L, ai);
+    if (flags & R_SAVED) {
+        lua_rawgeti(L, r->brains_idx, brain);
+        lua_pushliteral(L, "load");
+        if (lua_rawget(L, -2) == LUA_TFUNCTION) {
+            int fn = lua_gettop(L);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setiuservalue(L, ai, SL_AUV_SELF);
+            lua_rawgeti(L, rec, 4);
+            call_brain_fn(L, fn, 2, 0, a->serial, "load");
+        } else {
+            lua_rawgeti(L, rec, 4);
+            if (lua_type(L, -1) != LUA_TTABLE) {
+                lua_pop(L, 1);
+                lua_newtable(L);
+            }
+            lua_setiuservalue(L, ai, SL_AUV_SELF);
+        }
+    } else if (flags & R_SELF) {
+        lua_rawgeti(L, rec, 4);
+        if (lua_type(L, -1) != LUA_TTABLE)
+            luaL_error(L, "snapshot: corrupt Lua state (a self is not a table)");
+        lua_setiuservalue(L, ai, SL_AUV_SELF);
+    }
+}
+
+/* Each record onto its agent; brains join the brain list in spawn order
+ * (ranks rise). */
+static void apply_records(lua_State *L, lua_state_rd *r)
+{
+    sl_world *sw = r->sw;
+    for (uint32_t i = 1; i <= r->records; i++) {
+        lua_rawgeti(L, r->recs_idx, i);
         int rec = lua_gettop(L);
         lua_rawgeti(L, rec, 1);
         lua_Integer rank = lua_tointeger(L, -1);
@@ -1054,11 +1218,11 @@ static void apply_lua_state(lua_State *L, int snap_idx, sl_snap *sn, int world_i
         lua_rawgeti(L, rec, 3);
         lua_Integer brain = lua_tointeger(L, -1);
         lua_pop(L, 3);
-        lua_rawgeti(L, agents_idx, rank);
+        lua_rawgeti(L, r->agents_idx, rank);
         int ai = lua_gettop(L);
         sl_agent *a = (sl_agent *)lua_touserdata(L, ai);
         if (flags & R_BRAIN) {
-            lua_rawgeti(L, brains_idx, brain);
+            lua_rawgeti(L, r->brains_idx, brain);
             lua_setiuservalue(L, ai, SL_AUV_BRAIN);
             a->has_brain = true;
             sw->brains++;
@@ -1072,41 +1236,40 @@ static void apply_lua_state(lua_State *L, int snap_idx, sl_snap *sn, int world_i
         lua_setiuservalue(L, ai, SL_AUV_BEHAVIORS);
         lua_rawgeti(L, rec, 6);
         lua_setiuservalue(L, ai, SL_AUV_PATH);
-        if (flags & R_SAVED) {
-            /* brain.load(self, data) with a fresh self; without a load, the
-             * data is the self */
-            lua_rawgeti(L, brains_idx, brain);
-            lua_pushliteral(L, "load");
-            if (lua_rawget(L, -2) == LUA_TFUNCTION) {
-                int fn = lua_gettop(L);
-                lua_newtable(L);
-                lua_pushvalue(L, -1);
-                lua_setiuservalue(L, ai, SL_AUV_SELF);
-                lua_rawgeti(L, rec, 4);
-                call_brain_fn(L, fn, 2, 0, a->serial, "load");
-            } else {
-                lua_rawgeti(L, rec, 4);
-                if (lua_type(L, -1) != LUA_TTABLE) {
-                    lua_pop(L, 1);
-                    lua_newtable(L);
-                }
-                lua_setiuservalue(L, ai, SL_AUV_SELF);
-            }
-        } else if (flags & R_SELF) {
-            lua_rawgeti(L, rec, 4);
-            if (lua_type(L, -1) != LUA_TTABLE)
-                luaL_error(L, "snapshot: corrupt Lua state (a self is not a table)");
-            lua_setiuservalue(L, ai, SL_AUV_SELF);
-        }
+        restore_self(L, r, rec, ai, flags, brain);
         lua_settop(L, rec - 1);
     }
-    if (!lua_isnil(L, user_idx)) {
-        lua_pushvalue(L, user_idx);
+}
+
+/* Parses the Lua state of snapshot sn (userdata at snap_idx). world_idx 0:
+ * checks the bytes and builds nothing that needs a world (steer.load_snapshot).
+ * Otherwise restores the agents' Lua state into the world at world_idx,
+ * whose core state is already the snapshot's; pushes the scene data. */
+static void apply_lua_state(lua_State *L, int snap_idx, sl_snap *sn, int world_idx)
+{
+    lua_state_rd r;
+    rd_begin(L, &r, snap_idx, sn, world_idx);
+    decode_tags(L, &r);
+    r.sw = world_idx ? (sl_world *)lua_touserdata(L, world_idx) : NULL;
+    r.live = st_snapshot_agent_count(sn->s);
+    if (r.sw != NULL)
+        rebind_world(L, &r);
+    int base = lua_gettop(L);
+    decode_records(L, &r);
+    decode_names_and_values(L, &r);
+    resolve_brains(L, &r);
+    if (r.sw == NULL) {
+        lua_settop(L, base); /* checked: nothing to apply */
+        return;
+    }
+    apply_records(L, &r);
+    if (!lua_isnil(L, r.user_idx)) {
+        lua_pushvalue(L, r.user_idx);
         lua_setiuservalue(L, world_idx, SL_WUV_USER);
     }
-    lua_pushvalue(L, scene_idx);
-    lua_replace(L, rec_base + 1);
-    lua_settop(L, rec_base + 1);
+    lua_pushvalue(L, r.scene_idx);
+    lua_replace(L, base + 1);
+    lua_settop(L, base + 1);
 }
 
 /* world:restore(snap) -> the scene data given to world:snapshot */
@@ -1318,20 +1481,14 @@ static const luaL_Reg snap_methods[] = {
  * and steer.decode_snapshot. */
 void sl_open_snapshot(lua_State *L)
 {
-    luaL_newmetatable(L, SL_SNAPSHOT);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_snapshot);
-    lua_pushcfunction(L, snap_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, snap_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, snap_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, snap_tostring);
-    lua_setfield(L, -2, "__tostring");
-    luaL_newlib(L, snap_methods);
+    static const luaL_Reg meta[] = {{"__gc", snap_gc}, {"__tostring", snap_tostring}, {NULL, NULL}};
+    static const sl_type t = {
+        .name = SL_SNAPSHOT, .key = &sl_key_snapshot, .meta = meta,
+        .index = snap_index, .newindex = snap_newindex,
+    };
+    sl_newtype(L, &t);
+    luaL_newlib(L, snap_methods); /* snap_index looks methods up here */
     lua_setfield(L, -2, "__methods");
-    steer_lua_protect_metatable(L, -1, SL_SNAPSHOT, false);
     lua_pop(L, 1);
 
     lua_pushcfunction(L, load_snapshot);

@@ -63,6 +63,20 @@ st_vec2 sl_point(lua_State *L, int idx, const sl_src *src)
     return v;
 }
 
+void sl_point_list(lua_State *L, int idx, lua_Integer n, const sl_src *src, st_vec2 *out)
+{
+    idx = lua_absindex(L, idx);
+    char ctx[32];
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, idx, i);
+        snprintf(ctx, sizeof ctx, "[%lld]", (long long)i);
+        sl_src ps = *src;
+        ps.ctx = ctx;
+        out[i - 1] = sl_point(L, -1, &ps);
+        lua_pop(L, 1);
+    }
+}
+
 st_vec2 steer_lua_checkpoint(lua_State *L, int arg)
 {
     sl_src src = sl_arg(arg);
@@ -82,7 +96,7 @@ static double ctor_number(lua_State *L, int idx)
                    luaL_typename(L, idx));
     if (!isfinite(d))
         luaL_error(L, "bad argument #%d to 'vec2' (finite number expected, got %s)", idx - 1,
-                   isnan(d) ? "nan" : (d > 0 ? "inf" : "-inf"));
+                   sl_nonfinite_name(d));
     return d;
 }
 
@@ -369,27 +383,21 @@ static const luaL_Reg vec2_meta[] = {
     {NULL, NULL},
 };
 
+/* x and y never reach the name table (vec2_index answers them first); they
+ * are listed so that introspection (tests/spec/meta_spec.lua) sees them */
+static const sl_code vec2_fields[] = {{"x", 1}, {"y", 2}, {NULL, 0}};
+
+/* The metamethods, the methods and __index close over the vec2 metatable. */
+static const void *const vec2_ups[] = {&sl_key_vec2, NULL};
+
 /* Expects the steer table on top; sets steer.vec2. */
 void sl_open_vec2(lua_State *L)
 {
-    luaL_newmetatable(L, SL_VEC2);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
-    lua_pushvalue(L, -1);
-    luaL_setfuncs(L, vec2_meta, 1);
-    lua_createtable(L, 0, (int)(sizeof vec2_methods / sizeof vec2_methods[0]));
-    lua_pushvalue(L, -2);
-    luaL_setfuncs(L, vec2_methods, 1);
-    /* x and y never reach this table (vec2_index answers them first); they
-     * are listed so that introspection (tests/spec/meta_spec.lua) sees them */
-    lua_pushinteger(L, 1);
-    lua_setfield(L, -2, "x");
-    lua_pushinteger(L, 2);
-    lua_setfield(L, -2, "y");
-    lua_pushvalue(L, -2);
-    lua_pushcclosure(L, vec2_index, 2);
-    lua_setfield(L, -2, "__index");
-    steer_lua_protect_metatable(L, -1, SL_VEC2, false);
+    static const sl_type t = {
+        .name = SL_VEC2, .key = &sl_key_vec2, .meta = vec2_meta, .methods = vec2_methods,
+        .fields = vec2_fields, .ups = vec2_ups, .index_ups = 1, .index = vec2_index,
+    };
+    sl_newtype(L, &t);
     lua_pop(L, 1);
 
     /* steer.vec2: a table (for from_angle) that is callable (for vec2(x, y)) */

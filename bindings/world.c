@@ -17,9 +17,36 @@
 
 static const char *const edge_names[] = {"wrap", "bounce", "none", NULL};
 
+static void set_world_metatable(lua_State *L, int idx);
+
+/* A world's userdata has a metatable of its own (see sl_world_new), whose
+ * metatable is the one class table under &sl_key_world: what makes a
+ * userdata a world is that second step. */
+static bool is_world_mt(lua_State *L, int mt_idx, int class_idx)
+{
+    bool same = lua_getmetatable(L, mt_idx) && sl_same_table(L, -1, class_idx);
+    lua_settop(L, mt_idx); /* the class table, if it was pushed */
+    return same;
+}
+
+sl_world *sl_toworld(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    void *p = lua_touserdata(L, idx);
+    if (p == NULL || !lua_getmetatable(L, idx))
+        return NULL;
+    int top = lua_gettop(L);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_world);
+    bool same = is_world_mt(L, top, top + 1);
+    lua_settop(L, top - 1);
+    return same ? (sl_world *)p : NULL;
+}
+
 sl_world *sl_checkworld(lua_State *L, int arg)
 {
-    sl_world *sw = (sl_world *)sl_checkudata(L, arg, &sl_key_world, SL_WORLD);
+    sl_world *sw = sl_toworld(L, arg);
+    if (sw == NULL)
+        luaL_typeerror(L, arg, SL_WORLD);
     if (sw->w == NULL)
         luaL_error(L, "attempt to use a destroyed world");
     return sw;
@@ -116,12 +143,7 @@ static int32_t tag_lookup_cached(lua_State *L, int world_idx, sl_world *sw, int 
         return t;
     int slot = sw->tag_cache_next;
     sw->tag_cache_next = (slot + 1) % SL_TAG_CACHE;
-    if (lua_getiuservalue(L, world_idx, SL_WUV_TAGPIN) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_createtable(L, SL_TAG_CACHE, 0);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, world_idx, SL_WUV_TAGPIN);
-    }
+    sl_push_uvtable(L, world_idx, SL_WUV_TAGPIN);
     lua_pushvalue(L, str_idx);
     lua_rawseti(L, -2, slot + 1); /* the old string of this slot may go now */
     lua_pop(L, 1);
@@ -198,76 +220,73 @@ void sl_scratch_reserve(lua_State *L, sl_world *sw, int n)
 
 /* ---- construction ---- */
 
-static double def_number(lua_State *L, const char *field, double def, double min, bool strict)
+/* The def's (arg 1) edges: "wrap", "bounce" or "none". */
+static void parse_world_edges(lua_State *L, st_world_def *def)
 {
-    sl_src src = sl_field(1, field);
-    lua_getfield(L, 1, field);
-    double d = lua_isnil(L, -1) ? def : sl_number_min(L, -1, &src, min, strict);
+    if (!sl_getfield(L, 1, "edges"))
+        return;
+    sl_src src = sl_field(1, "edges");
+    lua_tostring(L, -1); /* a number reads as its text ("invalid option '3'") */
+    def->edges = (st_edges)sl_option(L, -1, &src, edge_names);
     lua_pop(L, 1);
-    return d;
+}
+
+/* The def's seed (any integer) and threads (1..1024). */
+static void parse_world_integers(lua_State *L, st_world_def *def)
+{
+    int isint;
+    sl_src src = sl_field(1, "seed");
+    if (sl_getfield(L, 1, "seed")) {
+        lua_Integer seed = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_raise_type(L, &src, -1, "integer");
+        if (!isint)
+            sl_raise(L, &src, "number has no integer representation");
+        def->seed = (uint64_t)seed;
+        lua_pop(L, 1);
+    }
+    src.field = "threads";
+    if (sl_getfield(L, 1, "threads")) {
+        lua_Integer n = lua_tointegerx(L, -1, &isint);
+        if (lua_type(L, -1) != LUA_TNUMBER)
+            sl_raise_type(L, &src, -1, "integer");
+        if (!isint || n < 1 || n > 1024)
+            sl_raise(L, &src, "must be an integer in 1..1024");
+        def->threads = (int)n;
+        lua_pop(L, 1);
+    }
+}
+
+/* The world def from the table at 1 (none or nil: the defaults). */
+static st_world_def parse_world_def(lua_State *L)
+{
+    st_world_def def = st_default_world_def();
+    if (lua_isnoneornil(L, 1))
+        return def;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    def.width = sl_field_min(L, 1, "width", def.width, 0.0, true);
+    def.height = sl_field_min(L, 1, "height", def.height, 0.0, true);
+    def.dt = sl_field_min(L, 1, "dt", def.dt, 0.0, true);
+    def.cell_size = sl_field_min(L, 1, "cell_size", def.cell_size, 0.0, true);
+    parse_world_edges(L, &def);
+    parse_world_integers(L, &def);
+    if (sl_getfield(L, 1, "contacts")) {
+        sl_src src = sl_field(1, "contacts");
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            sl_raise_type(L, &src, -1, "boolean");
+        def.contacts = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    return def;
 }
 
 /* steer.world{ width, height, edges, seed, dt, cell_size, threads, contacts } */
 int sl_world_new(lua_State *L)
 {
-    st_world_def def = st_default_world_def();
-    if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
-        def.width = def_number(L, "width", def.width, 0.0, true);
-        def.height = def_number(L, "height", def.height, 0.0, true);
-        def.dt = def_number(L, "dt", def.dt, 0.0, true);
-        def.cell_size = def_number(L, "cell_size", def.cell_size, 0.0, true);
-
-        sl_src src = sl_field(1, "edges");
-        if (lua_getfield(L, 1, "edges") != LUA_TNIL) {
-            const char *e = lua_tostring(L, -1);
-            int i = 0;
-            if (lua_type(L, -1) != LUA_TSTRING)
-                sl_raise_type(L, &src, -1, "string");
-            while (edge_names[i] != NULL && strcmp(edge_names[i], e) != 0)
-                i++;
-            if (edge_names[i] == NULL)
-                sl_raise(L, &src, "invalid option '%s' (\"wrap\", \"bounce\" or \"none\")", e);
-            def.edges = (st_edges)i;
-        }
-        lua_pop(L, 1);
-
-        src.field = "seed";
-        if (lua_getfield(L, 1, "seed") != LUA_TNIL) {
-            int isint;
-            lua_Integer s = lua_tointegerx(L, -1, &isint);
-            if (lua_type(L, -1) != LUA_TNUMBER)
-                sl_raise_type(L, &src, -1, "integer");
-            if (!isint)
-                sl_raise(L, &src, "number has no integer representation");
-            def.seed = (uint64_t)s;
-        }
-        lua_pop(L, 1);
-
-        src.field = "threads";
-        if (lua_getfield(L, 1, "threads") != LUA_TNIL) {
-            int isint;
-            lua_Integer n = lua_tointegerx(L, -1, &isint);
-            if (lua_type(L, -1) != LUA_TNUMBER)
-                sl_raise_type(L, &src, -1, "integer");
-            if (!isint || n < 1 || n > 1024)
-                sl_raise(L, &src, "must be an integer in 1..1024");
-            def.threads = (int)n;
-        }
-        lua_pop(L, 1);
-
-        src.field = "contacts";
-        if (lua_getfield(L, 1, "contacts") != LUA_TNIL) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                sl_raise_type(L, &src, -1, "boolean");
-            def.contacts = lua_toboolean(L, -1);
-        }
-        lua_pop(L, 1);
-    }
-
+    st_world_def def = parse_world_def(L);
     sl_world *sw = (sl_world *)lua_newuserdatauv(L, sizeof *sw, SL_WUV_COUNT);
     memset(sw, 0, sizeof *sw);
-    sl_setmetatable(L, &sl_key_world);
+    set_world_metatable(L, lua_gettop(L));
     lua_newtable(L);
     lua_setiuservalue(L, -2, SL_WUV_AGENTS);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
@@ -281,6 +300,7 @@ int sl_world_new(lua_State *L)
     if (sw->w == NULL)
         return luaL_error(L, "cannot create world (out of memory)");
 
+    /* in the weak set of worlds, which steer.reload visits */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
     lua_pushvalue(L, -2);
     lua_pushboolean(L, 1);
@@ -291,7 +311,9 @@ int sl_world_new(lua_State *L)
 
 static int world_gc(lua_State *L)
 {
-    sl_world *sw = (sl_world *)sl_checkudata(L, 1, &sl_key_world, SL_WORLD);
+    sl_world *sw = sl_toworld(L, 1);
+    if (sw == NULL)
+        return luaL_typeerror(L, 1, SL_WORLD);
     if (sw->w != NULL)
         st_world_destroy(sw->w);
     sw->w = NULL;
@@ -313,40 +335,24 @@ enum {
     WF_CONTACTS
 };
 
-static const struct { const char *name; int code; } world_fields[] = {
+static const sl_code world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
     {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
-    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS},
+    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS}, {NULL, 0},
 };
 
-/* world.user: the scene's own table, made on first read. It lives with the
- * world userdata (a uservalue), so it outlives scene and brain reloads and
- * goes wherever the world goes. */
-static void push_user(lua_State *L, int world_idx)
-{
-    if (lua_getiuservalue(L, world_idx, SL_WUV_USER) == LUA_TTABLE)
-        return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setiuservalue(L, world_idx, SL_WUV_USER);
-}
-
-/* upvalue 1: name -> method or field code; 2: the world metatable (pinned
- * for the key cache's type check: `agent.world:nearest` runs through here
- * for every brain every step); 3: the key cache; 4: its methods (bind.h) */
+/* The fields of one world: the __index of its index table (see
+ * set_world_metatable), whose methods are found before this is asked.
+ * upvalue 1: name -> method or field code; 2: the key cache; 3: its
+ * methods (bind.h); 4: the world. Argument 1 is the index table: the world
+ * comes from the upvalue, so nothing needs checking. */
 static int world_index(lua_State *L)
 {
-    /* Methods first, as agent_index does: handing out a method touches no
-     * world, so the type check is paid only by field reads. */
-    sl_keycache *kc = (sl_keycache *)lua_touserdata(L, lua_upvalueindex(3));
-    int code = sl_keycache_find(L, kc, 2, lua_upvalueindex(1), lua_upvalueindex(4));
+    sl_keycache *kc = (sl_keycache *)lua_touserdata(L, lua_upvalueindex(2));
+    int code = sl_keycache_find(L, kc, 2, lua_upvalueindex(1), lua_upvalueindex(3));
     if (code < 0)
         return 1; /* a method, or nil */
-    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
-    if (sw == NULL || !lua_getmetatable(L, 1) || lua_topointer(L, -1) != kc->mt)
-        return luaL_typeerror(L, 1, SL_WORLD);
-    lua_pop(L, 1);
+    sl_world *sw = (sl_world *)lua_touserdata(L, lua_upvalueindex(4));
     if (sw->w == NULL)
         return luaL_error(L, "attempt to use a destroyed world");
     const st_world *w = sw->w;
@@ -360,8 +366,8 @@ static int world_index(lua_State *L)
     case WF_SEED: lua_pushinteger(L, (lua_Integer)st_world_seed(w)); break;
     case WF_THREADS: lua_pushinteger(L, st_world_threads(w)); break;
     case WF_CELL_SIZE: lua_pushnumber(L, st_world_cell_size(w)); break;
-    case WF_ON_ERROR: lua_getiuservalue(L, 1, SL_WUV_ONERROR); break;
-    case WF_USER: push_user(L, 1); break;
+    case WF_ON_ERROR: lua_getiuservalue(L, lua_upvalueindex(4), SL_WUV_ONERROR); break;
+    case WF_USER: sl_push_uvtable(L, lua_upvalueindex(4), SL_WUV_USER); break;
     case WF_CONTACTS: lua_pushboolean(L, st_world_contacts(w)); break;
     default: lua_pushnil(L); break;
     }
@@ -409,7 +415,9 @@ static int world_newindex(lua_State *L)
 
 static int world_tostring(lua_State *L)
 {
-    sl_world *sw = (sl_world *)sl_checkudata(L, 1, &sl_key_world, SL_WORLD);
+    sl_world *sw = sl_toworld(L, 1);
+    if (sw == NULL)
+        return luaL_typeerror(L, 1, SL_WORLD);
     if (sw->w == NULL)
         lua_pushliteral(L, "world (destroyed)");
     else
@@ -472,29 +480,23 @@ static int world_agents(lua_State *L)
     return 1;
 }
 
-/* The world methods are closures over the world and agent metatables:
- * nearest and neighbors run once per brain per step, and comparing against
- * an upvalue skips the registry lookups of the shared checks. */
-#define UV_WORLD_MT lua_upvalueindex(1)
+/* The world methods are closures over the world class table and the agent
+ * metatable: nearest and neighbors run once per brain per step, and
+ * comparing against an upvalue skips the registry lookups of the shared
+ * checks. */
+#define UV_WORLD_CLASS lua_upvalueindex(1)
 #define UV_AGENT_MT lua_upvalueindex(2)
-
-/* The userdata at idx when its metatable is the one at upvalue uv. */
-static void *uv_testudata(lua_State *L, int idx, int uv)
-{
-    void *p = lua_touserdata(L, idx);
-    if (p == NULL || !lua_getmetatable(L, idx))
-        return NULL;
-    bool same = sl_same_table(L, -1, uv);
-    lua_pop(L, 1);
-    return same ? p : NULL;
-}
 
 /* Argument 1 of a world method: sl_checkworld, with the upvalue check. */
 static sl_world *method_world(lua_State *L)
 {
-    sl_world *sw = (sl_world *)uv_testudata(L, 1, UV_WORLD_MT);
-    if (sw == NULL || sw->w == NULL)
+    int top = lua_gettop(L);
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    if (sw == NULL || !lua_getmetatable(L, 1) || !is_world_mt(L, top + 1, UV_WORLD_CLASS) || sw->w == NULL) {
+        lua_settop(L, top);
         return sl_checkworld(L, 1); /* raises the usual error */
+    }
+    lua_settop(L, top);
     return sw;
 }
 
@@ -585,30 +587,68 @@ static int world_neighbors(lua_State *L)
     return 1;
 }
 
+/* The radius of world:nearest when it is a number, finite and >= 0, else
+ * -1: the general check decides, and raises. An integer (a brain's
+ * constant, the usual case) is read without the conversion to a float
+ * that lua_tonumberx makes. */
+static inline double plain_radius(lua_State *L, int arg)
+{
+    if (lua_isinteger(L, arg)) {
+        lua_Integer r = lua_tointeger(L, arg);
+        return r >= 0 ? (double)r : -1.0;
+    }
+    if (lua_type(L, arg) != LUA_TNUMBER)
+        return -1.0;
+    double r = lua_tonumber(L, arg);
+    return r >= 0.0 && r < HUGE_VAL ? r : -1.0;
+}
+
+/* The tag filter at arg when it is a string of the world's tag cache (the
+ * string object's address proves both its type and its tag: the cache pins
+ * its strings), else SL_TAG_UNKNOWN - 1: not known here. */
+#define SL_TAG_UNCACHED (SL_TAG_UNKNOWN - 1)
+static inline int32_t cached_tag(lua_State *L, const sl_world *sw, int arg)
+{
+    const void *p = lua_topointer(L, arg);
+    for (int i = 0; i < SL_TAG_CACHE; i++)
+        if (sw->tag_cache_str[i] == p && p != NULL)
+            return sw->tag_cache_id[i];
+    return SL_TAG_UNCACHED;
+}
+
 /* world:nearest(agent_or_point, radius [, tag]) -> agent, distance | nil */
 static int world_nearest(lua_State *L)
 {
-    /* The type checks of the world and the agent leave the metatables they
-     * fetch on the stack, dropped by one settop: this runs once per brain
-     * per step. */
     int top = lua_gettop(L);
-    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
-    if (sw == NULL || !lua_getmetatable(L, 1) || !sl_same_table(L, -1, UV_WORLD_MT) || sw->w == NULL)
-        sw = sl_checkworld(L, 1); /* raises the usual error */
     st_query q;
+    double radius = -1.0;
+    int32_t tag = SL_TAG_UNCACHED;
+    /* A brain's world:nearest(agent, radius, tag) runs once per agent per
+     * step: it is proved with as few calls into Lua as will do. The agent
+     * by its metatable (left on the stack: with all four arguments there it
+     * sits above them), the world as the agent's own (a full userdata at
+     * the address the checked agent holds, so no metatable of its own to
+     * fetch), a plain radius and no tag or a tag string the world has
+     * cached. Every other call, and every error, takes the general path. */
     sl_agent *a = (sl_agent *)lua_touserdata(L, 2);
-    if (a != NULL && lua_getmetatable(L, 2) && lua_topointer(L, -1) == sw->agent_mt
-        && !a->removed && a->sw == sw) {
-        lua_settop(L, top);
-        q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
+    sl_world *sw = (sl_world *)lua_touserdata(L, 1);
+    if ((top == 3 || top == 4) && a != NULL && sw != NULL && lua_getmetatable(L, 2)
+        && sl_same_table(L, -1, UV_AGENT_MT) && sw == a->sw && lua_type(L, 1) == LUA_TUSERDATA
+        && !a->removed && sw->w != NULL && (radius = plain_radius(L, 3)) >= 0.0
+        && (tag = top == 4 ? cached_tag(L, sw, 4) : ST_TAG_ANY) != SL_TAG_UNCACHED) {
+        if (top == 3)
+            lua_settop(L, 3);
+        q = st_default_query(st_agent_pos(sw->w, a->id), radius);
         q.exclude = a->id;
+        q.tag = tag;
     } else {
         lua_settop(L, top);
+        sw = method_world(L); /* or its error */
         bool is_agent; /* no view cone here: the heading would go unused */
         q = query_around(L, 2, sw, &is_agent, false); /* or its error */
+        q.radius = sl_checknonneg(L, 3);
+        q.tag = lua_type(L, 4) == LUA_TSTRING ? tag_lookup_cached(L, 1, sw, 4) : opt_tag_filter(L, 4, 1);
     }
-    q.radius = sl_checknonneg(L, 3);
-    q.tag = lua_type(L, 4) == LUA_TSTRING ? tag_lookup_cached(L, 1, sw, 4) : opt_tag_filter(L, 4, 1);
     double d = 0.0;
     st_agent_id id = q.tag == SL_TAG_UNKNOWN ? st_null_agent() : st_world_nearest(sw->w, &q, &d);
     if (st_id_is_null(id)) {
@@ -628,16 +668,21 @@ static int world_nearest(lua_State *L)
     return 2;
 }
 
+/* Returns the id of an obstacle just added (0: the core ran out of memory). */
+static int push_obstacle_id(lua_State *L, int id)
+{
+    if (id == 0)
+        return luaL_error(L, "not enough memory");
+    lua_pushinteger(L, id);
+    return 1;
+}
+
 static int world_obstacle(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);
     st_vec2 c = steer_lua_checkpoint(L, 2);
     double r = sl_checknonneg(L, 3);
-    int id = st_world_add_obstacle(sw->w, c, r);
-    if (id == 0)
-        return luaL_error(L, "not enough memory");
-    lua_pushinteger(L, id);
-    return 1;
+    return push_obstacle_id(L, st_world_add_obstacle(sw->w, c, r));
 }
 
 static int world_wall(lua_State *L)
@@ -645,11 +690,7 @@ static int world_wall(lua_State *L)
     sl_world *sw = sl_checkworld(L, 1);
     st_vec2 a = steer_lua_checkpoint(L, 2);
     st_vec2 b = steer_lua_checkpoint(L, 3);
-    int id = st_world_add_wall(sw->w, a, b);
-    if (id == 0)
-        return luaL_error(L, "not enough memory");
-    lua_pushinteger(L, id);
-    return 1;
+    return push_obstacle_id(L, st_world_add_wall(sw->w, a, b));
 }
 
 static int world_step(lua_State *L)
@@ -752,9 +793,55 @@ static const luaL_Reg world_meta[] = {
     {NULL, NULL},
 };
 
+/* Gives the world userdata at idx its own metatable. Its __index is a table
+ * of the world's own: the methods, found by one table lookup, which is
+ * what a brain's `agent.world:nearest` costs instead of a call into C
+ * (userdata with a shared metatable would need an __index function, to
+ * know whose field is asked for); the fields through that table's own
+ * __index, a closure over this world. The metatable's metatable is the
+ * class table under &sl_key_world, which is what sl_toworld checks; it
+ * holds the parts every world shares. */
+static void set_world_metatable(lua_State *L, int idx)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_world);
+    int cls = lua_gettop(L);
+    lua_createtable(L, 0, 6); /* cls + 1: the world's metatable */
+    lua_getfield(L, cls, "methods");
+    lua_createtable(L, 0, 24); /* cls + 3: the world's index table */
+    lua_pushnil(L);
+    while (lua_next(L, cls + 2)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, cls + 3);
+    }
+    lua_createtable(L, 0, 1);
+    lua_getfield(L, cls, "names");
+    lua_getfield(L, cls, "keycache");
+    lua_getfield(L, cls, "values");
+    lua_pushvalue(L, idx);
+    lua_pushcclosure(L, world_index, 4);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, cls + 3);
+    lua_setfield(L, cls + 1, "__index");
+    lua_pop(L, 1); /* the methods */
+    static const char *const shared[] = {"__newindex", "__gc", "__tostring", "__name", NULL};
+    for (int i = 0; shared[i] != NULL; i++) {
+        lua_getfield(L, cls, shared[i]);
+        lua_setfield(L, cls + 1, shared[i]);
+    }
+    /* before the class becomes its metatable: its __newindex would take
+     * the write of __metatable */
+    steer_lua_protect_metatable(L, cls + 1, SL_WORLD, false);
+    lua_pushvalue(L, cls);
+    lua_setmetatable(L, cls + 1);
+    lua_setmetatable(L, idx);
+    lua_pop(L, 1);
+}
+
 /* Expects the steer table on top; sets steer.world. */
 void sl_open_world(lua_State *L)
 {
+    /* the class table (see set_world_metatable) */
     luaL_newmetatable(L, SL_WORLD);
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &sl_key_world);
@@ -763,16 +850,28 @@ void sl_open_world(lua_State *L)
     lua_pushvalue(L, -2);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent); /* sl_open_agent ran first */
     luaL_setfuncs(L, world_methods, 2);
-    for (size_t i = 0; i < sizeof world_fields / sizeof world_fields[0]; i++) {
+    lua_setfield(L, -2, "methods");
+    /* the names of the fields' closures: methods too, so that it lists
+     * everything a world answers (meta_spec reads it) */
+    lua_getfield(L, -1, "methods");
+    lua_createtable(L, 0, 32);
+    lua_pushnil(L);
+    while (lua_next(L, -3)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_remove(L, -2);
+    for (size_t i = 0; world_fields[i].name != NULL; i++) {
         lua_pushinteger(L, world_fields[i].code);
         lua_setfield(L, -2, world_fields[i].name);
     }
     lua_pushvalue(L, -1);
-    lua_pushvalue(L, -3);
-    sl_keycache_new(L, -1);
+    lua_setfield(L, -3, "names");
+    sl_keycache_new(L, -2);
+    lua_setfield(L, -3, "keycache");
     lua_createtable(L, SL_KEYCACHE, 0);
-    lua_pushcclosure(L, world_index, 4);
-    lua_setfield(L, -3, "__index");
+    lua_setfield(L, -3, "values");
     lua_pushcclosure(L, world_newindex, 1);
     lua_setfield(L, -2, "__newindex");
     steer_lua_protect_metatable(L, -1, SL_WORLD, false);

@@ -48,7 +48,7 @@ install(TARGETS steer_shared steer_core steer_bindings EXPORT steerTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/src/steer.h ${PROJECT_SOURCE_DIR}/bindings/steer_lua.h
+install(FILES ${PROJECT_SOURCE_DIR}/include/steer.h ${PROJECT_SOURCE_DIR}/include/steer_lua.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/steer)

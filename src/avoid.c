@@ -15,8 +15,22 @@
  * agent's own entry of the preferred-velocity buffer.
  */
 #include <assert.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
+
+// SSE2 (every x86-64) for the scan, the ranking and the half-planes; the
+// plain C beside it gives the same bits (-DORCA_SSE2=0 builds it there).
+#ifndef ORCA_SSE2
+#if defined(__SSE2__) && defined(__x86_64__)
+#define ORCA_SSE2 1
+#else
+#define ORCA_SSE2 0
+#endif
+#endif
+#if ORCA_SSE2
+#include <emmintrin.h>
+#endif
 
 #ifdef STEER_HAVE_OPENMP
 #include <omp.h>
@@ -26,6 +40,12 @@
 #include "rng.h"
 
 #define ORCA_EPS 1e-9
+
+#if defined(__GNUC__)
+#define ST__NOINLINE __attribute__((noinline))
+#else
+#define ST__NOINLINE
+#endif
 /// Obstacle half-planes an agent takes at most (the nearest edges).
 #define ORCA_MAX_OBSTACLE_LINES 32
 #define ORCA_MAX_LINES (ST_AVOID_MAX_NEIGHBORS_CAP + 16 + ORCA_MAX_OBSTACLE_LINES)
@@ -53,15 +73,30 @@ typedef struct orca_peer {
     st_vec2 vel;
     double radius, max_speed, priority;
     uint64_t serial;
-    uint32_t layer, mask; // st__avoid_layer; the mask of its settings (ORCA agents only)
-    uint8_t avoid;        // st_body.avoid
-    uint8_t pad_[7];
+    uint32_t layer;       // st__avoid_layer
+    // The layers it yields to (shares the avoiding with): its mask when it
+    // runs ORCA unlocked, else none (it leaves all of it to the other).
+    uint32_t yields;
+    uint8_t pad_[8];
 } orca_peer;
 
 _Static_assert(sizeof(orca_peer) == 64, "orca_peer is one cache line");
 
+/// An ORCA agent's own settings as its pass needs them, worked out each
+/// step beside its peer record (st__avoid_peer reads its settings anyway):
+/// the pass then reads neither its agent record nor its settings, which
+/// sit in handle order, far apart once storage follows the grid.
+/// (Its layer and priority are in its peer record.)
+typedef struct orca_self {
+    double range, horizon_obstacles;
+    double inv_h, inv_ho; // 1 / horizon, 1 / horizon_obstacles
+    uint32_t mask;
+    int max_neighbors;
+} orca_self;
+
 struct st_avoid_state {
     orca_peer *peer;   // [pref_cap], 64-byte aligned
+    orca_self *self;   // [pref_cap]
     st_vec2 *pref;     // preferred velocities; the chosen ones after the pass
     st_vec2 *out;      // the first round's choices
     uint8_t *flag;     // AV_STUCK, AV_REVISIT
@@ -97,6 +132,7 @@ void st__avoid_free(st_world *w)
     if (w->avoid) {
         free(w->avoid->pref);
         free(w->avoid->peer);
+        free(w->avoid->self);
         free(w->avoid->out);
         free(w->avoid->flag);
         free(w->avoid->verts);
@@ -268,7 +304,12 @@ st_vec2 *st__avoid_buffer(st_world *w, int count)
             free(s->peer);
             s->peer = q;
         }
-        if (!p || !o || !f || !q) return NULL;
+        orca_self *me = malloc((size_t)n * sizeof *me);
+        if (me) {
+            free(s->self);
+            s->self = me;
+        }
+        if (!p || !o || !f || !q || !me) return NULL;
         s->pref_cap = n;
     }
     return s->pref;
@@ -292,6 +333,28 @@ typedef st_orca_line line;
 
 static inline double det(st_vec2 a, st_vec2 b) { return a.x * b.y - a.y * b.x; }
 
+/// c ? a : b by bit masks: the compiler keeps `?:` on doubles as a
+/// branch, which mispredicts where c comes in no order.
+static inline st_vec2 pick2(bool c, st_vec2 a, st_vec2 b)
+{
+#if ORCA_SSE2
+    __m128d m = _mm_castsi128_pd(_mm_set1_epi64x(-(long long)c));
+    __m128d r = _mm_or_pd(_mm_and_pd(m, _mm_set_pd(a.y, a.x)), _mm_andnot_pd(m, _mm_set_pd(b.y, b.x)));
+    return st_v2(_mm_cvtsd_f64(r), _mm_cvtsd_f64(_mm_unpackhi_pd(r, r)));
+#else
+    uint64_t m = 0u - (uint64_t)c, ax, ay, bx, by;
+    memcpy(&ax, &a.x, 8);
+    memcpy(&ay, &a.y, 8);
+    memcpy(&bx, &b.x, 8);
+    memcpy(&by, &b.y, 8);
+    ax = (ax & m) | (bx & ~m);
+    ay = (ay & m) | (by & ~m);
+    memcpy(&a.x, &ax, 8);
+    memcpy(&a.y, &ay, 8);
+    return a;
+#endif
+}
+
 /// The best velocity on line `k` that satisfies lines [0, k) within the disc
 /// of radius r: closest to `opt`, or farthest along the unit `opt` when
 /// `dir_opt`. False when none exists.
@@ -310,9 +373,13 @@ static bool lp1(const line *lines, int k, double r, st_vec2 opt, bool dir_opt, s
             if (num < 0.0) return false; // parallel and on the wrong side
             continue;
         }
+        // Which bound the line moves depends on the data, in no order a
+        // predictor can learn: both worked out, one kept, no branch.
         double t = num / den;
-        if (den >= 0.0) t_right = fmin(t_right, t);
-        else t_left = fmax(t_left, t);
+        bool right = den >= 0.0;
+        double tr = t_right < t ? t_right : t, tl = t_left > t ? t_left : t; // fmin, fmax for numbers
+        t_right = right ? tr : t_right;
+        t_left = right ? t_left : tl;
         if (t_left > t_right) return false;
     }
     double t;
@@ -388,48 +455,110 @@ static void lp3(const line *lines, int n, int n_obst, int begin, double r, st_ve
 /// The half-plane for a disc of `rsum` at relative position `rel` moving at
 /// `vel_other`, seen by an agent at velocity `vel` that takes `share` of the
 /// avoiding, with horizon `inv_h` = 1 / horizon and step `inv_dt`.
-/// `tie` picks a side when the two are exactly on top of each other.
+/// `first` (this agent's serial is the lower) picks a side when the two are
+/// exactly on top of each other.
+///
+/// Not overlapping, the velocity obstacle is a truncated cone, and the
+/// velocity lies nearest its cut-off circle or one of its legs. Which, and
+/// which leg, come in no order a predictor can learn: all three are worked
+/// out, one kept by a mask, no branch. The right leg is the left one with
+/// -rsum, negated: the same roundings, only signs differ.
+static ST__NOINLINE line disc_line_overlap(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share,
+                                           double inv_dt, bool first)
+{
+    // Already overlapping: get apart within this step.
+    st_vec2 rv = st_v2_sub(vel, vel_other);
+    st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_dt));
+    double wl = st_v2_len(wv);
+    st_vec2 uw = wl > ORCA_EPS ? st_v2_scale(wv, 1.0 / wl) : st_v2(first ? 1.0 : -1.0, 0.0);
+    line L;
+    L.direction = st_v2(uw.y, -uw.x);
+    L.point = st_v2_add(vel, st_v2_scale(st_v2_scale(uw, rsum * inv_dt - wl), share));
+    return L;
+}
+
+#if ORCA_SSE2
+/// The vector operations of steer.h on both lanes at once, each lane
+/// rounded as the scalar code rounds it; sums of two lanes add x then y.
+typedef __m128d v2d;
+static inline v2d v2d_of(st_vec2 a) { return _mm_loadu_pd(&a.x); }
+static inline st_vec2 st_of(v2d a)
+{
+    st_vec2 r;
+    _mm_storeu_pd(&r.x, a);
+    return r;
+}
+static inline v2d v2d_dot(v2d a, v2d b)
+{
+    v2d p = _mm_mul_pd(a, b);
+    return _mm_add_sd(p, _mm_unpackhi_pd(p, p));
+}
+static inline v2d v2d_det(v2d a, v2d b)
+{
+    v2d p = _mm_mul_pd(a, _mm_shuffle_pd(b, b, 1));
+    return _mm_sub_sd(p, _mm_unpackhi_pd(p, p));
+}
+static inline double lane0(v2d a) { return _mm_cvtsd_f64(a); }
+static inline v2d v2d_pick(bool c, v2d a, v2d b)
+{
+    v2d m = _mm_castsi128_pd(_mm_set1_epi64x(-(long long)c));
+    return _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b));
+}
+
+ST__INLINE line disc_line(st_vec2 rel_, st_vec2 vel_, st_vec2 vel_other, double rsum, double share, double inv_h,
+                          double inv_dt, bool first)
+{
+    const v2d rel = v2d_of(rel_), vel = v2d_of(vel_), rv = _mm_sub_pd(vel, v2d_of(vel_other));
+    double d2 = lane0(v2d_dot(rel, rel)), r2 = rsum * rsum;
+    if (!(d2 > r2)) return disc_line_overlap(rel_, vel_, vel_other, rsum, share, inv_dt, first);
+    v2d wv = _mm_sub_pd(rv, _mm_mul_pd(rel, _mm_set1_pd(inv_h)));
+    double wl2 = lane0(v2d_dot(wv, wv)), dot1 = lane0(v2d_dot(wv, rel));
+    bool cut = (dot1 < 0.0) & (dot1 * dot1 > r2 * wl2);
+    double wl = sqrt(wl2);
+    v2d uw = _mm_mul_pd(wv, _mm_set1_pd(1.0 / (wl2 > 0.0 ? wl : 1.0))); // used only when cut (then wl > 0)
+    v2d cut_dir = _mm_xor_pd(_mm_shuffle_pd(uw, uw, 1), _mm_set_pd(-0.0, 0.0)); // (uw.y, -uw.x)
+    v2d cut_u = _mm_mul_pd(uw, _mm_set1_pd(rsum * inv_h - wl));
+    double leg = sqrt(d2 - r2);
+    bool left = lane0(v2d_det(rel, wv)) > 0.0;
+    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = 1.0 / d2 * sign;
+    // (rel.x leg - rel.y rs, rel.x rs + rel.y leg) / d2: the x lane adds the
+    // negated product, which is what subtracting it does.
+    v2d a = _mm_mul_pd(_mm_unpacklo_pd(rel, rel), _mm_set_pd(rs, leg));
+    v2d b = _mm_mul_pd(_mm_unpackhi_pd(rel, rel), _mm_set_pd(leg, rs));
+    v2d leg_dir = _mm_mul_pd(_mm_add_pd(a, _mm_xor_pd(b, _mm_set_pd(0.0, -0.0))), _mm_set1_pd(inv));
+    v2d dot2 = v2d_dot(rv, leg_dir);
+    v2d leg_u = _mm_sub_pd(_mm_mul_pd(leg_dir, _mm_unpacklo_pd(dot2, dot2)), rv);
+    line L;
+    L.direction = st_of(v2d_pick(cut, cut_dir, leg_dir));
+    L.point = st_of(_mm_add_pd(vel, _mm_mul_pd(v2d_pick(cut, cut_u, leg_u), _mm_set1_pd(share))));
+    return L;
+}
+#else
 ST__INLINE line disc_line(st_vec2 rel, st_vec2 vel, st_vec2 vel_other, double rsum, double share, double inv_h,
-                      double inv_dt, double tie)
+                          double inv_dt, bool first)
 {
     st_vec2 rv = st_v2_sub(vel, vel_other);
     double d2 = st_v2_len2(rel), r2 = rsum * rsum;
+    if (!(d2 > r2)) return disc_line_overlap(rel, vel, vel_other, rsum, share, inv_dt, first);
+    st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_h));
+    double wl2 = st_v2_len2(wv);
+    double dot1 = st_v2_dot(wv, rel);
+    bool cut = (dot1 < 0.0) & (dot1 * dot1 > r2 * wl2);
+    double wl = sqrt(wl2);
+    st_vec2 uw = st_v2_scale(wv, 1.0 / (wl2 > 0.0 ? wl : 1.0)); // used only when cut (then wl > 0)
+    st_vec2 cut_dir = st_v2(uw.y, -uw.x);
+    st_vec2 cut_u = st_v2_scale(uw, rsum * inv_h - wl);
+    double leg = sqrt(d2 - r2);
+    bool left = det(rel, wv) > 0.0;
+    double sign = 2 * (int)left - 1, rs = rsum * sign, inv = 1.0 / d2 * sign;
+    st_vec2 leg_dir = st_v2_scale(st_v2(rel.x * leg - rel.y * rs, rel.x * rs + rel.y * leg), inv);
+    st_vec2 leg_u = st_v2_sub(st_v2_scale(leg_dir, st_v2_dot(rv, leg_dir)), rv);
     line L;
-    st_vec2 u;
-    if (d2 > r2) {
-        // No collision yet: the velocity obstacle is a truncated cone.
-        st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_h));
-        double wl2 = st_v2_len2(wv);
-        double dot1 = st_v2_dot(wv, rel);
-        if (dot1 < 0.0 && dot1 * dot1 > r2 * wl2) {
-            // Nearest the cut-off circle.
-            double wl = sqrt(wl2);
-            st_vec2 uw = st_v2_scale(wv, 1.0 / wl);
-            L.direction = st_v2(uw.y, -uw.x);
-            u = st_v2_scale(uw, rsum * inv_h - wl);
-        } else {
-            // Nearest a leg.
-            double leg = sqrt(d2 - r2);
-            if (det(rel, wv) > 0.0) {
-                L.direction = st_v2_scale(st_v2(rel.x * leg - rel.y * rsum, rel.x * rsum + rel.y * leg), 1.0 / d2);
-            } else {
-                L.direction =
-                    st_v2_scale(st_v2(rel.x * leg + rel.y * rsum, -rel.x * rsum + rel.y * leg), -1.0 / d2);
-            }
-            double dot2 = st_v2_dot(rv, L.direction);
-            u = st_v2_sub(st_v2_scale(L.direction, dot2), rv);
-        }
-    } else {
-        // Already overlapping: get apart within this step.
-        st_vec2 wv = st_v2_sub(rv, st_v2_scale(rel, inv_dt));
-        double wl = st_v2_len(wv);
-        st_vec2 uw = wl > ORCA_EPS ? st_v2_scale(wv, 1.0 / wl) : st_v2(tie, 0.0);
-        L.direction = st_v2(uw.y, -uw.x);
-        u = st_v2_scale(uw, rsum * inv_dt - wl);
-    }
-    L.point = st_v2_add(vel, st_v2_scale(u, share));
+    L.direction = pick2(cut, cut_dir, leg_dir);
+    L.point = st_v2_add(vel, st_v2_scale(pick2(cut, cut_u, leg_u), share));
     return L;
 }
+#endif
 
 /// Is the obstacle edge's velocity obstacle already inside a line made so far?
 static bool covered(const line *lines, int n, st_vec2 rel1, st_vec2 rel2, double inv_h, double radius)
@@ -454,83 +583,95 @@ static inline st_vec2 leg_right(st_vec2 rel, double d2, double leg, double r)
     return st_v2_scale(st_v2(rel.x * leg + rel.y * r, -rel.x * r + rel.y * leg), 1.0 / d2);
 }
 
-/// The half-plane for the obstacle edge from vertex a (rel1 from the agent)
-/// to its next (rel2); false when the edge adds none.
-static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st_vec2 vel, double radius,
-                      double inv_h, line *out)
+/// The touching cases of edge_line: 1 with *out set, 0 for no line, -1
+/// when the agent is clear of the edge (the cone cases follow).
+static int edge_touching(const overt *o1, const overt *o2, st_vec2 rel1, st_vec2 rel2, double d1, double d2,
+                         double s, double dline, double r2, line *out)
 {
-    const overt *o1 = &verts[ia], *o2 = &verts[o1->next];
-    double r2 = radius * radius;
-    double d1 = st_v2_len2(rel1), d2 = st_v2_len2(rel2);
-    st_vec2 ov = st_v2_sub(o2->p, o1->p);
-    double s = st_v2_dot(st_v2_neg(rel1), ov) / st_v2_len2(ov);
-    double dline = st_v2_len2(st_v2_sub(st_v2_neg(rel1), st_v2_scale(ov, s)));
     const st_vec2 zero = {0.0, 0.0};
-
     // Touching: keep out along the shortest way.
     if (s < 0.0 && d1 <= r2) {
-        if (!o1->convex) return false;
+        if (!o1->convex) return 0;
         out->point = zero;
         out->direction = st_v2_normalize(st_v2(-rel1.y, rel1.x));
-        return true;
+        return 1;
     }
     if (s > 1.0 && d2 <= r2) {
         // The next edge deals with a concave vertex, or with this one from its side.
-        if (!o2->convex || det(rel2, o2->dir) < 0.0) return false;
+        if (!o2->convex || det(rel2, o2->dir) < 0.0) return 0;
         out->point = zero;
         out->direction = st_v2_normalize(st_v2(-rel2.y, rel2.x));
-        return true;
+        return 1;
     }
     if (s >= 0.0 && s < 1.0 && dline <= r2) {
         out->point = zero;
         out->direction = st_v2_neg(o1->dir);
-        return true;
+        return 1;
     }
+    return -1;
+}
 
-    // Not touching: a cone between two legs, cut off at the horizon.
-    st_vec2 left, right;
-    bool one_vertex = false;
+/// The velocity obstacle of an edge the agent is clear of: a cone between
+/// two legs, cut off at the horizon.
+typedef struct edge_cone {
+    const overt *o1, *o2;
+    st_vec2 rel1, rel2, left, right;
+    bool one_vertex, left_foreign, right_foreign;
+} edge_cone;
+
+/// The legs of the cone (false: the edge adds no line).
+static bool edge_legs(const overt *verts, edge_cone *c, double d1, double d2, double s, double dline,
+                      double r2, double radius)
+{
+    c->one_vertex = false;
     if (s < 0.0 && dline <= r2) {
         // Seen end-on: the near vertex alone makes the cone.
-        if (!o1->convex) return false;
-        o2 = o1;
-        one_vertex = true;
+        if (!c->o1->convex) return false;
+        c->o2 = c->o1;
+        c->one_vertex = true;
         double leg = sqrt(d1 - r2);
-        left = leg_left(rel1, d1, leg, radius);
-        right = leg_right(rel1, d1, leg, radius);
+        c->left = leg_left(c->rel1, d1, leg, radius);
+        c->right = leg_right(c->rel1, d1, leg, radius);
     } else if (s > 1.0 && dline <= r2) {
-        if (!o2->convex) return false;
-        o1 = o2;
-        rel1 = rel2;
-        one_vertex = true;
+        if (!c->o2->convex) return false;
+        c->o1 = c->o2;
+        c->rel1 = c->rel2;
+        c->one_vertex = true;
         double leg = sqrt(d2 - r2);
-        left = leg_left(rel2, d2, leg, radius);
-        right = leg_right(rel2, d2, leg, radius);
+        c->left = leg_left(c->rel2, d2, leg, radius);
+        c->right = leg_right(c->rel2, d2, leg, radius);
     } else {
-        left = o1->convex ? leg_left(rel1, d1, sqrt(d1 - r2), radius) : st_v2_neg(o1->dir);
-        right = o2->convex ? leg_right(rel2, d2, sqrt(d2 - r2), radius) : o1->dir;
+        c->left = c->o1->convex ? leg_left(c->rel1, d1, sqrt(d1 - r2), radius) : st_v2_neg(c->o1->dir);
+        c->right = c->o2->convex ? leg_right(c->rel2, d2, sqrt(d2 - r2), radius) : c->o1->dir;
     }
-    if (one_vertex) rel2 = rel1;
+    if (c->one_vertex) c->rel2 = c->rel1;
 
     // A leg that points into the neighbouring edge is replaced by that
     // edge's cut-off, and a velocity projected onto it adds no constraint.
-    const overt *left_nb = &verts[o1->prev];
-    bool left_foreign = false, right_foreign = false;
-    if (o1->convex && det(left, st_v2_neg(left_nb->dir)) >= 0.0) {
-        left = st_v2_neg(left_nb->dir);
-        left_foreign = true;
+    const overt *left_nb = &verts[c->o1->prev];
+    c->left_foreign = c->right_foreign = false;
+    if (c->o1->convex && det(c->left, st_v2_neg(left_nb->dir)) >= 0.0) {
+        c->left = st_v2_neg(left_nb->dir);
+        c->left_foreign = true;
     }
-    if (o2->convex && det(right, o2->dir) <= 0.0) {
-        right = o2->dir;
-        right_foreign = true;
+    if (c->o2->convex && det(c->right, c->o2->dir) <= 0.0) {
+        c->right = c->o2->dir;
+        c->right_foreign = true;
     }
+    return true;
+}
 
-    st_vec2 lc = st_v2_scale(rel1, inv_h), rc = st_v2_scale(rel2, inv_h);
+/// The line from the nearest point of the cut-off cone to the velocity
+/// (false: the nearest point lies on a leg another edge owns).
+static bool edge_project(const edge_cone *c, st_vec2 vel, double radius, double inv_h, line *out)
+{
+    st_vec2 lc = st_v2_scale(c->rel1, inv_h), rc = st_v2_scale(c->rel2, inv_h);
     st_vec2 cv = st_v2_sub(rc, lc);
-    double t = one_vertex ? 0.5 : st_v2_dot(st_v2_sub(vel, lc), cv) / st_v2_len2(cv);
+    st_vec2 left = c->left, right = c->right;
+    double t = c->one_vertex ? 0.5 : st_v2_dot(st_v2_sub(vel, lc), cv) / st_v2_len2(cv);
     double tl = st_v2_dot(st_v2_sub(vel, lc), left), tr = st_v2_dot(st_v2_sub(vel, rc), right);
 
-    if ((t < 0.0 && tl < 0.0) || (one_vertex && tl < 0.0 && tr < 0.0)) {
+    if ((t < 0.0 && tl < 0.0) || (c->one_vertex && tl < 0.0 && tr < 0.0)) {
         st_vec2 uw = st_v2_normalize(st_v2_sub(vel, lc));
         out->direction = st_v2(uw.y, -uw.x);
         out->point = st_v2_add(lc, st_v2_scale(uw, radius * inv_h));
@@ -542,49 +683,48 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
         out->point = st_v2_add(rc, st_v2_scale(uw, radius * inv_h));
         return true;
     }
-    double dcut = (t < 0.0 || t > 1.0 || one_vertex) ? INFINITY
-                                                     : st_v2_len2(st_v2_sub(vel, st_v2_add(lc, st_v2_scale(cv, t))));
+    double dcut = (t < 0.0 || t > 1.0 || c->one_vertex) ? INFINITY
+                                                        : st_v2_len2(st_v2_sub(vel, st_v2_add(lc, st_v2_scale(cv, t))));
     double dleft = tl < 0.0 ? INFINITY : st_v2_len2(st_v2_sub(vel, st_v2_add(lc, st_v2_scale(left, tl))));
     double dright = tr < 0.0 ? INFINITY : st_v2_len2(st_v2_sub(vel, st_v2_add(rc, st_v2_scale(right, tr))));
     if (dcut <= dleft && dcut <= dright) {
-        out->direction = st_v2_neg(o1->dir);
+        out->direction = st_v2_neg(c->o1->dir);
         out->point = st_v2_add(lc, st_v2_scale(st_v2(-out->direction.y, out->direction.x), radius * inv_h));
         return true;
     }
     if (dleft <= dright) {
-        if (left_foreign) return false;
+        if (c->left_foreign) return false;
         out->direction = left;
         out->point = st_v2_add(lc, st_v2_scale(st_v2(-left.y, left.x), radius * inv_h));
         return true;
     }
-    if (right_foreign) return false;
+    if (c->right_foreign) return false;
     out->direction = st_v2_neg(right);
     out->point = st_v2_add(rc, st_v2_scale(st_v2(-out->direction.y, out->direction.x), radius * inv_h));
     return true;
 }
 
-/* ------------------------------------------------------------------------ */
-/* one agent                                                                */
-/* ------------------------------------------------------------------------ */
-
-/// 32 bytes: the sorted inserts move these; a tie on d2 reads the serials
-/// from the peers.
-typedef struct near_agent {
-    double d2;
-    uint32_t index;
-    st_vec2 rel;
-} near_agent;
-
-static inline bool near_less(const orca_peer *peer, const near_agent *a, const near_agent *b)
+/// The half-plane for the obstacle edge from vertex a (rel1 from the agent)
+/// to its next (rel2); false when the edge adds none.
+static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st_vec2 vel, double radius,
+                      double inv_h, line *out)
 {
-    return a->d2 < b->d2 || (a->d2 == b->d2 && peer[a->index].serial < peer[b->index].serial);
+    edge_cone c = {.o1 = &verts[ia], .rel1 = rel1, .rel2 = rel2};
+    c.o2 = &verts[c.o1->next];
+    double r2 = radius * radius;
+    double d1 = st_v2_len2(rel1), d2 = st_v2_len2(rel2);
+    st_vec2 ov = st_v2_sub(c.o2->p, c.o1->p);
+    double s = st_v2_dot(st_v2_neg(rel1), ov) / st_v2_len2(ov);
+    double dline = st_v2_len2(st_v2_sub(st_v2_neg(rel1), st_v2_scale(ov, s)));
+
+    int touching = edge_touching(c.o1, c.o2, rel1, rel2, d1, d2, s, dline, r2, out);
+    if (touching >= 0) return touching == 1;
+    return edge_legs(verts, &c, d1, d2, s, dline, r2, radius) && edge_project(&c, vel, radius, inv_h, out);
 }
 
-typedef struct near_edge {
-    double d2;
-    int vert;
-    st_vec2 rel1;
-} near_edge;
+/* ------------------------------------------------------------------------ */
+/* one agent's neighbours                                                   */
+/* ------------------------------------------------------------------------ */
 
 #define ORCA_MAX_CLOSE 16
 /// How far a blocked agent's aim turns to its side: this times its
@@ -601,93 +741,281 @@ typedef struct near_edge {
 /// (and chosen to stay so) sidesteps instead: a ring of agents pressing
 /// on one point turns instead of waiting for ever.
 #define ORCA_STALL 0.1
+/// Grid items within range an agent holds at once (itself included); when
+/// a disc holds more, the farthest that can make neither list are dropped
+/// (gather_compact) once fewer than ORCA_CAND_ROOM places are left.
+#define ORCA_CAND_MAX 192
+#define ORCA_CAND_ROOM 48
 
+/// The grid items within range of one agent, in scan order. Sorting them as
+/// they come costs a mispredicted branch or more a candidate; here the scan
+/// only appends (no branch on the distance), one pass classifies them, and
+/// they are ranked nearest first without a branch on the data (near_order).
 typedef struct gather {
     const st_world *w;
     const orca_peer *peer;
-    int self;
-    uint32_t mask;
-    int cap, n;
-    near_agent *best; // sorted by (d2, serial), at most cap
+    const st_grid_item *items;
+    uint32_t self, mask;
+    // The nearest `cap` make the neighbour lines; 0: only the close list
+    // matters (mark_revisits).
+    int cap;
     // Everyone who could touch this agent within the step, whether or not
     // among the nearest `cap`: the same pairs seen from both sides.
     double radius, reach_speed, dt;
-    int n_close;
-    near_agent close[ORCA_MAX_CLOSE];
+    int n;
+    _Alignas(16) st_vec2 rel[ORCA_CAND_MAX];
+    double d2[ORCA_CAND_MAX];
+    int32_t item[ORCA_CAND_MAX];     // grid item
+    uint32_t index[ORCA_CAND_MAX];   // dense index (near_classify)
+    uint8_t close[ORCA_CAND_MAX];    // could touch within the step (near_classify)
+    _Alignas(16) int32_t key[ORCA_CAND_MAX + 16]; // near_classify; 16 past the last for near_ranks
 } gather;
 
-/// Everything but the close list, which fills from n_close = 0 (zeroing
-/// its 16 entries cost as much as a neighbour's half-plane).
-static inline void gather_init(gather *g, const st_world *w, int self, uint32_t mask, int cap, near_agent *best,
-                               const st_body *b, double dt)
+/// What the gathering found: the positions of the neighbours in range,
+/// nearest first (ties by serial; the first n_best of them make the
+/// neighbour lines), and of the nearest ORCA_MAX_CLOSE that could touch
+/// within the step.
+typedef struct near_set {
+    int n_valid, n_best, n_close;
+    uint8_t ord[ORCA_CAND_MAX];
+    uint8_t close[ORCA_CAND_MAX]; // the first n_close of them
+} near_set;
+
+static inline void gather_init(gather *g, const st_world *w, int self, uint32_t mask, int cap, const st_body *b,
+                               double dt)
 {
     g->w = w;
     g->peer = w->avoid->peer;
-    g->self = self;
+    g->items = w->grid.items;
+    g->self = (uint32_t)self;
     g->mask = mask;
     g->cap = cap;
-    g->n = 0;
-    g->best = best;
     g->radius = b->radius;
     g->reach_speed = b->max_speed;
     g->dt = dt;
-    g->n_close = 0;
+    g->n = 0;
 }
 
-ST__INLINE void keep_sorted(const orca_peer *peer, near_agent *list, int *n, int cap, const near_agent *ap)
+/// Candidate q's sort key: its d2 as a float (rounding keeps the order,
+/// ties aside) with q in the low 8 bits, so keys are distinct integers;
+/// someone it must not avoid (itself, a dead agent, a layer its mask
+/// leaves out) sorts after everyone. Its close flag too. No branch on any
+/// of it.
+static inline void near_classify(gather *g, int q)
 {
-    const near_agent a = *ap;
-    int pos = *n < cap ? *n : cap - 1;
-    if (*n == cap && !near_less(peer, &a, &list[pos])) return;
-    while (pos > 0 && near_less(peer, &a, &list[pos - 1])) {
-        list[pos] = list[pos - 1];
-        pos--;
-    }
-    list[pos] = a;
-    if (*n < cap) (*n)++;
+    uint32_t j = g->items[g->item[q]].index;
+    const orca_peer *o = &g->peer[j];
+    bool valid = (j != g->self) & ((g->mask & o->layer) != 0);
+    if (g->w->removed_in_step) valid = valid && g->w->agents[j].alive;
+    double touch = g->radius + o->radius + (g->reach_speed + o->max_speed) * g->dt;
+    g->index[q] = j;
+    g->close[q] = g->d2[q] < touch * touch;
+    // As an integer a float's bits keep its order; infinity and NaN stay
+    // below the marks of the invalid (0x7FFFFFqq), as no number is.
+    float f = (float)g->d2[q];
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    g->key[q] = (int32_t)((bits & ~0xFFu) | ((0u - (uint32_t)!valid) & 0x7FFFFF00u) | (uint32_t)q);
 }
 
+/// rank[q] = how many of the keys [0, n) lie below key[q]. Up to 16 keys
+/// sit in four registers and each key in turn is compared with all of them
+/// at once; more take a pass over the keys each.
+static void near_ranks(int32_t *key, int n, int32_t *rank)
+{
+#if ORCA_SSE2
+    const __m128i pad = _mm_set1_epi32(INT32_MAX);
+    if (n <= 16) {
+        for (int v = 0; v < 4; v++) _mm_storeu_si128((__m128i *)(key + n + 4 * v), pad);
+        __m128i k0 = _mm_load_si128((const __m128i *)key), k1 = _mm_load_si128((const __m128i *)(key + 4));
+        __m128i k2 = _mm_load_si128((const __m128i *)(key + 8)), k3 = _mm_load_si128((const __m128i *)(key + 12));
+        __m128i r0 = _mm_setzero_si128(), r1 = r0, r2 = r0, r3 = r0;
+        for (int p = 0; p < n; p++) {
+            __m128i b = _mm_set1_epi32(key[p]);
+            r0 = _mm_sub_epi32(r0, _mm_cmpgt_epi32(k0, b));
+            r1 = _mm_sub_epi32(r1, _mm_cmpgt_epi32(k1, b));
+            r2 = _mm_sub_epi32(r2, _mm_cmpgt_epi32(k2, b));
+            r3 = _mm_sub_epi32(r3, _mm_cmpgt_epi32(k3, b));
+        }
+        _mm_storeu_si128((__m128i *)rank, r0);
+        _mm_storeu_si128((__m128i *)(rank + 4), r1);
+        _mm_storeu_si128((__m128i *)(rank + 8), r2);
+        _mm_storeu_si128((__m128i *)(rank + 12), r3);
+        return;
+    }
+    for (int v = 0; v < 4; v++) _mm_storeu_si128((__m128i *)(key + n + 4 * v), pad);
+    int padded = (n + 3) & ~3;
+    for (int q = 0; q < n; q++) {
+        __m128i x = _mm_set1_epi32(key[q]), acc = _mm_setzero_si128();
+        for (int p = 0; p < padded; p += 4)
+            acc = _mm_sub_epi32(acc, _mm_cmpgt_epi32(x, _mm_load_si128((const __m128i *)(key + p))));
+        acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0x4E));
+        acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0xB1));
+        rank[q] = _mm_cvtsi128_si32(acc);
+    }
+#else
+    for (int q = 0; q < n; q++) {
+        int r = 0;
+        for (int p = 0; p < n; p++) r += key[p] < key[q];
+        rank[q] = r;
+    }
+#endif
+}
 
-/// Candidates a run's distance test passes, a block at a time (below).
-#define ORCA_SCAN_BLOCK 64
+static inline bool near_less(const gather *g, int a, int b)
+{
+    return g->d2[a] < g->d2[b] ||
+           (g->d2[a] == g->d2[b] && g->peer[g->index[a]].serial < g->peer[g->index[b]].serial);
+}
+
+/// Puts ord[0, n) (sorted by float key) in exact order: only those whose
+/// float keys agree move (rare outside symmetric scenes).
+static ST__NOINLINE void near_exact(const gather *g, uint8_t *ord, int n)
+{
+    for (int k = 1; k < n; k++) {
+        uint8_t a = ord[k];
+        if ((g->key[a] >> 8) != (g->key[ord[k - 1]] >> 8)) continue;
+        int pos = k;
+        while (pos > 0 && near_less(g, a, ord[pos - 1])) {
+            ord[pos] = ord[pos - 1];
+            pos--;
+        }
+        ord[pos] = a;
+    }
+}
+
+/// The candidates in the order their lines are made, which decides every
+/// rounding after it: nearest first, ties by serial. Each goes to its
+/// rank among the keys (a permutation: they are distinct), then those
+/// whose float keys agree are put in exact order. Of them, the nearest cap
+/// and the nearest ORCA_MAX_CLOSE close enough to touch within the step.
+static void near_select(gather *g, near_set *s)
+{
+    const int n = g->n;
+    int valid = 0;
+    for (int q = 0; q < n; q++) {
+        near_classify(g, q);
+        valid += g->key[q] < (int32_t)0x7FFFFF00;
+    }
+    int32_t rank[ORCA_CAND_MAX + 16];
+    int32_t sorted[ORCA_CAND_MAX + 1];
+    uint8_t closes[ORCA_CAND_MAX + 1];
+    near_ranks(g->key, n, rank);
+    for (int q = 0; q < n; q++) {
+        s->ord[rank[q]] = (uint8_t)q;
+        sorted[rank[q]] = g->key[q] >> 8;
+        closes[rank[q]] = g->close[q];
+    }
+    s->n_valid = valid;
+    s->n_best = valid < g->cap ? valid : g->cap;
+    // Ties in the float keys and the close ones in one pass, no branch
+    // (the nearest ORCA_MAX_CLOSE of them count).
+    bool tie = false;
+    int nc = 0;
+    sorted[valid] = -1; // not equal to any key >> 8
+    for (int k = 0; k < valid; k++) {
+        tie |= sorted[k] == sorted[k + 1];
+        s->close[nc] = s->ord[k];
+        nc += closes[k];
+    }
+    if (tie) {
+        near_exact(g, s->ord, valid);
+        nc = 0;
+        for (int k = 0; k < valid; k++) {
+            s->close[nc] = s->ord[k];
+            nc += g->close[s->ord[k]];
+        }
+    }
+    s->n_close = nc < ORCA_MAX_CLOSE ? nc : ORCA_MAX_CLOSE;
+}
+
+/// The buffer is nearly full: keeps only what can still make either list
+/// (the nearest cap, the nearest close ones), at most cap + ORCA_MAX_CLOSE.
+static ST__NOINLINE void gather_compact(gather *g)
+{
+    near_set s;
+    near_select(g, &s);
+    bool keep[ORCA_CAND_MAX] = {false};
+    for (int k = 0; k < s.n_best; k++) keep[s.ord[k]] = true;
+    for (int k = 0; k < s.n_close; k++) keep[s.close[k]] = true;
+    int m = 0;
+    for (int q = 0; q < g->n; q++) {
+        if (!keep[q]) continue;
+        g->d2[m] = g->d2[q];
+        g->item[m] = g->item[q];
+        g->rel[m] = g->rel[q];
+        m++;
+    }
+    g->n = m;
+}
+
+/// Items [k0, k1) of a run: each one's offset and d2 go to the end of the
+/// candidates, which grow by one when it is within range (NaN too, as the
+/// test `!(d2 > r2)` has it). About two thirds of a run fail, in no order
+/// a predictor can learn: no branch on it. Two lanes at once where SSE2 is
+/// there, with the scalar code's roundings (the same operations in each).
+ST__INLINE int scan_items(gather *g, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
+                          double r2, bool fold, int n)
+{
+    const st_world *w = g->w;
+#if ORCA_SSE2
+    if (!fold) {
+        const __m128d shift = _mm_set_pd(sy, sx), centre = _mm_set_pd(c.y, c.x), lim = _mm_set_sd(r2);
+        for (int k = k0; k < k1; k++) {
+            __m128d off = _mm_sub_pd(_mm_add_pd(_mm_loadu_pd(&items[k].pos.x), shift), centre);
+            __m128d sq = _mm_mul_pd(off, off);
+            __m128d d2 = _mm_add_sd(sq, _mm_unpackhi_pd(sq, sq));
+            _mm_store_pd(&g->rel[n].x, off);
+            _mm_store_sd(&g->d2[n], d2);
+            g->item[n] = k;
+            n += !_mm_comigt_sd(d2, lim);
+        }
+        return n;
+    }
+#endif
+    for (int k = k0; k < k1; k++) {
+        st_vec2 off = st__run_offset(w, &items[k], sx, sy, c, fold);
+        double d2 = off.x * off.x + off.y * off.y;
+        g->rel[n] = off;
+        g->d2[n] = d2;
+        g->item[n] = k;
+        n += !(d2 > r2);
+    }
+    return n;
+}
 
 ST__INLINE void gather_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
-                       double r2, bool fold)
+                           double r2, bool fold)
 {
     gather *g = ctx;
-    const st_world *w = g->w;
-    // The distance test first, without a branch: about two thirds of a
-    // run's items fail it, in no order a predictor can learn. The survivors
-    // (the same ones the test would pass, NaN included) go on in run order.
-    int pass[ORCA_SCAN_BLOCK];
-    double pd2[ORCA_SCAN_BLOCK];
-    st_vec2 poff[ORCA_SCAN_BLOCK];
-    for (int b0 = k0; b0 < k1; b0 += ORCA_SCAN_BLOCK) {
-        int b1 = k1 - b0 > ORCA_SCAN_BLOCK ? b0 + ORCA_SCAN_BLOCK : k1, m = 0;
-        for (int k = b0; k < b1; k++) {
-            st_vec2 off = st__run_offset(w, &items[k], sx, sy, c, fold);
-            double d2 = off.x * off.x + off.y * off.y;
-            pass[m] = k;
-            pd2[m] = d2;
-            poff[m] = off;
-            m += !(d2 > r2);
-        }
-        for (int q = 0; q < m; q++) {
-            const st_grid_item *it = &items[pass[q]];
-            double d2 = pd2[q];
-            if ((int)it->index == g->self) continue;
-            if (w->removed_in_step && !w->agents[it->index].alive) continue;
-            const orca_peer *o = &g->peer[it->index];
-            if (!(g->mask & o->layer)) continue;
-            double touch = g->radius + o->radius + (g->reach_speed + o->max_speed) * g->dt;
-            bool close = d2 < touch * touch;
-            if (!close && (g->cap == 0 || (g->n == g->cap && d2 > g->best[g->cap - 1].d2))) continue;
-            near_agent a = {d2, it->index, poff[q]};
-            if (close) keep_sorted(g->peer, g->close, &g->n_close, ORCA_MAX_CLOSE, &a);
-            if (g->cap > 0) keep_sorted(g->peer, g->best, &g->n, g->cap, &a);
-        }
+    while (k0 < k1) {
+        if (ORCA_CAND_MAX - g->n < ORCA_CAND_ROOM) gather_compact(g);
+        int room = ORCA_CAND_MAX - g->n;
+        int k = k1 - k0 > room ? k0 + room : k1;
+        g->n = scan_items(g, items, k0, k, sx, sy, c, r2, fold, g->n);
+        k0 = k;
     }
 }
+
+/// Agent i's neighbours within range on the layers `mask` takes.
+static void gather_agents(gather *g, const st_world *w, int i, uint32_t mask, int cap, double range, double dt,
+                          near_set *s)
+{
+    const st_body *b = &w->bodies[i];
+    gather_init(g, w, i, mask, cap, b, dt);
+    st__grid_runs(w, &w->grid, b->pos, range, gather_run, g);
+    near_select(g, s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* one agent                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct near_edge {
+    double d2;
+    int vert;
+    st_vec2 rel1;
+} near_edge;
 
 /// The nearest obstacle edges within reach, nearest first.
 static int gather_edges(const st_world *w, const struct st_avoid_state *s, st_vec2 pos, double range,
@@ -728,12 +1056,10 @@ static int gather_edges(const st_world *w, const struct st_avoid_state *s, st_ve
 }
 
 /// Does agent j yield to agent i? Then they share by priority; else i takes all.
-static double share_of(const orca_peer *pj_, const st_avoid_def *di)
+static inline double share_of(const orca_peer *pj_, const orca_peer *pi_)
 {
-    uint8_t fj = pj_->avoid;
-    if (!(fj & ST__AV_ORCA) || (fj & ST__AV_LOCKED)) return 1.0;
-    if (!(pj_->mask & di->layer)) return 1.0;
-    double pi = di->priority, pj = pj_->priority;
+    if (!(pj_->yields & pi_->layer)) return 1.0;
+    double pi = pi_->priority, pj = pj_->priority;
     if (pi + pj <= 0.0) return 0.5;
     return pj / (pi + pj);
 }
@@ -748,6 +1074,250 @@ static bool is_traced(const st_world *w, int i)
 #define AV_STUCK 1u
 #define AV_REVISIT 2u
 
+/// What one agent's pass works with: its body, settings and preferred
+/// velocity, and the lines made so far ([0, n_obst) obstacles', [n_obst,
+/// n_hard) the close agents' for one step, then the neighbours').
+/// `blocked`: the largest share of the avoiding among the neighbour lines
+/// that keep pref out (note_block).
+typedef struct orca_ctx {
+    const st_world *w;
+    const st_body *b;
+    const orca_self *me;
+    const orca_peer *peer; // its own
+    uint64_t serial;
+    st_vec2 pref;
+    double dt, inv_h, inv_ho, inv_dt;
+    double blocked;
+    int n, n_obst, n_hard;
+    line lines[ORCA_MAX_LINES];
+} orca_ctx;
+
+/// A neighbour's line that keeps pref out blocks the agent by its share
+/// of the avoiding (doubled, at most 1: an even share blocks fully). Which
+/// lines do is in no order: no branch on it.
+ST__INLINE void note_block(orca_ctx *x, const line *L, double share)
+{
+    double v = det(L->direction, st_v2_sub(L->point, x->pref)) > 0.0;
+    double m = 2.0 * share;
+    m = v * (1.0 < m ? 1.0 : m); // fmin(1, m) for numbers
+    x->blocked = x->blocked > m ? x->blocked : m;
+}
+
+/// Obstacle edges, nearest first, each unless an earlier line covers it;
+/// then circle obstacles: discs that never yield, moving as they last moved.
+static void obstacle_lines(orca_ctx *x)
+{
+    const st_world *w = x->w;
+    const st_body *b = x->b;
+    const struct st_avoid_state *s = w->avoid;
+    double reach = x->me->horizon_obstacles * b->max_speed + b->radius;
+    if (s->vert_count > 0) {
+        near_edge edges[ORCA_MAX_OBSTACLE_LINES];
+        int ne = gather_edges(w, s, b->pos, reach, edges);
+        for (int k = 0; k < ne; k++) {
+            const overt *a = &s->verts[edges[k].vert];
+            st_vec2 r1 = edges[k].rel1, r2 = st_v2_add(r1, st_v2_sub(s->verts[a->next].p, a->p));
+            if (covered(x->lines, x->n, r1, r2, x->inv_ho, b->radius)) continue;
+            if (edge_line(s->verts, edges[k].vert, r1, r2, b->vel, b->radius, x->inv_ho, &x->lines[x->n])) x->n++;
+        }
+    }
+    for (int k = 0; k < w->obstacle_count && x->n < ORCA_MAX_OBSTACLE_LINES; k++) {
+        const st_obstacle *o = &w->obstacles[k];
+        if (o->kind != ST_OBSTACLE_CIRCLE) continue;
+        st_vec2 rel = st_world_offset(w, b->pos, o->center);
+        double r = reach + o->radius;
+        if (st_v2_len2(rel) > r * r) continue;
+        st_vec2 ov = st_v2_scale(st_v2_sub(o->center, o->prev_center), x->inv_dt);
+        if (!st_v2_finite(ov)) ov = st_v2(0.0, 0.0);
+        x->lines[x->n++] = disc_line(rel, b->vel, ov, b->radius + o->radius, 1.0, x->inv_ho, x->inv_dt, true);
+    }
+    x->n_obst = x->n;
+}
+
+/// What one neighbour's half-plane is made from.
+typedef struct near_in {
+    st_vec2 rel, vel; // its offset, and the velocity it is avoided at
+    double rsum, share;
+    bool first;       // this agent's serial is the lower
+} near_in;
+
+/// Candidate q's inputs. A close one stuck in the first round (`flag`
+/// non-NULL) is avoided at the velocity it chose there (`out`), wholly.
+static inline near_in near_input(const orca_ctx *x, const gather *g, int q, const uint8_t *flag, const st_vec2 *out)
+{
+    uint32_t j = g->index[q];
+    const orca_peer *o = &g->peer[j];
+    near_in in = {g->rel[q], o->vel, (x->b->radius + o->radius) * ORCA_SKIN, share_of(o, x->peer),
+                  x->serial < o->serial};
+    if (flag && (flag[j] & AV_STUCK)) {
+        in.vel = out[j];
+        in.share = 1.0;
+    }
+    return in;
+}
+
+#if ORCA_SSE2
+static inline v2d v2d_blend(v2d mask, v2d a, v2d b) { return _mm_or_pd(_mm_and_pd(mask, a), _mm_andnot_pd(mask, b)); }
+
+/// disc_line and note_block for two neighbours at once, one in each lane
+/// (x and y apart): each lane does exactly the scalar arithmetic, so the
+/// lines are the same bits, and its long chain of square roots and
+/// divisions serves two lines. `two`: b is a second neighbour, not a copy
+/// of a. A lane that overlaps is made again by the scalar code.
+static void disc_lines2(orca_ctx *x, const near_in *a, const near_in *b, double inv_h, bool two, v2d *blocked)
+{
+    const v2d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd(), ih = _mm_set1_pd(inv_h);
+    const v2d vx = _mm_set1_pd(x->b->vel.x), vy = _mm_set1_pd(x->b->vel.y);
+    const v2d relx = _mm_set_pd(b->rel.x, a->rel.x), rely = _mm_set_pd(b->rel.y, a->rel.y);
+    const v2d rvx = _mm_sub_pd(vx, _mm_set_pd(b->vel.x, a->vel.x)), rvy = _mm_sub_pd(vy, _mm_set_pd(b->vel.y, a->vel.y));
+    const v2d rsum = _mm_set_pd(b->rsum, a->rsum), share = _mm_set_pd(b->share, a->share);
+    v2d d2 = _mm_add_pd(_mm_mul_pd(relx, relx), _mm_mul_pd(rely, rely)), r2 = _mm_mul_pd(rsum, rsum);
+    int over = _mm_movemask_pd(_mm_cmpngt_pd(d2, r2));
+    v2d wvx = _mm_sub_pd(rvx, _mm_mul_pd(relx, ih)), wvy = _mm_sub_pd(rvy, _mm_mul_pd(rely, ih));
+    v2d wl2 = _mm_add_pd(_mm_mul_pd(wvx, wvx), _mm_mul_pd(wvy, wvy));
+    v2d dot1 = _mm_add_pd(_mm_mul_pd(wvx, relx), _mm_mul_pd(wvy, rely));
+    v2d cut = _mm_and_pd(_mm_cmplt_pd(dot1, zero), _mm_cmpgt_pd(_mm_mul_pd(dot1, dot1), _mm_mul_pd(r2, wl2)));
+    v2d wl = _mm_sqrt_pd(wl2);
+    v2d iw = _mm_div_pd(one, v2d_blend(_mm_cmpgt_pd(wl2, zero), wl, one));
+    v2d uwx = _mm_mul_pd(wvx, iw), uwy = _mm_mul_pd(wvy, iw);
+    v2d cc = _mm_sub_pd(_mm_mul_pd(rsum, ih), wl);
+    v2d leg = _mm_sqrt_pd(_mm_sub_pd(d2, r2));
+    v2d left = _mm_cmpgt_pd(_mm_sub_pd(_mm_mul_pd(relx, wvy), _mm_mul_pd(rely, wvx)), zero);
+    v2d sign = v2d_blend(left, one, _mm_set1_pd(-1.0));
+    v2d rs = _mm_mul_pd(rsum, sign), inv = _mm_mul_pd(_mm_div_pd(one, d2), sign);
+    v2d ldx = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(relx, leg), _mm_mul_pd(rely, rs)), inv);
+    v2d ldy = _mm_mul_pd(_mm_add_pd(_mm_mul_pd(relx, rs), _mm_mul_pd(rely, leg)), inv);
+    v2d dot2 = _mm_add_pd(_mm_mul_pd(rvx, ldx), _mm_mul_pd(rvy, ldy));
+    v2d dirx = v2d_blend(cut, uwy, ldx), diry = v2d_blend(cut, _mm_xor_pd(uwx, _mm_set1_pd(-0.0)), ldy);
+    v2d ux = v2d_blend(cut, _mm_mul_pd(uwx, cc), _mm_sub_pd(_mm_mul_pd(ldx, dot2), rvx));
+    v2d uy = v2d_blend(cut, _mm_mul_pd(uwy, cc), _mm_sub_pd(_mm_mul_pd(ldy, dot2), rvy));
+    v2d px = _mm_add_pd(vx, _mm_mul_pd(ux, share)), py = _mm_add_pd(vy, _mm_mul_pd(uy, share));
+    line *L = &x->lines[x->n];
+    _mm_storeu_pd(&L[0].point.x, _mm_unpacklo_pd(px, py));
+    _mm_storeu_pd(&L[0].direction.x, _mm_unpacklo_pd(dirx, diry));
+    if (two) {
+        _mm_storeu_pd(&L[1].point.x, _mm_unpackhi_pd(px, py));
+        _mm_storeu_pd(&L[1].direction.x, _mm_unpackhi_pd(dirx, diry));
+    }
+    if (over) { // rare: the scalar lines for the lanes that overlap
+        if (over & 1) L[0] = disc_line_overlap(a->rel, x->b->vel, a->vel, a->rsum, a->share, x->inv_dt, a->first);
+        if ((over & 2) && two)
+            L[1] = disc_line_overlap(b->rel, x->b->vel, b->vel, b->rsum, b->share, x->inv_dt, b->first);
+        px = _mm_set_pd(L[two].point.x, L[0].point.x);
+        py = _mm_set_pd(L[two].point.y, L[0].point.y);
+        dirx = _mm_set_pd(L[two].direction.x, L[0].direction.x);
+        diry = _mm_set_pd(L[two].direction.y, L[0].direction.y);
+    }
+    // note_block for both: det(direction, point - pref) > 0 blocks by
+    // min(1, 2 share); the largest is the same whatever the order.
+    v2d det = _mm_sub_pd(_mm_mul_pd(dirx, _mm_sub_pd(py, _mm_set1_pd(x->pref.y))),
+                         _mm_mul_pd(diry, _mm_sub_pd(px, _mm_set1_pd(x->pref.x))));
+    v2d m = _mm_min_pd(one, _mm_mul_pd(_mm_set1_pd(2.0), share));
+    *blocked = _mm_max_pd(*blocked, _mm_and_pd(_mm_cmpgt_pd(det, zero), m));
+    x->n += 1 + two;
+}
+#endif
+
+/// The lines for candidates which[0, m), their horizon 1 / inv_h.
+static void lines_of(orca_ctx *x, const gather *g, const uint8_t *which, int m, double inv_h, const uint8_t *flag,
+                     const st_vec2 *out)
+{
+#if ORCA_SSE2
+    v2d blocked = _mm_set1_pd(x->blocked);
+    for (int k = 0; k < m; k += 2) {
+        bool two = k + 1 < m;
+        near_in a = near_input(x, g, which[k], flag, out), b = near_input(x, g, which[k + two], flag, out);
+        disc_lines2(x, &a, &b, inv_h, two, &blocked);
+    }
+    double b0 = _mm_cvtsd_f64(blocked), b1 = _mm_cvtsd_f64(_mm_unpackhi_pd(blocked, blocked));
+    x->blocked = b0 > b1 ? b0 : b1;
+#else
+    for (int k = 0; k < m; k++) {
+        near_in a = near_input(x, g, which[k], flag, out);
+        x->lines[x->n] = disc_line(a.rel, x->b->vel, a.vel, a.rsum, a.share, inv_h, x->inv_dt, a.first);
+        note_block(x, &x->lines[x->n++], a.share);
+    }
+#endif
+}
+
+/// Neighbours close enough to touch within this step get the half-plane
+/// for a horizon of one step, kept hard like the obstacles': when the crowd
+/// is too dense for every long-horizon half-plane, the fallback gives up
+/// some foresight, never a collision this step. Then the nearest
+/// max_neighbors get theirs for the full horizon. In the second round
+/// (`flag` non-NULL) a close neighbour stuck in the first keeps the
+/// velocity it chose there (`out`), and this agent avoids all of it.
+ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, const uint8_t *flag,
+                            const st_vec2 *out)
+{
+    lines_of(x, g, s->close, s->n_close, x->inv_dt, flag, out);
+    x->n_hard = x->n;
+    lines_of(x, g, s->ord, s->n_best, x->inv_h, NULL, NULL);
+}
+
+/// The velocity the agent aims at. Blocked by a neighbour: prefer passing
+/// on one side, the same side for everyone, as pedestrians keep to one
+/// side, wavering a little; the more of the avoiding this agent must do,
+/// the more (an even share: ORCA_SIDE_BIAS). Plain ORCA lets symmetric
+/// crowds (a circle, a four-way crossing) stall face to face, each waiting
+/// for the others, and squeezes them into overlaps there. *walled: an
+/// obstacle's line keeps pref out.
+static st_vec2 aim_of(const orca_ctx *x, bool *walled)
+{
+    const st_vec2 pref = x->pref;
+    bool wall = false;
+    for (int k = 0; k < x->n_obst; k++) wall |= det(x->lines[k].direction, st_v2_sub(x->lines[k].point, pref)) > 0.0;
+    *walled = wall;
+    const double most = x->blocked;
+    if (most <= 0.0) return pref;
+    const st_world *w = x->w;
+    uint64_t key = w->seed ^ (x->serial * 0x9E3779B97F4A7C15ull) ^ (w->tick * 0xD1B54A32D192ED03ull);
+    double u = 2.0 * (double)(st_rng_next(&key) >> 11) * 0x1.0p-53 - 1.0;
+    st_vec2 side = st_v2_scale(st_v2(pref.y, -pref.x), ORCA_SIDE_BIAS * most);
+    return st_v2_rotate(st_v2_add(pref, side), u * ORCA_WAVER * most);
+}
+
+/// The velocity closest to `aim` in every half-plane; when they leave
+/// nothing, the least violation of the neighbour lines keeping the hard
+/// ones, or when even the hard ones leave nothing, of those keeping the
+/// obstacles' (*stuck). A blocked agent that would all but stop sidesteps.
+static st_vec2 solve(const orca_ctx *x, st_vec2 pref, st_vec2 aim, double blocked, bool walled, bool *stuck)
+{
+    const line *lines = x->lines;
+    const int n = x->n, n_hard = x->n_hard;
+    const double r = x->b->max_speed;
+    st_vec2 v;
+    int fail = lp2(lines, n, r, aim, false, &v);
+    if (fail >= n_hard && fail < n) {
+        lp3(lines, n, n_hard, fail, r, &v);
+    } else if (fail < n_hard) {
+        fail = lp2(lines, n_hard, r, aim, false, &v);
+        if (fail < n_hard) {
+            lp3(lines, n_hard, x->n_obst, fail, r, &v);
+            *stuck = true;
+        }
+    }
+    double stall2 = ORCA_STALL * ORCA_STALL * st_v2_len2(pref);
+    if ((blocked > 0.0 || walled) && !*stuck && st_v2_len2(v) < stall2 && st_v2_len2(x->b->vel) < stall2) {
+        st_vec2 side;
+        if (lp2(lines, n, r, st_v2(pref.y, -pref.x), false, &side) >= n) v = side;
+    }
+    if (!st_v2_finite(v)) v = pref;
+    return st_v2_truncate(v, r);
+}
+
+static void trace_agent(struct st_avoid_state *s, const orca_ctx *x, st_vec2 pref, st_vec2 v)
+{
+    st_orca_trace *t = &s->trace;
+    t->valid = true;
+    t->preferred = pref;
+    t->chosen = v;
+    t->line_count = x->n;
+    t->obstacle_lines = x->n_obst;
+    t->hard_lines = x->n_hard;
+    memcpy(t->lines, x->lines, (size_t)x->n * sizeof *x->lines);
+}
+
 /// Agent i's velocity: closest to pref in every half-plane. *stuck: even
 /// this step's half-planes left nothing. In the second round (`flag`
 /// non-NULL) a neighbour stuck in the first keeps the velocity it chose
@@ -755,138 +1325,48 @@ static bool is_traced(const st_world *w, int i)
 static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uint8_t *flag, const st_vec2 *out,
                           bool *stuck)
 {
-    const st_body *b = &w->bodies[i];
-    const st_avoid_def *raw = &w->avoid_defs[w->agents[i].slot];
-    const st_avoid_def d = effective(raw, b);
-    struct st_avoid_state *s = w->avoid;
-    const double inv_h = 1.0 / d.horizon, inv_ho = 1.0 / d.horizon_obstacles, inv_dt = 1.0 / dt;
-    line lines[ORCA_MAX_LINES];
-    int n = 0;
-
-    // Obstacle edges, nearest first, each unless an earlier line covers it.
-    double reach = d.horizon_obstacles * b->max_speed + b->radius;
-    near_edge edges[ORCA_MAX_OBSTACLE_LINES];
-    int ne = s->vert_count > 0 ? gather_edges(w, s, b->pos, reach, edges) : 0;
-    for (int k = 0; k < ne; k++) {
-        const overt *a = &s->verts[edges[k].vert];
-        st_vec2 r1 = edges[k].rel1, r2 = st_v2_add(r1, st_v2_sub(s->verts[a->next].p, a->p));
-        if (covered(lines, n, r1, r2, inv_ho, b->radius)) continue;
-        if (edge_line(s->verts, edges[k].vert, r1, r2, b->vel, b->radius, inv_ho, &lines[n])) n++;
-    }
-    // Circle obstacles: discs that never yield, moving as they last moved.
-    for (int k = 0; k < w->obstacle_count && n < ORCA_MAX_OBSTACLE_LINES; k++) {
-        const st_obstacle *o = &w->obstacles[k];
-        if (o->kind != ST_OBSTACLE_CIRCLE) continue;
-        st_vec2 rel = st_world_offset(w, b->pos, o->center);
-        double r = reach + o->radius;
-        if (st_v2_len2(rel) > r * r) continue;
-        st_vec2 ov = st_v2_scale(st_v2_sub(o->center, o->prev_center), inv_dt);
-        if (!st_v2_finite(ov)) ov = st_v2(0.0, 0.0);
-        lines[n++] = disc_line(rel, b->vel, ov, b->radius + o->radius, 1.0, inv_ho, inv_dt, 1.0);
-    }
-    const int n_obst = n;
+    const struct st_avoid_state *st = w->avoid;
+    orca_ctx x;
+    x.w = w;
+    x.b = &w->bodies[i];
+    x.me = &st->self[i];
+    x.peer = &st->peer[i];
+    x.serial = st->peer[i].serial;
+    x.dt = dt;
+    x.inv_h = x.me->inv_h;
+    x.inv_ho = x.me->inv_ho;
+    x.inv_dt = 1.0 / dt;
+    x.pref = pref;
+    x.blocked = 0.0;
+    x.n = 0;
+    obstacle_lines(&x);
 
     // Agents: the max_neighbors nearest within range on the layers it avoids.
-    near_agent best[ST_AVOID_MAX_NEIGHBORS_CAP];
-    const orca_peer *peer = s->peer;
     gather g;
-    gather_init(&g, w, i, d.mask, d.max_neighbors, best, b, dt);
-    if (d.max_neighbors > 0 && d.range > 0.0)
-        st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
-    uint64_t serial = w->agents[i].serial;
-    double shares[ORCA_MAX_CLOSE + ST_AVOID_MAX_NEIGHBORS_CAP]; // of the agent lines, from n_obst on
-    // Neighbours close enough to touch within this step also get the
-    // half-plane for a horizon of one step, kept hard like the obstacles':
-    // when the crowd is too dense for every long-horizon half-plane, the
-    // fallback gives up some foresight, never a collision this step.
-    for (int k = 0; k < g.n_close; k++) {
-        const near_agent *a = &g.close[k];
-        const orca_peer *o = &peer[a->index];
-        double share = share_of(o, &d);
-        double tie = serial < o->serial ? 1.0 : -1.0;
-        st_vec2 ov = o->vel;
-        if (flag && (flag[a->index] & AV_STUCK)) {
-            ov = out[a->index];
-            share = 1.0;
-        }
-        shares[n - n_obst] = share;
-        lines[n++] = disc_line(a->rel, b->vel, ov, (b->radius + o->radius) * ORCA_SKIN, share, inv_dt, inv_dt, tie);
-    }
-    const int n_hard = n;
-    for (int k = 0; k < g.n; k++) {
-        const orca_peer *o = &peer[best[k].index];
-        double share = shares[n - n_obst] = share_of(o, &d);
-        double tie = serial < o->serial ? 1.0 : -1.0;
-        lines[n++] = disc_line(best[k].rel, b->vel, o->vel, (b->radius + o->radius) * ORCA_SKIN, share, inv_h,
-                               inv_dt, tie);
-    }
+    near_set s;
+    g.peer = st->peer;
+    s.n_best = s.n_close = 0;
+    if (x.me->max_neighbors > 0 && x.me->range > 0.0)
+        gather_agents(&g, w, i, x.me->mask, x.me->max_neighbors, x.me->range, dt, &s);
+    agent_lines(&x, &g, &s, flag, out);
 
-    st_vec2 v;
-    // Blocked by a neighbour: prefer passing on one side, the same side for
-    // everyone, as pedestrians keep to one side, wavering a little; the
-    // more of the avoiding this agent must do, the more (an even share:
-    // ORCA_SIDE_BIAS). Plain ORCA lets symmetric crowds (a circle, a
-    // four-way crossing) stall face to face, each waiting for the others,
-    // and squeezes them into overlaps there.
-    st_vec2 aim = pref;
-    bool walled = false; // by an obstacle
-    double blocked = 0.0; // the largest share of a neighbour's that blocks
-    for (int k = 0; k < n; k++) {
-        if (det(lines[k].direction, st_v2_sub(lines[k].point, pref)) <= 0.0) continue;
-        if (k < n_obst) walled = true;
-        else blocked = fmax(blocked, fmin(1.0, 2.0 * shares[k - n_obst]));
-    }
-    if (blocked > 0.0) {
-        uint64_t key = w->seed ^ (serial * 0x9E3779B97F4A7C15ull) ^ (w->tick * 0xD1B54A32D192ED03ull);
-        double u = 2.0 * (double)(st_rng_next(&key) >> 11) * 0x1.0p-53 - 1.0;
-        st_vec2 side = st_v2_scale(st_v2(pref.y, -pref.x), ORCA_SIDE_BIAS * blocked);
-        aim = st_v2_rotate(st_v2_add(pref, side), u * ORCA_WAVER * blocked);
-    }
-    int fail = lp2(lines, n, b->max_speed, aim, false, &v);
-    if (fail >= n_hard && fail < n) {
-        lp3(lines, n, n_hard, fail, b->max_speed, &v);
-    } else if (fail < n_hard) {
-        // Even this step's half-planes leave nothing: the least violation of
-        // them, keeping the obstacles'.
-        fail = lp2(lines, n_hard, b->max_speed, aim, false, &v);
-        if (fail < n_hard) {
-            lp3(lines, n_hard, n_obst, fail, b->max_speed, &v);
-            *stuck = true;
-        }
-    }
-    double stall2 = ORCA_STALL * ORCA_STALL * st_v2_len2(pref);
-    if ((blocked > 0.0 || walled) && !*stuck && st_v2_len2(v) < stall2 && st_v2_len2(b->vel) < stall2) {
-        st_vec2 side;
-        if (lp2(lines, n, b->max_speed, st_v2(pref.y, -pref.x), false, &side) >= n) v = side;
-    }
-    if (!st_v2_finite(v)) v = pref;
-    v = st_v2_truncate(v, b->max_speed);
-
-    if (is_traced(w, i)) {
-        st_orca_trace *t = &s->trace;
-        t->valid = true;
-        t->preferred = pref;
-        t->chosen = v;
-        t->line_count = n;
-        t->obstacle_lines = n_obst;
-        t->hard_lines = n_hard;
-        memcpy(t->lines, lines, (size_t)n * sizeof *lines);
-    }
+    bool walled;
+    st_vec2 aim = aim_of(&x, &walled);
+    st_vec2 v = solve(&x, pref, aim, x.blocked, walled, stuck);
+    if (is_traced(w, i)) trace_agent(w->avoid, &x, pref, v);
     return v;
 }
 
 /// Marks the ORCA agents that could touch stuck agent i within the step.
 static void mark_revisits(st_world *w, int i, uint8_t *flag)
 {
-    const st_body *b = &w->bodies[i];
-    st_avoid_def d = effective(&w->avoid_defs[w->agents[i].slot], b);
     // The close list alone (no nearest-k list), over the same range as the
     // agent's own round.
     gather g;
-    gather_init(&g, w, i, UINT32_MAX, 0, NULL, b, w->step_dt);
-    st__grid_runs(w, &w->grid, b->pos, d.range, gather_run, &g);
-    for (int k = 0; k < g.n_close; k++) {
-        uint32_t j = g.close[k].index;
+    near_set s;
+    gather_agents(&g, w, i, UINT32_MAX, 0, w->avoid->self[i].range, w->step_dt, &s);
+    for (int k = 0; k < s.n_close; k++) {
+        uint32_t j = g.index[s.close[k]];
         if ((w->bodies[j].avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA && !(flag[j] & AV_STUCK))
             flag[j] |= AV_REVISIT;
     }
@@ -894,21 +1374,38 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
 
 void st__avoid_peer(st_world *w, int i)
 {
+    // A stream over four arrays, one of them (the settings) in handle
+    // order: ask for the lines a few agents ahead.
+    if (i + 16 < w->step_count) {
+        ST__PREFETCH(&w->agents[i + 16]);
+        const st_agent *a = &w->agents[i + 8];
+        if (w->bodies[i + 8].avoid & ST__AV_DEF) ST__PREFETCH(&w->avoid_defs[a->slot]);
+    }
     const st_body *b = &w->bodies[i];
     orca_peer *p = &w->avoid->peer[i];
     p->vel = b->vel;
     p->radius = b->radius;
     p->max_speed = b->max_speed;
     p->serial = w->agents[i].serial;
-    p->avoid = b->avoid;
+    bool yields = (b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA;
     if (b->avoid & ST__AV_DEF) {
         const st_avoid_def *d = &w->avoid_defs[w->agents[i].slot];
         p->layer = d->layer;
-        p->mask = d->mask;
+        p->yields = yields ? d->mask : 0u;
         p->priority = d->priority;
+        if (yields) {
+            st_avoid_def e = effective(d, b);
+            orca_self *me = &w->avoid->self[i];
+            me->range = e.range;
+            me->horizon_obstacles = e.horizon_obstacles;
+            me->inv_h = 1.0 / e.horizon;
+            me->inv_ho = 1.0 / e.horizon_obstacles;
+            me->mask = e.mask;
+            me->max_neighbors = e.max_neighbors;
+        }
     } else {
         p->layer = 1u;
-        p->mask = UINT32_MAX;
+        p->yields = yields ? UINT32_MAX : 0u;
         p->priority = 1.0;
     }
 }

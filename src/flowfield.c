@@ -38,57 +38,52 @@ static void set_dir(st_flowfield *f, int c, st_vec2 d)
     f->dir[2 * c + 1] = (float)d.y;
 }
 
+/// T at cell (x, y) once accepted (known), INFINITY outside the grid or before.
+static inline double known_T(const st_navgrid *g, const double *T, const uint8_t *known, int x, int y)
+{
+    if (x < 0 || y < 0 || x >= g->cols || y >= g->rows) return INFINITY;
+    int c = y * g->cols + x;
+    return known[c] ? T[c] : INFINITY;
+}
+
 /// The eikonal update of cell n from its accepted neighbours (T = arrival times).
 static double eikonal(const st_navgrid *g, const double *T, const uint8_t *known, int n)
 {
     int x = n % g->cols, y = n / g->cols;
-    double a = INFINITY, b = INFINITY, h = g->cell;
-    if (x > 0 && known[n - 1]) a = T[n - 1];
-    if (x < g->cols - 1 && known[n + 1]) a = fmin(a, T[n + 1]);
-    if (y > 0 && known[n - g->cols]) b = T[n - g->cols];
-    if (y < g->rows - 1 && known[n + g->cols]) b = fmin(b, T[n + g->cols]);
+    double h = g->cell;
+    double a = fmin(known_T(g, T, known, x - 1, y), known_T(g, T, known, x + 1, y));
+    double b = fmin(known_T(g, T, known, x, y - 1), known_T(g, T, known, x, y + 1));
     if (fabs(a - b) >= h || !isfinite(a) || !isfinite(b)) return fmin(a, b) + h;
     return 0.5 * (a + b + sqrt(2.0 * h * h - (a - b) * (a - b)));
 }
 
-st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *why)
+/// The goal's cell: the one under it, or when that is blocked the nearest
+/// free one; -1 with *why set when there is none.
+static int goal_cell(st_navgrid *g, st_vec2 goal, st_nav_result *why)
 {
-    st_nav_result dummy;
-    if (!why) why = &dummy;
-    *why = ST_NAV_OK;
     const st_world *w = g->w;
     if (!st_v2_finite(goal) || goal.x < 0.0 || goal.y < 0.0 || goal.x > st_world_width(w) ||
         goal.y > st_world_height(w)) {
         *why = ST_NAV_OUTSIDE;
-        return NULL;
+        return -1;
     }
     if (st_navgrid_update(g) < 0) {
         *why = ST_NAV_NO_MEMORY;
-        return NULL;
+        return -1;
     }
     int gx, gy;
     int t = nav__cell_of(g, goal, &gx, &gy);
     if (g->count[t] && (t = nav__snap(g, goal, -1)) < 0) {
         *why = ST_NAV_GOAL_BLOCKED;
-        return NULL;
+        return -1;
     }
-    st_flowfield *f = calloc(1, sizeof *f);
-    if (f) {
-        f->dist = malloc((size_t)g->cells * sizeof *f->dist);
-        f->dir = malloc((size_t)g->cells * 2 * sizeof *f->dir);
-    }
-    if (!f || !f->dist || !f->dir) {
-        st_flowfield_destroy(f);
-        *why = ST_NAV_NO_MEMORY;
-        return NULL;
-    }
-    f->cols = g->cols;
-    f->rows = g->rows;
-    f->cell = g->cell;
-    f->goal = goal;
-    f->goal_cell = t;
+    return t;
+}
 
-    // Fast marching: g->g holds T, g->closed marks accepted cells.
+/// Fast marching from the goal (in cell t) over the free cells: g->g holds
+/// the arrival times T, g->closed marks the accepted (reachable) cells.
+static void march(st_navgrid *g, st_vec2 goal, int t)
+{
     double *T = g->g;
     uint8_t *known = g->closed;
     for (int c = 0; c < g->cells; c++) {
@@ -116,54 +111,61 @@ st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *wh
             }
         }
     }
-    // Directions of the reachable cells.
-    double h = g->cell;
-    for (int c = 0; c < g->cells; c++) {
-        f->dist[c] = (float)T[c];
-        f->dir[2 * c] = f->dir[2 * c + 1] = 0.0f;
-        if (!known[c]) continue;
-        if (c == t) {
-            set_dir(f, c, st_v2_sub(goal, nav__center(g, c)));
-            continue;
+}
+
+/// One axis of T's gradient at c, from its neighbours lo and hi along it
+/// (INFINITY where not reachable): central where both are, one-sided
+/// beside a wall, and only ever pointing down towards the goal there.
+static double gradient_axis(double lo, double here, double hi, double h)
+{
+    return isfinite(lo) && isfinite(hi) ? (hi - lo) / (2.0 * h)
+         : isfinite(lo)                 ? fmax(0.0, here - lo) / h
+         : isfinite(hi)                 ? fmin(0.0, hi - here) / h
+                                        : 0.0;
+}
+
+/// Steepest descent from reachable cell c (at x, y) to an allowed neighbour,
+/// per unit of distance; zero when no neighbour lies lower.
+static st_vec2 descent_dir(const st_navgrid *g, const double *T, int c, int x, int y)
+{
+    double best = T[c];
+    int bk = -1;
+    for (int k = 0; k < 8; k++) {
+        int n = nav__step(g, x, y, k);
+        if (n < 0) continue;
+        double slope = (T[n] - T[c]) / (k < 4 ? 1.0 : sqrt(2.0));
+        if (T[n] < T[c] && (bk < 0 || slope < best)) {
+            best = slope;
+            bk = k;
         }
-        int x = c % g->cols, y = c / g->cols;
-        double l = x > 0 && known[c - 1] ? T[c - 1] : INFINITY;
-        double r = x < g->cols - 1 && known[c + 1] ? T[c + 1] : INFINITY;
-        double d = y > 0 && known[c - g->cols] ? T[c - g->cols] : INFINITY;
-        double u = y < g->rows - 1 && known[c + g->cols] ? T[c + g->cols] : INFINITY;
-        double gxv = isfinite(l) && isfinite(r) ? (r - l) / (2.0 * h)
-                   : isfinite(l) ? fmax(0.0, T[c] - l) / h
-                   : isfinite(r) ? fmin(0.0, r - T[c]) / h : 0.0;
-        double gyv = isfinite(d) && isfinite(u) ? (u - d) / (2.0 * h)
-                   : isfinite(d) ? fmax(0.0, T[c] - d) / h
-                   : isfinite(u) ? fmin(0.0, u - T[c]) / h : 0.0;
-        st_vec2 dir = st_v2_normalize(st_v2(-gxv, -gyv));
-        // Does it lead into a move the grid forbids, or nowhere?
-        int kx = (int)lround(dir.x * 1.2), ky = (int)lround(dir.y * 1.2);
-        bool ok = kx != 0 || ky != 0;
-        if (ok) {
-            for (int k = 0; k < 8; k++)
-                if (NAV_DX[k] == kx && NAV_DY[k] == ky) ok = nav__step(g, x, y, k) >= 0;
-        }
-        if (!ok) {
-            // Steepest descent to a neighbour instead.
-            double best = T[c];
-            int bk = -1;
-            for (int k = 0; k < 8; k++) {
-                int n = nav__step(g, x, y, k);
-                if (n < 0) continue;
-                double slope = (T[n] - T[c]) / (k < 4 ? 1.0 : sqrt(2.0));
-                if (T[n] < T[c] && (bk < 0 || slope < best)) {
-                    best = slope;
-                    bk = k;
-                }
-            }
-            dir = bk >= 0 ? st_v2(NAV_DX[bk], NAV_DY[bk]) : st_v2(0.0, 0.0);
-        }
-        set_dir(f, c, dir);
     }
-    // Blocked and cut-off cells: towards the nearest reachable cell, found
-    // by a breadth-first sweep outwards from all of them (parent = queue).
+    return bk >= 0 ? st_v2(NAV_DX[bk], NAV_DY[bk]) : st_v2(0.0, 0.0);
+}
+
+/// The direction of reachable cell c (not the goal's): minus the gradient,
+/// or steepest descent where the gradient vanishes or leads into a move
+/// the grid forbids.
+static st_vec2 reachable_dir(const st_navgrid *g, const double *T, const uint8_t *known, int c)
+{
+    int x = c % g->cols, y = c / g->cols;
+    double h = g->cell;
+    double gxv = gradient_axis(known_T(g, T, known, x - 1, y), T[c], known_T(g, T, known, x + 1, y), h);
+    double gyv = gradient_axis(known_T(g, T, known, x, y - 1), T[c], known_T(g, T, known, x, y + 1), h);
+    st_vec2 dir = st_v2_normalize(st_v2(-gxv, -gyv));
+    int kx = (int)lround(dir.x * 1.2), ky = (int)lround(dir.y * 1.2);
+    bool ok = kx != 0 || ky != 0;
+    if (ok) {
+        for (int k = 0; k < 8; k++)
+            if (NAV_DX[k] == kx && NAV_DY[k] == ky) ok = nav__step(g, x, y, k) >= 0;
+    }
+    return ok ? dir : descent_dir(g, T, c, x, y);
+}
+
+/// Blocked and cut-off cells: towards the nearest reachable cell, found by
+/// a breadth-first sweep outwards from all of them (parent = queue).
+static void point_out_of_blocked(st_flowfield *f, st_navgrid *g)
+{
+    uint8_t *known = g->closed;
     int tail = 0;
     for (int c = 0; c < g->cells; c++)
         if (known[c]) g->parent[tail++] = c;
@@ -179,6 +181,40 @@ st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *wh
             g->parent[tail++] = n;
         }
     }
+}
+
+st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *why)
+{
+    st_nav_result dummy;
+    if (!why) why = &dummy;
+    *why = ST_NAV_OK;
+    int t = goal_cell(g, goal, why);
+    if (t < 0) return NULL;
+    st_flowfield *f = calloc(1, sizeof *f);
+    if (f) {
+        f->dist = malloc((size_t)g->cells * sizeof *f->dist);
+        f->dir = malloc((size_t)g->cells * 2 * sizeof *f->dir);
+    }
+    if (!f || !f->dist || !f->dir) {
+        st_flowfield_destroy(f);
+        *why = ST_NAV_NO_MEMORY;
+        return NULL;
+    }
+    f->cols = g->cols;
+    f->rows = g->rows;
+    f->cell = g->cell;
+    f->goal = goal;
+    f->goal_cell = t;
+    march(g, goal, t);
+    // Directions of the reachable cells.
+    const double *T = g->g;
+    for (int c = 0; c < g->cells; c++) {
+        f->dist[c] = (float)T[c];
+        f->dir[2 * c] = f->dir[2 * c + 1] = 0.0f;
+        if (!g->closed[c]) continue;
+        set_dir(f, c, c == t ? st_v2_sub(goal, nav__center(g, c)) : reachable_dir(g, T, g->closed, c));
+    }
+    point_out_of_blocked(f, g);
     return f;
 }
 

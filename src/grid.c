@@ -28,12 +28,14 @@ void st__grid_free(st_grid *g)
     free(g->items);
     free(g->hist);
     free(g->lane_mem);
+    free(g->ids);
     g->cell_start = NULL;
     g->items = NULL;
     g->hist = NULL;
     g->lane_mem = NULL;
+    g->ids = NULL;
     memset(&g->lanes, 0, sizeof g->lanes);
-    g->cell_cap = g->agent_cap = g->hist_cap = g->lane_cap = 0;
+    g->cell_cap = g->agent_cap = g->hist_cap = g->lane_cap = g->ids_cap = 0;
 }
 
 static void grid_dims_for(const st_world *w, st_grid *g, double cell)
@@ -349,20 +351,42 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
         if (items[k].tag == tag) t->items[start[st__cell_of(w, t, items[k].pos)]++] = items[k];
     cursors_to_starts(start, cells);
     t->item_count = start[cells];
+    if (t->item_count > t->ids_cap) {
+        int n = t->ids_cap ? t->ids_cap : 64;
+        while (n < t->item_count) n *= 2;
+        st_agent_id *ids = realloc(t->ids, (size_t)n * sizeof *ids);
+        if (!ids) return false;
+        t->ids = ids;
+        t->ids_cap = n;
+    }
+    for (int k = 0; k < t->item_count; k++) {
+        uint32_t slot = w->agents[t->items[k].index].slot;
+        t->ids[k].index = slot;
+        t->ids[k].generation = w->slots[slot].generation;
+    }
     return true;
 }
 
-const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
+/// st__grid_for_tag's answer when it is the grid it gave last (thousands of
+/// brains in a row ask for the same tag), else NULL. Inlined where the
+/// call would cost more than the look.
+static inline const st_grid *tag_grid_again(st_world *w, int32_t tag)
 {
     const st_grid *g = &w->grid;
     if (tag == ST_TAG_ANY || g->item_count < ST_TAG_GRID_MIN || w->brute_force) return g;
-    // Thousands of brains in a row ask for the same tag: its slot first
-    // without the walk over the slots.
     st_tag_grid *last = &w->tag_grids[w->tag_last];
     if (last->tag == tag && last->epoch == w->grid_epoch) {
         last->used = ++w->tag_clock;
         return last->rare ? &last->g : g;
     }
+    return NULL;
+}
+
+const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
+{
+    const st_grid *g = tag_grid_again(w, tag);
+    if (g != NULL) return g;
+    g = &w->grid;
     st_tag_grid *slot = NULL;
     for (int k = 0; k < ST_TAG_GRIDS; k++) {
         st_tag_grid *t = &w->tag_grids[k];
@@ -444,18 +468,25 @@ ST__INLINE void visit_run(void *ctx, const st_grid_item *items, int k0, int k1, 
         if (!((d2 <= r2) & ((int)it->index != v->exclude) & (any_tag | (it->tag == tag)))) continue;
         if (v->w->removed_in_step && !v->w->agents[it->index].alive) continue;
         if (v->cone && d2 > 0.0 && !st__in_cone(d, d2, v->q->heading, v->cos_half)) continue;
-        v->fn(v->ctx, it->index, d, d2);
+        v->fn(v->ctx, it, d, d2);
     }
 }
 
-/// Visits every live agent within q (fov/tag/exclude applied) on grid g
-/// (the main grid or q's tag grid) with its offset and distance^2. Inlined
-/// into each query with its callback.
-ST__INLINE void grid_visit_on(const st_world *w, const st_grid *g, const st_query *q, st__visit_fn fn, void *ctx)
+/// Visits every live agent within q (fov/tag applied, and not the one at
+/// dense index `exclude`) on grid g (the main grid or q's tag grid) with
+/// its offset and distance^2. Inlined into each query with its callback.
+ST__INLINE void grid_visit_ex(const st_world *w, const st_grid *g, const st_query *q, int exclude, st__visit_fn fn,
+                              void *ctx)
 {
-    visit_ctx v = {w, q, st__dense(w, q->exclude), q->fov > 0.0 && q->fov < 2.0 * ST_PI, 0.0, fn, ctx};
+    visit_ctx v = {w, q, exclude, q->fov > 0.0 && q->fov < 2.0 * ST_PI, 0.0, fn, ctx};
     v.cos_half = v.cone ? cos(0.5 * q->fov) : -2.0;
     st__grid_runs(w, g, q->center, q->radius, visit_run, &v);
+}
+
+/// grid_visit_ex without q's exclude.
+ST__INLINE void grid_visit_on(const st_world *w, const st_grid *g, const st_query *q, st__visit_fn fn, void *ctx)
+{
+    grid_visit_ex(w, g, q, st__dense(w, q->exclude), fn, ctx);
 }
 
 ST__INLINE void grid_visit(const st_world *w, const st_query *q, st__visit_fn fn, void *ctx)
@@ -483,9 +514,10 @@ typedef struct collect_ctx {
     bool oom;
 } collect_ctx;
 
-ST__INLINE void collect(void *ctx, uint32_t index, st_vec2 offset, double dist2)
+ST__INLINE void collect(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2)
 {
     (void)offset;
+    uint32_t index = item->index;
     collect_ctx *c = ctx;
     st_world *w = c->w;
     if (c->n >= w->scratch_cap) {
@@ -586,27 +618,40 @@ int st_world_query(const st_world *cw, const st_query *q, st_agent_id *out, doub
 typedef struct nearest_ctx {
     double best;
     int64_t index;
+    const st_grid_item *item;
     st_vec2 offset;
     const st_world *w;
 } nearest_ctx;
 
-ST__INLINE void nearest(void *ctx, uint32_t index, st_vec2 offset, double dist2)
+ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2)
 {
     nearest_ctx *c = ctx;
+    uint32_t index = item->index;
     // The first candidate counts even when its dist2 overflowed to inf (a
     // radius near 1e308 admits it); a tie goes to the one spawned first.
     if (dist2 < c->best ||
         (dist2 == c->best && (c->index < 0 || c->w->agents[index].serial < c->w->agents[c->index].serial))) {
         c->best = dist2;
         c->index = index;
+        c->item = item;
         c->offset = offset;
     }
 }
+
+// Agents a cell, on average, from which st_world_nearest's first disc is
+// half a cell wide rather than one.
+#define ST_NEAREST_CROWDED 6
 
 /// Whether st__grid_runs folds the offsets of q's disc on grid g.
 static bool nearest_folds(const st_world *w, const st_grid *g, const st_query *q)
 {
     if (w->edges != ST_EDGES_WRAP) return false;
+    // A disc narrower than the world by more than two cells spans fewer
+    // columns and rows than the grid has, wherever it lies (the columns it
+    // touches are at most 2 r / cell + 2): no fold, known without the
+    // divisions below. The margin of a whole cell dwarfs any rounding.
+    double span = 2.0 * q->radius;
+    if (span + 3.0 * g->cell_w < g->nx * g->cell_w && span + 3.0 * g->cell_h < g->ny * g->cell_h) return false;
     double cx = st__wrap_coord(q->center.x, w->width), cy = st__wrap_coord(q->center.y, w->height);
     return st__grid_folds(g, floor((cx - q->radius) / g->cell_w), floor((cx + q->radius) / g->cell_w),
                           floor((cy - q->radius) / g->cell_h), floor((cy + q->radius) / g->cell_h));
@@ -618,8 +663,10 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     assert(query_ok(q));
     if (!query_ok(q)) return st_null_agent();
     st__grid_ensure(w);
-    nearest_ctx c = {INFINITY, -1, {0.0, 0.0}, w};
-    const st_grid *g = st__grid_for_tag(w, q->tag);
+    nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w};
+    const st_grid *g = tag_grid_again(w, q->tag);
+    if (g == NULL) g = st__grid_for_tag(w, q->tag);
+    int exclude = st__dense(w, q->exclude);
     // Nearest first: a radius many cells wide is searched in discs of one
     // cell, two, four ... cells first. Once a disc holds a candidate, the
     // nearest one there is the answer within the whole radius (anyone
@@ -628,21 +675,26 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     // crowd's "nearest prey within 150" reads 9 cells instead of 49. Not
     // when the full disc folds across a wrap world (other arithmetic for the
     // offsets) or the grid is bypassed.
-    double step = fmax(g->cell_w, g->cell_h);
+    double step = g->cell_w > g->cell_h ? g->cell_w : g->cell_h;
+    // A crowded grid starts with half a cell: at several agents a cell (a
+    // hunter's "nearest prey" at one agent per 400 square units: 6 a cell)
+    // that disc almost always holds one, in 2 x 2 cells rather than 3 x 3.
+    if ((int64_t)g->item_count >= ST_NEAREST_CROWDED * (int64_t)g->nx * g->ny) step *= 0.5;
     if (g->item_count > 0 && !w->brute_force && q->radius > 1.5 * step && !nearest_folds(w, g, q)) {
         st_query near = *q;
         near.radius = step;
         for (int k = 0; k < 4 && near.radius * 1.5 < q->radius && c.index < 0; k++, near.radius *= 2.0)
-            grid_visit_on(w, g, &near, nearest, &c);
+            grid_visit_ex(w, g, &near, exclude, nearest, &c);
     }
-    if (c.index < 0) grid_visit_on(w, g, q, nearest, &c);
+    if (c.index < 0) grid_visit_ex(w, g, q, exclude, nearest, &c);
     if (c.index < 0) return st_null_agent();
-    const st_agent *a = &w->agents[c.index];
     if (dist) {
         // dist2 may have overflowed: the length of the offset, at most DBL_MAX
         double d = isfinite(c.best) ? sqrt(c.best) : hypot(c.offset.x, c.offset.y);
         *dist = d <= DBL_MAX ? d : DBL_MAX;
     }
+    if (g->ids != NULL) return g->ids[c.item - g->items];
+    const st_agent *a = &w->agents[c.index];
     st_agent_id id = {a->slot, w->slots[a->slot].generation};
     return id;
 }

@@ -178,23 +178,33 @@ double st_navgrid_snap_radius(const st_navgrid *g) { return fmax(2.0 * g->cell, 
 
 /* ---- geometry ---- */
 
-/// Distance from p to the outline of an obstacle (0 inside a closed polygon).
-static double obstacle_distance(const st_obstacle *o, st_vec2 p)
+/// Whether p lies inside the closed polygon (points relative to o->center).
+static bool inside_polygon(const st_obstacle *o, st_vec2 p)
 {
-    if (o->kind == ST_OBSTACLE_CIRCLE) return st_v2_dist(p, o->center) - o->radius;
     st_vec2 q = st_v2_sub(p, o->center);
-    int n = o->point_count, segs = o->kind == ST_OBSTACLE_POLYGON ? n : n - 1;
-    double best = INFINITY;
     bool in = false;
-    for (int k = 0; k < segs; k++) {
+    for (int k = 0, n = o->point_count; k < n; k++) {
         st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
-        best = fmin(best, st_v2_dist2(q, st__closest_on_segment(q, a, b)));
         if ((a.y > q.y) != (b.y > q.y)) {
             double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
             if (x > q.x) in = !in;
         }
     }
-    if (o->kind == ST_OBSTACLE_POLYGON && in) return 0.0;
+    return in;
+}
+
+/// Distance from p to the outline of an obstacle (0 inside a closed polygon).
+static double obstacle_distance(const st_obstacle *o, st_vec2 p)
+{
+    if (o->kind == ST_OBSTACLE_CIRCLE) return st_v2_dist(p, o->center) - o->radius;
+    if (o->kind == ST_OBSTACLE_POLYGON && inside_polygon(o, p)) return 0.0;
+    st_vec2 q = st_v2_sub(p, o->center);
+    int n = o->point_count, segs = o->kind == ST_OBSTACLE_POLYGON ? n : n - 1;
+    double best = INFINITY;
+    for (int k = 0; k < segs; k++) {
+        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
+        best = fmin(best, st_v2_dist2(q, st__closest_on_segment(q, a, b)));
+    }
     return sqrt(best);
 }
 
@@ -231,21 +241,6 @@ static double segment_segment_distance(st_vec2 a, st_vec2 b, st_vec2 c, st_vec2 
 
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
-
-/// Whether p lies inside the closed polygon (points relative to o->center).
-static bool inside_polygon(const st_obstacle *o, st_vec2 p)
-{
-    st_vec2 q = st_v2_sub(p, o->center);
-    bool in = false;
-    for (int k = 0, n = o->point_count; k < n; k++) {
-        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
-        if ((a.y > q.y) != (b.y > q.y)) {
-            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
-            if (x > q.x) in = !in;
-        }
-    }
-    return in;
-}
 
 /// Whether segment a-b stays at least r from the obstacle (and out of it).
 /// The bounding circle first: most obstacles near a segment's box are not
@@ -335,7 +330,16 @@ static void cell_range(const st_navgrid *g, st_vec2 lo, st_vec2 hi, int *x0, int
     *y1 = (int)fmin(g->rows - 1.0, floor(hi.y / g->cell - 0.5));
 }
 
-/// Stamps the cells the obstacle blocks into f (emptied first) and count.
+/// A stamp that ran out of memory: none of the cells found so far were
+/// counted, so f keeps none (unstamp then takes nothing back).
+static bool stamp_failed(nav_footprint *f)
+{
+    f->n = 0;
+    return false;
+}
+
+/// Stamps the cells the obstacle blocks into f (emptied first) and count;
+/// on failure, none.
 static bool stamp_obstacle(st_navgrid *g, const st_obstacle *o, nav_footprint *f)
 {
     f->n = 0;
@@ -346,7 +350,7 @@ static bool stamp_obstacle(st_navgrid *g, const st_obstacle *o, nav_footprint *f
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             int c = y * g->cols + x;
-            if (obstacle_distance(o, nav__center(g, c)) < reach && !fp_push(f, c)) return false;
+            if (obstacle_distance(o, nav__center(g, c)) < reach && !fp_push(f, c)) return stamp_failed(f);
         }
     for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
     return true;
@@ -363,7 +367,8 @@ static bool stamp_wall(st_navgrid *g, const st_wall *wl, nav_footprint *f)
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             int c = y * g->cols + x;
-            if (segment_point_distance(nav__center(g, c), wl->from, wl->to) < reach && !fp_push(f, c)) return false;
+            if (segment_point_distance(nav__center(g, c), wl->from, wl->to) < reach && !fp_push(f, c))
+                return stamp_failed(f);
         }
     for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
     return true;
@@ -375,75 +380,99 @@ static void unstamp(st_navgrid *g, nav_footprint *f)
     f->n = 0;
 }
 
-int st_navgrid_update(st_navgrid *g)
+/// Walls only come: the new ones are stamped. Adds the cells changed to *touched.
+static bool stamp_new_walls(st_navgrid *g, int *touched)
 {
     const st_world *w = g->w;
-    if (g->synced && g->epoch == w->obstacle_epoch) return 0;
-    int touched = 0;
-    // Walls only come: stamp the new ones.
-    if (!st__grow((void **)&g->walls, &g->wall_cap, w->wall_count, sizeof *g->walls)) return -1;
+    if (!st__grow((void **)&g->walls, &g->wall_cap, w->wall_count, sizeof *g->walls)) return false;
     while (g->wall_count < w->wall_count) {
         nav_footprint *f = &g->walls[g->wall_count];
         memset(f, 0, sizeof *f);
         f->id = g->wall_count + 1;
         if (!stamp_wall(g, &w->walls[g->wall_count], f)) {
-            unstamp(g, f);
             free(f->cells);
-            return -1;
+            return false;
         }
-        touched += f->n;
+        *touched += f->n;
         g->wall_count++;
         g->comp_dirty = true;
     }
-    // Obstacles: both lists in id order; merge them.
+    return true;
+}
+
+/// Footprint i's obstacle is gone from the world: its cells are taken back.
+static void drop_footprint(st_navgrid *g, int i, int *touched)
+{
+    nav_footprint *f = &g->obs[i];
+    *touched += f->n;
+    unstamp(g, f);
+    free(f->cells);
+    memmove(f, f + 1, (size_t)(g->obs_count - i - 1) * sizeof *f);
+    g->obs_count--;
+    g->comp_dirty = true;
+}
+
+/// Stamps obstacle o into f, which stands where it is now; on failure f
+/// stamps nothing, and a centre that matches no position has it stamped
+/// again at the next update.
+static bool stamp_at(st_navgrid *g, const st_obstacle *o, nav_footprint *f, int *touched)
+{
+    f->center = o->center;
+    if (!stamp_obstacle(g, o, f)) {
+        f->center = st_v2(NAN, NAN);
+        return false;
+    }
+    *touched += f->n;
+    g->comp_dirty = true;
+    return true;
+}
+
+/// A new obstacle of the world: a footprint inserted at i (id order) and stamped.
+static bool insert_footprint(st_navgrid *g, int i, const st_obstacle *o, int *touched)
+{
+    if (!st__grow((void **)&g->obs, &g->obs_cap, g->obs_count + 1, sizeof *g->obs)) return false;
+    nav_footprint *f = &g->obs[i];
+    memmove(f + 1, f, (size_t)(g->obs_count - i) * sizeof *f);
+    memset(f, 0, sizeof *f);
+    f->id = o->id;
+    g->obs_count++;
+    return stamp_at(g, o, f, touched);
+}
+
+/// The footprints brought in line with the world's obstacles: both lists
+/// are in id order, so one merge finds the removed, moved and new ones.
+static bool sync_obstacles(st_navgrid *g, int *touched)
+{
+    const st_world *w = g->w;
     int i = 0, j = 0;
     while (i < g->obs_count || j < w->obstacle_count) {
         nav_footprint *f = i < g->obs_count ? &g->obs[i] : NULL;
         const st_obstacle *o = j < w->obstacle_count ? &w->obstacles[j] : NULL;
-        if (f && (!o || f->id < o->id)) { // removed from the world
-            touched += f->n;
-            unstamp(g, f);
-            free(f->cells);
-            memmove(f, f + 1, (size_t)(g->obs_count - i - 1) * sizeof *f);
-            g->obs_count--;
-            g->comp_dirty = true;
+        if (f && (!o || f->id < o->id)) {
+            drop_footprint(g, i, touched);
             continue;
         }
         if (f && f->id == o->id) {
             if (f->center.x != o->center.x || f->center.y != o->center.y) {
-                touched += f->n;
+                *touched += f->n;
                 unstamp(g, f);
-                f->center = o->center;
-                if (!stamp_obstacle(g, o, f)) {
-                    unstamp(g, f);
-                    f->center = st_v2(NAN, NAN); // restamped next time
-                    return -1;
-                }
-                touched += f->n;
-                g->comp_dirty = true;
+                if (!stamp_at(g, o, f, touched)) return false;
             }
-            i++;
-            j++;
-            continue;
+        } else if (!insert_footprint(g, i, o, touched)) {
+            return false;
         }
-        // New in the world: insert before i.
-        if (!st__grow((void **)&g->obs, &g->obs_cap, g->obs_count + 1, sizeof *g->obs)) return -1;
-        f = &g->obs[i];
-        memmove(f + 1, f, (size_t)(g->obs_count - i) * sizeof *f);
-        memset(f, 0, sizeof *f);
-        f->id = o->id;
-        f->center = o->center;
-        g->obs_count++;
-        if (!stamp_obstacle(g, o, f)) {
-            unstamp(g, f);
-            f->center = st_v2(NAN, NAN);
-            return -1;
-        }
-        touched += f->n;
-        g->comp_dirty = true;
         i++;
         j++;
     }
+    return true;
+}
+
+int st_navgrid_update(st_navgrid *g)
+{
+    const st_world *w = g->w;
+    if (g->synced && g->epoch == w->obstacle_epoch) return 0;
+    int touched = 0;
+    if (!stamp_new_walls(g, &touched) || !sync_obstacles(g, &touched)) return -1;
     g->epoch = w->obstacle_epoch;
     g->synced = true;
     return touched;
@@ -562,77 +591,104 @@ static bool visible_cells(const st_navgrid *g, st_vec2 a, st_vec2 b)
 
 /* ---- search ---- */
 
-/// Lazy Theta* (Nash, Koenig and Tovey 2010) from cell s (at point sp) to
-/// cell t (at point tp). Returns the number of points written into g->out
-/// (reversed: goal first), 0 when t was not reached.
-static int theta_star(st_navgrid *g, int s, st_vec2 sp, int t, st_vec2 tp)
+/// One search of theta_star: its ends (cells and points) and its stamp.
+typedef struct nav_query {
+    int s, t;
+    st_vec2 sp, tp;
+    uint32_t id;
+} nav_query;
+
+/// Where the path passes through cell c: the query's own points at its ends.
+static inline st_vec2 query_pos(const st_navgrid *g, const nav_query *q, int c)
+{
+    return c == q->s ? q->sp : c == q->t ? q->tp : nav__center(g, c);
+}
+
+/// A new search's stamp: cells stamped with an older one hold stale g/parent.
+static uint32_t next_search(st_navgrid *g)
 {
     uint32_t id = ++g->search;
     if (id == 0) { // wrapped: forget every stamp
         memset(g->stamp, 0, (size_t)g->cells * sizeof *g->stamp);
         id = g->search = 1;
     }
-#define POS(c) ((c) == s ? sp : (c) == t ? tp : nav__center(g, (c)))
+    return id;
+}
+
+/// Lazy Theta*'s check on popping c: its parent was taken on trust; when c
+/// cannot see it, the best expanded neighbour becomes the parent instead.
+static void check_parent(st_navgrid *g, const nav_query *q, int c)
+{
+    st_vec2 cp = query_pos(g, q, c);
+    int p = g->parent[c];
+    if (p == c || visible_cells(g, query_pos(g, q, p), cp)) return;
+    double best = INFINITY;
+    int bp = -1, x = c % g->cols, y = c / g->cols;
+    for (int k = 0; k < 8; k++) {
+        int n = nav__step(g, x, y, k);
+        if (n < 0 || g->stamp[n] != q->id || !g->closed[n]) continue;
+        double v = g->g[n] + st_v2_dist(query_pos(g, q, n), cp);
+        if (v < best) {
+            best = v;
+            bp = n;
+        }
+    }
+    if (bp >= 0) { // always: the cell was reached from an expanded neighbour
+        g->parent[c] = bp;
+        g->g[c] = best;
+    }
+}
+
+/// Expands c: each open neighbour is offered a path straight from c's
+/// parent, taken on trust (check_parent tests it when the neighbour pops).
+static void expand(st_navgrid *g, const nav_query *q, int c)
+{
+    g->closed[c] = 1;
+    int x = c % g->cols, y = c / g->cols;
+    int pc = g->parent[c];
+    st_vec2 pp = query_pos(g, q, pc);
+    for (int k = 0; k < 8; k++) {
+        int n = nav__step(g, x, y, k);
+        if (n < 0) continue;
+        if (g->stamp[n] != q->id) {
+            g->stamp[n] = q->id;
+            g->closed[n] = 0;
+            g->g[n] = INFINITY;
+            g->heap.pos[n] = -1;
+        } else if (g->closed[n]) {
+            continue;
+        }
+        st_vec2 np = query_pos(g, q, n);
+        double v = g->g[pc] + st_v2_dist(pp, np);
+        if (v < g->g[n]) {
+            g->g[n] = v;
+            g->parent[n] = pc;
+            g->key[n] = v + st_v2_dist(np, q->tp);
+            if (g->heap.pos[n] >= 0) nav__heap_decrease(&g->heap, g->key, n);
+            else nav__heap_push(&g->heap, g->key, n);
+        }
+    }
+}
+
+/// Lazy Theta* (Nash, Koenig and Tovey 2010) from cell s (at point sp) to
+/// cell t (at point tp). Returns the number of points written into g->out
+/// (reversed: goal first), 0 when t was not reached.
+static int theta_star(st_navgrid *g, int s, st_vec2 sp, int t, st_vec2 tp)
+{
+    nav_query q = {s, t, sp, tp, next_search(g)};
     g->heap.n = 0;
-    g->stamp[s] = id;
+    g->stamp[s] = q.id;
     g->closed[s] = 0;
     g->g[s] = 0.0;
     g->parent[s] = s;
     g->key[s] = st_v2_dist(sp, tp);
     nav__heap_push(&g->heap, g->key, s);
     bool found = false;
-    while (g->heap.n > 0) {
+    while (g->heap.n > 0 && !found) {
         int c = nav__heap_pop(&g->heap, g->key);
-        st_vec2 cp = POS(c);
-        int p = g->parent[c];
-        if (p != c && !visible_cells(g, POS(p), cp)) {
-            // The lazy guess failed: the best expanded neighbour instead.
-            double best = INFINITY;
-            int bp = -1, x = c % g->cols, y = c / g->cols;
-            for (int k = 0; k < 8; k++) {
-                int n = nav__step(g, x, y, k);
-                if (n < 0 || g->stamp[n] != id || !g->closed[n]) continue;
-                double v = g->g[n] + st_v2_dist(POS(n), cp);
-                if (v < best) {
-                    best = v;
-                    bp = n;
-                }
-            }
-            if (bp >= 0) { // always: the cell was reached from an expanded neighbour
-                g->parent[c] = bp;
-                g->g[c] = best;
-            }
-        }
-        if (c == t) {
-            found = true;
-            break;
-        }
-        g->closed[c] = 1;
-        int x = c % g->cols, y = c / g->cols;
-        int pc = g->parent[c];
-        st_vec2 pp = POS(pc);
-        for (int k = 0; k < 8; k++) {
-            int n = nav__step(g, x, y, k);
-            if (n < 0) continue;
-            if (g->stamp[n] != id) {
-                g->stamp[n] = id;
-                g->closed[n] = 0;
-                g->g[n] = INFINITY;
-                g->heap.pos[n] = -1;
-            } else if (g->closed[n]) {
-                continue;
-            }
-            st_vec2 np = POS(n);
-            // Path 2: straight from c's parent, taken on trust (checked when popped).
-            double v = g->g[pc] + st_v2_dist(pp, np);
-            if (v < g->g[n]) {
-                g->g[n] = v;
-                g->parent[n] = pc;
-                g->key[n] = v + st_v2_dist(np, tp);
-                if (g->heap.pos[n] >= 0) nav__heap_decrease(&g->heap, g->key, n);
-                else nav__heap_push(&g->heap, g->key, n);
-            }
-        }
+        check_parent(g, &q, c);
+        found = c == t;
+        if (!found) expand(g, &q, c);
     }
     // Leave the heap's positions clean for the next search.
     for (int k = 0; k < g->heap.n; k++) g->heap.pos[g->heap.items[k]] = -1;
@@ -640,10 +696,9 @@ static int theta_star(st_navgrid *g, int s, st_vec2 sp, int t, st_vec2 tp)
     if (!found) return 0;
     int m = 0;
     for (int c = t;; c = g->parent[c]) {
-        g->out[m++] = POS(c);
+        g->out[m++] = query_pos(g, &q, c);
         if (c == s || m >= g->out_cap - 2) break;
     }
-#undef POS
     return m;
 }
 

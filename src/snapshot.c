@@ -8,7 +8,8 @@
  * copying the dense arrays (st_body, st_agent, tags, slots) as whole
  * records means a field added to st_body or st_agent is captured too.
  *
- * What is captured (extend this list when st_world grows an array):
+ * What is captured (extend this list, and the `arrays` table below, when
+ * st_world grows an array):
  *  - every scalar of st_world: size, edges, seed, dt, cell size, the world
  *    rng, tick, time, next_serial, count/dead, slot_count/free_slot,
  *    reordered, resort, brute_force, next_obstacle_id, avoid_active,
@@ -38,6 +39,7 @@
  * from the obstacles), the query scratch, the sharing offer (last_list),
  * the behaviour trace, and the thread count (results are the same on any).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +166,61 @@ size_t st_snapshot_memory(const st_snapshot *s)
     return n;
 }
 
+/* ---- the arrays a snapshot copies ---- */
+
+/// One array of st_world that decides a future step: where its pointer sits,
+/// the size of an element, and how many elements count. Capture copies each
+/// into the snapshot, restore copies each back, destroy frees the
+/// snapshot's: a new such array is one line here, plus a line in
+/// make_room when the world must grow it for a restore.
+typedef struct world_array {
+    size_t field;                     // offsetof(st_world, the pointer)
+    size_t elem;                      // bytes an element
+    size_t (*len)(const st_world *w); // elements to copy
+    bool aligned;                     // allocated with ST_BODY_ALIGN (the bodies)
+    bool merged;                      // restore merges it into the world's (restore_slots)
+} world_array;
+
+static size_t len_dense(const st_world *w) { return (size_t)w->count; }
+static size_t len_slots(const st_world *w) { return w->slot_count; }
+static size_t len_order(const st_world *w) { return w->order_cap > 0 ? (size_t)w->count : 0; }
+static size_t len_avoid_defs(const st_world *w) { return w->avoid_def_cap; }
+static size_t len_orients(const st_world *w) { return w->orient_cap; }
+static size_t len_obstacles(const st_world *w) { return (size_t)w->obstacle_count; }
+static size_t len_walls(const st_world *w) { return (size_t)w->wall_count; }
+
+#define ARRAY(field, len) {offsetof(st_world, field), sizeof *((st_world *)0)->field, len, false, false}
+static const world_array arrays[] = {
+    {offsetof(st_world, bodies), sizeof(st_body), len_dense, true, false},
+    ARRAY(agents, len_dense),
+    ARRAY(tags, len_dense),
+    {offsetof(st_world, slots), sizeof(st_slot), len_slots, false, true},
+    ARRAY(order, len_order),
+    ARRAY(order_pos, len_order),
+    ARRAY(avoid_defs, len_avoid_defs),
+    ARRAY(orients, len_orients),
+    ARRAY(obstacles, len_obstacles), // their outlines: own_outlines, copy_outlines_out
+    ARRAY(walls, len_walls),
+};
+#undef ARRAY
+_Static_assert(sizeof arrays / sizeof arrays[0] == ST__SNAPSHOT_ARRAYS, "one allocated size per array");
+
+static void *array_get(const st_world *w, const world_array *a)
+{
+    void *p;
+    memcpy(&p, (const char *)w + a->field, sizeof p);
+    return p;
+}
+
+static void array_set(st_world *w, const world_array *a, void *p) { memcpy((char *)w + a->field, &p, sizeof p); }
+
+/// After a wholesale copy of one st_world over another, the array pointers
+/// put back to those of `own`, whose blocks they are.
+static void keep_arrays(st_world *w, const st_world *own)
+{
+    for (int k = 0; k < ST__SNAPSHOT_ARRAYS; k++) array_set(w, &arrays[k], array_get(own, &arrays[k]));
+}
+
 /* ---- create / destroy ---- */
 
 st_snapshot *st__snapshot_alloc(void)
@@ -171,52 +228,6 @@ st_snapshot *st__snapshot_alloc(void)
     st_snapshot *s = calloc(1, sizeof *s);
     if (s) s->w.free_slot = UINT32_MAX;
     return s;
-}
-
-void st_snapshot_destroy(st_snapshot *s)
-{
-    if (!s) return;
-    free(s->w.bodies);
-    free(s->w.agents);
-    free(s->w.tags);
-    free(s->w.slots);
-    free(s->w.order);
-    free(s->w.order_pos);
-    free(s->w.avoid_defs);
-    free(s->w.orients);
-    if (s->w.obstacles)
-        for (int i = 0; i < s->w.obstacle_count; i++) free(s->w.obstacles[i].points);
-    free(s->w.obstacles);
-    free(s->w.walls);
-    for (int k = 0; k < s->list_count; k++) free(s->lists[k]);
-    free(s->lists);
-    free(s->list_of);
-    if (s->owns_paths)
-        for (int i = 0; i < s->path_count; i++) st_path_destroy(s->paths[i]);
-    free(s->paths);
-    free(s->user);
-    free(s);
-}
-
-/// malloc of n elements of size elem, with n == 0 giving a harmless block.
-static void *dup_array(const void *src, size_t n, size_t elem)
-{
-    void *p = malloc(n > 0 ? n * elem : 1);
-    if (p && n > 0) memcpy(p, src, n * elem);
-    return p;
-}
-
-/// Makes *p hold at least n elements (contents dropped), reusing the block
-/// when it is big enough: a snapshot taken again into the same memory
-/// touches no new pages, which on a 100k-agent world is most of the cost.
-static bool reserve(void **p, size_t *cap, size_t n, size_t elem, bool aligned)
-{
-    if (n == 0) n = 1;
-    if (*p && *cap >= n) return true;
-    free(*p);
-    *p = aligned ? aligned_alloc(ST_BODY_ALIGN, n * elem) : malloc(n * elem);
-    *cap = *p ? n : 0;
-    return *p != NULL;
 }
 
 /// Drops what a capture replaces wholesale (lists, outlines, paths, user
@@ -237,6 +248,178 @@ static void snapshot_clear(st_snapshot *s)
     s->user_len = 0;
 }
 
+void st_snapshot_destroy(st_snapshot *s)
+{
+    if (!s) return;
+    snapshot_clear(s);
+    for (int k = 0; k < ST__SNAPSHOT_ARRAYS; k++) free(array_get(&s->w, &arrays[k]));
+    free(s->lists);
+    free(s->list_of);
+    free(s->paths);
+    free(s);
+}
+
+/// malloc of n elements of size elem, with n == 0 giving a harmless block.
+static void *dup_array(const void *src, size_t n, size_t elem)
+{
+    void *p = malloc(n > 0 ? n * elem : 1);
+    if (p && n > 0) memcpy(p, src, n * elem);
+    return p;
+}
+
+static st_blist *dup_list(const st_blist *l)
+{
+    return dup_array(l, 1, sizeof(st_blist) + (size_t)l->count * sizeof(st_behavior));
+}
+
+/// Makes *p hold at least n elements (contents dropped), reusing the block
+/// when it is big enough: a snapshot taken again into the same memory
+/// touches no new pages, which on a 100k-agent world is most of the cost.
+static bool reserve(void **p, size_t *cap, size_t n, size_t elem, bool aligned)
+{
+    if (n == 0) n = 1;
+    if (*p && *cap >= n) return true;
+    free(*p);
+    *p = aligned ? aligned_alloc(ST_BODY_ALIGN, n * elem) : malloc(n * elem);
+    *cap = *p ? n : 0;
+    return *p != NULL;
+}
+
+/* ---- capture ---- */
+
+/// The world's scalars wholesale into c, the snapshot's copy; then every
+/// pointer is made the snapshot's own (its blocks from the last capture,
+/// reused) or cleared before anything can fail, so destroy is always safe.
+static void take_scalars(st_world *c, const st_world *w)
+{
+    st_world kept = *c;
+    *c = *w;
+    keep_arrays(c, &kept);
+    c->obstacle_count = 0; // raised as outlines are copied
+    memset(&c->grid, 0, sizeof c->grid);
+    memset(c->tag_grids, 0, sizeof c->tag_grids);
+    c->avoid = NULL;
+    c->scratch = NULL;
+    c->scratch_cap = 0;
+    c->last_list = NULL;
+}
+
+static bool copy_arrays(st_snapshot *s, const st_world *w)
+{
+    st_world *c = &s->w;
+    for (int k = 0; k < ST__SNAPSHOT_ARRAYS; k++) {
+        const world_array *a = &arrays[k];
+        size_t n = a->len(w);
+        void *p = array_get(c, a);
+        bool ok = reserve(&p, &s->cap_arrays[k], n, a->elem, a->aligned);
+        array_set(c, a, p);
+        if (!ok) return false;
+        if (n > 0) memcpy(p, array_get(w, a), n * a->elem);
+    }
+    // The copy's sizes are what it holds.
+    c->capacity = w->count;
+    c->slot_cap = w->slot_count;
+    c->order_cap = w->order_cap > 0 ? (w->count > 0 ? w->count : 1) : 0;
+    c->obstacle_cap = w->obstacle_count;
+    c->wall_cap = w->wall_count;
+    return true;
+}
+
+/// The copied obstacles' outlines made the snapshot's own, one at a time,
+/// so that obstacle_count always counts the outlines destroy must free.
+static bool own_outlines(st_world *c, const st_world *w)
+{
+    for (int i = 0; i < w->obstacle_count; i++) {
+        st_obstacle *o = &c->obstacles[i];
+        if (o->points) {
+            o->points = dup_array(w->obstacles[i].points, (size_t)o->point_count, sizeof(st_vec2));
+            if (!o->points) return false;
+        }
+        c->obstacle_count = i + 1;
+    }
+    return true;
+}
+
+/// Rehashes the map into one twice the size; *slot: where p goes in it.
+static bool map_grow(ptr_map *m, const void *p, size_t *slot)
+{
+    ptr_map g;
+    if (!map_init(&g, m->cap)) {
+        map_free(&g);
+        return false;
+    }
+    for (size_t q = 0; q < m->cap; q++)
+        if (m->keys[q]) {
+            size_t at = 0;
+            (void)map_find(&g, m->keys[q], &at);
+            g.keys[at] = m->keys[q];
+            g.vals[at] = m->vals[q];
+        }
+    map_free(m);
+    *m = g;
+    (void)map_find(m, p, slot);
+    return true;
+}
+
+/// The snapshot's index of the world's list l: l is copied (and its paths
+/// noted) the first time it is seen. -1 when memory runs out.
+static int share_list(st_snapshot *s, ptr_map *m, const st_blist *l)
+{
+    size_t slot = 0;
+    int k = map_find(m, l, &slot);
+    if (k >= 0) return k;
+    if ((size_t)(s->list_count + 1) * 2 > m->cap && !map_grow(m, l, &slot)) return -1;
+    if (!st__grow((void **)&s->lists, &s->cap_lists, s->list_count + 1, sizeof *s->lists)) return -1;
+    st_blist *copy = dup_list(l);
+    if (!copy) return -1;
+    copy->refs = 0;
+    k = s->list_count++;
+    s->lists[k] = copy;
+    m->keys[slot] = l;
+    m->vals[slot] = k;
+    for (int e = 0; e < l->count; e++)
+        if (l->items[e].path && st_snapshot_add_path(s, (st_path *)l->items[e].path) < 0) return -1;
+    return k;
+}
+
+/// Standing lists: one copy per distinct list, found through a map of the
+/// world's list pointers (a crowd shares one list among thousands), and
+/// each entry's index into them. Consecutive agents mostly share the
+/// previous one's list: that check comes first and skips the map.
+static bool copy_lists(st_snapshot *s, const st_world *w)
+{
+    const int n = w->count;
+    if (!reserve((void **)&s->list_of, &s->cap_list_of, (size_t)n, sizeof(int32_t), false)) return false;
+    ptr_map m;
+    if (!map_init(&m, 64)) {
+        map_free(&m);
+        return false;
+    }
+    bool ok = true;
+    const st_blist *prev = NULL;
+    int k = -1;
+    for (int i = 0; i < n; i++) {
+        const st_blist *l = w->bodies[i].behaviors;
+        s->w.bodies[i].behaviors = NULL;
+        if (!l) {
+            s->list_of[i] = -1;
+            continue;
+        }
+        if (l != prev) {
+            prev = l;
+            k = share_list(s, &m, l);
+            if (k < 0) {
+                ok = false;
+                break;
+            }
+        }
+        s->lists[k]->refs++;
+        s->list_of[i] = k;
+    }
+    map_free(&m);
+    return ok;
+}
+
 st_snapshot *st_world_snapshot(const st_world *w)
 {
     if (!w || w->in_step) return NULL;
@@ -253,174 +436,23 @@ bool st_snapshot_capture(st_snapshot *s, const st_world *w)
 {
     if (!s || !w || w->in_step) return false;
     snapshot_clear(s);
-    const int n = w->count;
-    st_world *c = &s->w;
-    st_world kept = *c; // this snapshot's own arrays, reused below
-
-    // The scalars wholesale; then every pointer is made the snapshot's own
-    // (or cleared) before anything can fail, so destroy is always safe.
-    *c = *w;
-    c->bodies = kept.bodies;
-    c->agents = kept.agents;
-    c->tags = kept.tags;
-    c->slots = kept.slots;
-    c->order = kept.order;
-    c->order_pos = kept.order_pos;
-    c->order_cap = 0;
-    c->obstacles = kept.obstacles;
-    c->obstacle_count = 0; // raised as outlines are copied
-    c->walls = kept.walls;
-    c->avoid_defs = kept.avoid_defs;
-    c->avoid_def_cap = 0;
-    c->orients = kept.orients;
-    c->orient_cap = 0;
-    memset(&c->grid, 0, sizeof c->grid);
-    memset(c->tag_grids, 0, sizeof c->tag_grids);
-    c->avoid = NULL;
-    c->scratch = NULL;
-    c->scratch_cap = 0;
-    c->last_list = NULL;
-    c->capacity = n;
-    c->slot_cap = w->slot_count;
-    c->wall_cap = w->wall_count;
-    c->obstacle_cap = w->obstacle_count;
-
-    if (!reserve((void **)&c->bodies, &s->cap_agents[0], (size_t)n, sizeof(st_body), true) ||
-        !reserve((void **)&c->agents, &s->cap_agents[1], (size_t)n, sizeof(st_agent), false) ||
-        !reserve((void **)&c->tags, &s->cap_agents[2], (size_t)n, sizeof(int32_t), false) ||
-        !reserve((void **)&s->list_of, &s->cap_agents[3], (size_t)n, sizeof(int32_t), false) ||
-        !reserve((void **)&c->slots, &s->cap_slots, w->slot_count, sizeof(st_slot), false))
-        goto fail;
-    if (n > 0) {
-        memcpy(c->bodies, w->bodies, (size_t)n * sizeof(st_body));
-        memcpy(c->agents, w->agents, (size_t)n * sizeof(st_agent));
-        memcpy(c->tags, w->tags, (size_t)n * sizeof(int32_t));
-    }
-    if (w->slot_count > 0) memcpy(c->slots, w->slots, (size_t)w->slot_count * sizeof(st_slot));
-
-    if (w->order_cap > 0) {
-        if (!reserve((void **)&c->order, &s->cap_order[0], (size_t)n, sizeof(uint32_t), false) ||
-            !reserve((void **)&c->order_pos, &s->cap_order[1], (size_t)n, sizeof(uint32_t), false))
-            goto fail;
-        if (n > 0) {
-            memcpy(c->order, w->order, (size_t)n * sizeof(uint32_t));
-            memcpy(c->order_pos, w->order_pos, (size_t)n * sizeof(uint32_t));
-        }
-        c->order_cap = n > 0 ? n : 1;
-    }
-    if (w->avoid_def_cap > 0) {
-        if (!reserve((void **)&c->avoid_defs, &s->cap_defs, w->avoid_def_cap, sizeof(st_avoid_def), false)) goto fail;
-        memcpy(c->avoid_defs, w->avoid_defs, (size_t)w->avoid_def_cap * sizeof(st_avoid_def));
-        c->avoid_def_cap = w->avoid_def_cap;
-    }
-    if (w->orient_cap > 0) {
-        if (!reserve((void **)&c->orients, &s->cap_orients, w->orient_cap, sizeof(st_orient), false)) goto fail;
-        memcpy(c->orients, w->orients, (size_t)w->orient_cap * sizeof(st_orient));
-        c->orient_cap = w->orient_cap;
-    }
-    if (w->wall_count > 0) {
-        if (!reserve((void **)&c->walls, &s->cap_walls, (size_t)w->wall_count, sizeof(st_wall), false)) goto fail;
-        memcpy(c->walls, w->walls, (size_t)w->wall_count * sizeof(st_wall));
-    }
-    if (w->obstacle_count > 0) {
-        if (!reserve((void **)&c->obstacles, &s->cap_obstacles, (size_t)w->obstacle_count, sizeof(st_obstacle), false))
-            goto fail;
-        for (int i = 0; i < w->obstacle_count; i++) {
-            st_obstacle *o = &c->obstacles[i];
-            *o = w->obstacles[i];
-            if (o->points) {
-                o->points = dup_array(w->obstacles[i].points, (size_t)o->point_count, sizeof(st_vec2));
-                if (!o->points) goto fail;
-            }
-            c->obstacle_count = i + 1;
-        }
-    }
-
-    // Standing lists: one copy per distinct list, found through a map of
-    // the world's list pointers (a crowd shares one list among thousands).
-    // Consecutive agents mostly share the previous one's list: that check
-    // comes first and skips the map.
-    {
-        ptr_map m;
-        if (!map_init(&m, 64)) {
-            map_free(&m);
-            goto fail;
-        }
-        bool ok = true;
-        const st_blist *prev = NULL;
-        int prev_k = -1;
-        for (int i = 0; i < n && ok; i++) {
-            const st_blist *l = w->bodies[i].behaviors;
-            c->bodies[i].behaviors = NULL;
-            if (!l) {
-                s->list_of[i] = -1;
-                continue;
-            }
-            int k = prev_k;
-            if (l != prev) {
-                size_t slot = 0;
-                k = map_find(&m, l, &slot);
-                if (k < 0) {
-                    if ((size_t)(s->list_count + 1) * 2 > m.cap) {
-                        // grow the map: rehash into one twice the size
-                        ptr_map g;
-                        if (!map_init(&g, m.cap)) {
-                            map_free(&g);
-                            ok = false;
-                            break;
-                        }
-                        for (size_t q = 0; q < m.cap; q++)
-                            if (m.keys[q]) {
-                                size_t at = 0;
-                                (void)map_find(&g, m.keys[q], &at);
-                                g.keys[at] = m.keys[q];
-                                g.vals[at] = m.vals[q];
-                            }
-                        map_free(&m);
-                        m = g;
-                        (void)map_find(&m, l, &slot);
-                    }
-                    if (!st__grow((void **)&s->lists, &s->cap_lists, s->list_count + 1, sizeof *s->lists)) {
-                        ok = false;
-                        break;
-                    }
-                    st_blist *copy = malloc(sizeof *copy + (size_t)l->count * sizeof(st_behavior));
-                    if (!copy) {
-                        ok = false;
-                        break;
-                    }
-                    memcpy(copy, l, sizeof *copy + (size_t)l->count * sizeof(st_behavior));
-                    copy->refs = 0;
-                    k = s->list_count++;
-                    s->lists[k] = copy;
-                    m.keys[slot] = l;
-                    m.vals[slot] = k;
-                    for (int e = 0; e < l->count && ok; e++)
-                        if (l->items[e].path && st_snapshot_add_path(s, (st_path *)l->items[e].path) < 0) ok = false;
-                }
-                prev = l;
-                prev_k = k;
-            }
-            s->lists[k]->refs++;
-            s->list_of[i] = k;
-        }
-        map_free(&m);
-        if (!ok) goto fail;
+    take_scalars(&s->w, w);
+    if (!copy_arrays(s, w) || !own_outlines(&s->w, w) || !copy_lists(s, w)) {
+        // Consistent and empty: destroyable, and no world to restore from it.
+        st_world *c = &s->w;
+        snapshot_clear(s);
+        c->count = c->dead = 0;
+        c->slot_count = 0;
+        c->order_cap = 0;
+        c->avoid_def_cap = 0;
+        c->orient_cap = 0;
+        c->wall_count = 0;
+        return false;
     }
     // The checksum is worked out when first asked for (hashing every
     // agent costs more than copying them).
     s->checksum_known = false;
     return true;
-fail:
-    // Consistent and empty: destroyable, and no world to restore from it.
-    snapshot_clear(s);
-    c->count = c->dead = 0;
-    c->slot_count = 0;
-    c->order_cap = 0;
-    c->avoid_def_cap = 0;
-    c->orient_cap = 0;
-    c->wall_count = 0;
-    return false;
 }
 
 /* ---- restore ---- */
@@ -459,162 +491,177 @@ static void restore_slots(st_world *w, const st_world *c, uint32_t old_count)
     w->slot_count = old_count;
 }
 
-bool st_world_restore(st_world *w, const st_snapshot *s)
+/// What a restore allocates before it changes the world: when any of it
+/// fails, the world is left as it was.
+typedef struct restore_room {
+    st_blist **lists;       // copies of the snapshot's standing lists
+    st_body *bodies;        // new dense arrays, when the world's are too small
+    st_agent *agents;
+    int32_t *tags;
+    st_obstacle *obstacles; // the world's next obstacles and walls (filled at commit)
+    st_vec2 **points;       // copies of the obstacles' outlines
+    st_wall *walls;
+} restore_room;
+
+static void room_free(restore_room *r, const st_snapshot *s)
 {
-    if (!w || !s || w->in_step) return false;
+    if (r->lists)
+        for (int k = 0; k < s->list_count; k++) free(r->lists[k]);
+    free(r->lists);
+    free(r->bodies);
+    free(r->agents);
+    free(r->tags);
+    if (r->points)
+        for (int i = 0; i < s->w.obstacle_count; i++) free(r->points[i]);
+    free(r->points);
+    free(r->obstacles);
+    free(r->walls);
+}
+
+static bool copy_lists_out(const st_snapshot *s, restore_room *r)
+{
+    if (s->list_count == 0) return true;
+    r->lists = calloc((size_t)s->list_count, sizeof *r->lists);
+    if (!r->lists) return false;
+    for (int k = 0; k < s->list_count; k++)
+        if (!(r->lists[k] = dup_list(s->lists[k]))) return false;
+    return true;
+}
+
+static bool new_dense_arrays(restore_room *r, int n)
+{
+    r->bodies = aligned_alloc(ST_BODY_ALIGN, (size_t)n * sizeof *r->bodies);
+    r->agents = malloc((size_t)n * sizeof *r->agents);
+    r->tags = malloc((size_t)n * sizeof *r->tags);
+    if (!r->bodies || !r->agents || !r->tags) return false;
+    st__advise_huge(r->bodies, (size_t)n * sizeof *r->bodies);
+    st__advise_huge(r->agents, (size_t)n * sizeof *r->agents);
+    return true;
+}
+
+static bool copy_outlines_out(const st_world *c, restore_room *r)
+{
+    if (c->wall_count > 0 && !(r->walls = malloc((size_t)c->wall_count * sizeof *r->walls))) return false;
+    if (c->obstacle_count == 0) return true;
+    r->obstacles = malloc((size_t)c->obstacle_count * sizeof *r->obstacles);
+    r->points = calloc((size_t)c->obstacle_count, sizeof *r->points);
+    if (!r->obstacles || !r->points) return false;
+    for (int i = 0; i < c->obstacle_count; i++) {
+        const st_obstacle *o = &c->obstacles[i];
+        if (o->points && !(r->points[i] = dup_array(o->points, (size_t)o->point_count, sizeof(st_vec2)))) return false;
+    }
+    return true;
+}
+
+/// Grows *p to need elements in place, keeping its contents, when *cap is
+/// less. The world keeps a block grown for a restore that then fails: a
+/// larger block harms nothing.
+static bool grow_to(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    void *q = realloc(*p, (size_t)need * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = need;
+    return true;
+}
+
+static bool grow_order(st_world *w, int n)
+{
+    if (w->order_cap >= n) return true;
+    uint32_t *o = realloc(w->order, (size_t)n * sizeof *o);
+    if (o) w->order = o;
+    uint32_t *p = o ? realloc(w->order_pos, (size_t)n * sizeof *p) : NULL;
+    if (p) w->order_pos = p;
+    if (!o || !p) return false;
+    w->order_cap = n;
+    return true;
+}
+
+/// Everything that can fail, before the world changes. The dense arrays
+/// are new blocks (the old ones' contents matter until the commit); the
+/// rest grow in place (restore_slots reads the old generations).
+static bool make_room(st_world *w, const st_snapshot *s, restore_room *r)
+{
     const st_world *c = &s->w;
-    const int n = c->count;
+    return copy_lists_out(s, r) && (c->count <= w->capacity || new_dense_arrays(r, c->count)) &&
+           grow_to((void **)&w->slots, &w->slot_cap, c->slot_count, sizeof(st_slot)) &&
+           (c->order_cap == 0 || grow_order(w, c->count)) &&
+           grow_to((void **)&w->avoid_defs, &w->avoid_def_cap, c->avoid_def_cap, sizeof(st_avoid_def)) &&
+           grow_to((void **)&w->orients, &w->orient_cap, c->orient_cap, sizeof(st_orient)) &&
+           copy_outlines_out(c, r);
+}
 
-    // 1. Everything that can fail, before the world changes.
-    bool ok = true;
-    st_blist **lists = NULL;
-    st_body *bodies = NULL;
-    st_agent *agents = NULL;
-    int32_t *tags = NULL;
-    st_vec2 **points = NULL;
-    st_obstacle *obstacles = NULL;
-    st_wall *walls = NULL;
-    uint32_t old_slots = 0;
-    if (s->list_count > 0) {
-        lists = calloc((size_t)s->list_count, sizeof *lists);
-        ok = lists != NULL;
-        for (int k = 0; ok && k < s->list_count; k++) {
-            size_t bytes = sizeof(st_blist) + (size_t)s->lists[k]->count * sizeof(st_behavior);
-            lists[k] = malloc(bytes);
-            if (lists[k]) memcpy(lists[k], s->lists[k], bytes);
-            else ok = false;
-        }
-    }
-    if (ok && n > w->capacity) {
-        bodies = aligned_alloc(ST_BODY_ALIGN, (size_t)n * sizeof *bodies);
-        agents = malloc((size_t)n * sizeof *agents);
-        tags = malloc((size_t)n * sizeof *tags);
-        ok = bodies && agents && tags;
-        if (ok) {
-            st__advise_huge(bodies, (size_t)n * sizeof *bodies);
-            st__advise_huge(agents, (size_t)n * sizeof *agents);
-        }
-    }
-    // The rest grow in place: their old contents matter to nothing once
-    // the commit below runs, and a larger block harms nothing if it fails.
-    if (ok && c->slot_count > w->slot_cap) { // realloc: restore_slots reads the old generations
-        st_slot *q = realloc(w->slots, (size_t)c->slot_count * sizeof *q);
-        if (q) {
-            w->slots = q;
-            w->slot_cap = c->slot_count;
-        } else ok = false;
-    }
-    if (ok && c->order_cap > 0 && w->order_cap < n) {
-        uint32_t *o = realloc(w->order, (size_t)n * sizeof *o);
-        if (o) w->order = o;
-        uint32_t *p = o ? realloc(w->order_pos, (size_t)n * sizeof *p) : NULL;
-        if (p) w->order_pos = p;
-        if (o && p) w->order_cap = n;
-        else ok = false;
-    }
-    if (ok && c->avoid_def_cap > w->avoid_def_cap) {
-        st_avoid_def *q = realloc(w->avoid_defs, (size_t)c->avoid_def_cap * sizeof *q);
-        if (q) {
-            w->avoid_defs = q;
-            w->avoid_def_cap = c->avoid_def_cap;
-        } else ok = false;
-    }
-    if (ok && c->orient_cap > w->orient_cap) {
-        st_orient *q = realloc(w->orients, (size_t)c->orient_cap * sizeof *q);
-        if (q) {
-            w->orients = q;
-            w->orient_cap = c->orient_cap;
-        } else ok = false;
-    }
-    if (ok && c->obstacle_count > 0) {
-        obstacles = dup_array(c->obstacles, (size_t)c->obstacle_count, sizeof *obstacles);
-        points = calloc((size_t)c->obstacle_count, sizeof *points);
-        ok = obstacles && points;
-        for (int i = 0; ok && i < c->obstacle_count; i++)
-            if (c->obstacles[i].points) {
-                points[i] = dup_array(c->obstacles[i].points, (size_t)c->obstacles[i].point_count, sizeof(st_vec2));
-                ok = points[i] != NULL;
-            }
-    }
-    if (ok && c->wall_count > 0) {
-        walls = dup_array(c->walls, (size_t)c->wall_count, sizeof *walls);
-        ok = walls != NULL;
-    }
-    if (!ok) {
-        if (lists)
-            for (int k = 0; k < s->list_count; k++) free(lists[k]);
-        free(lists);
-        free(bodies);
-        free(agents);
-        free(tags);
-        if (points)
-            for (int i = 0; i < c->obstacle_count; i++) free(points[i]);
-        free(points);
-        free(obstacles);
-        free(walls);
-        return false;
-    }
-
-    // 2. Commit. The old lists go first, while the old bodies still list them.
+/// The old world's lists and outlines released, the new blocks in place.
+static void swap_in_room(st_world *w, restore_room *r, int n)
+{
+    // The old lists go first, while the old bodies still list them.
     for (int i = 0; i < w->count; i++) st__blist_release(w, w->bodies[i].behaviors);
     st__obstacles_free(w);
-    if (bodies) {
+    w->obstacles = r->obstacles;
+    w->walls = r->walls;
+    if (r->bodies) {
         free(w->bodies);
         free(w->agents);
         free(w->tags);
-        w->bodies = bodies;
-        w->agents = agents;
-        w->tags = tags;
+        w->bodies = r->bodies;
+        w->agents = r->agents;
+        w->tags = r->tags;
         w->capacity = n;
     }
+}
 
-    {
-        // The scalars wholesale, then what stays the target's own.
-        st_world keep = *w;
-        old_slots = keep.slot_count;
-        *w = *c;
-        w->bodies = keep.bodies;
-        w->agents = keep.agents;
-        w->tags = keep.tags;
-        w->capacity = keep.capacity;
-        w->slots = keep.slots;
-        w->slot_cap = keep.slot_cap;
-        w->order = keep.order;
-        w->order_pos = keep.order_pos;
-        w->order_cap = keep.order_cap;
-        w->grid = keep.grid;
-        memcpy(w->tag_grids, keep.tag_grids, sizeof w->tag_grids);
-        w->tag_clock = keep.tag_clock;
-        w->grid_epoch = keep.grid_epoch + 1; // the tag grids hold the old indices
-        w->avoid_defs = keep.avoid_defs;
-        w->avoid_def_cap = keep.avoid_def_cap;
-        w->orients = keep.orients;
-        w->orient_cap = keep.orient_cap;
-        w->avoid = keep.avoid;
-        w->scratch = keep.scratch;
-        w->scratch_cap = keep.scratch_cap;
-        w->last_list = NULL;
-        w->threads = keep.threads;
-        w->trace_id = keep.trace_id;
-        memcpy(w->trace, keep.trace, sizeof w->trace);
-        memcpy(w->trace_count, keep.trace_count, sizeof w->trace_count);
-        w->trace_cur = keep.trace_cur;
-        // ORCA's outline cache is keyed by this epoch: move past both.
-        w->obstacle_epoch = (keep.obstacle_epoch > c->obstacle_epoch ? keep.obstacle_epoch : c->obstacle_epoch) + 1;
-        w->in_step = false;
-        w->removed_in_step = false;
-        w->obstacles = obstacles;
-        w->obstacle_cap = c->obstacle_count;
-        w->walls = walls;
-        w->wall_cap = c->wall_count;
-    }
+/// The snapshot's scalars wholesale into w, then back what stays the
+/// world's own: its arrays and their sizes, its grid, caches, threads and
+/// trace.
+static void give_scalars(st_world *w, const st_world *c)
+{
+    st_world keep = *w;
+    *w = *c;
+    keep_arrays(w, &keep);
+    w->capacity = keep.capacity;
+    w->slot_cap = keep.slot_cap;
+    w->order_cap = keep.order_cap;
+    w->avoid_def_cap = keep.avoid_def_cap;
+    w->orient_cap = keep.orient_cap;
+    w->obstacle_cap = c->obstacle_count;
+    w->wall_cap = c->wall_count;
+    w->grid = keep.grid;
+    memcpy(w->tag_grids, keep.tag_grids, sizeof w->tag_grids);
+    w->tag_clock = keep.tag_clock;
+    w->grid_epoch = keep.grid_epoch + 1; // the tag grids hold the old indices
+    w->avoid = keep.avoid;
+    w->scratch = keep.scratch;
+    w->scratch_cap = keep.scratch_cap;
+    w->last_list = NULL;
+    w->threads = keep.threads;
+    w->trace_id = keep.trace_id;
+    memcpy(w->trace, keep.trace, sizeof w->trace);
+    memcpy(w->trace_count, keep.trace_count, sizeof w->trace_count);
+    w->trace_cur = keep.trace_cur;
+    // ORCA's outline cache is keyed by this epoch: move past both.
+    w->obstacle_epoch = (keep.obstacle_epoch > c->obstacle_epoch ? keep.obstacle_epoch : c->obstacle_epoch) + 1;
+    w->in_step = false;
+    w->removed_in_step = false;
+}
 
-    if (n > 0) {
-        memcpy(w->bodies, c->bodies, (size_t)n * sizeof(st_body));
-        memcpy(w->agents, c->agents, (size_t)n * sizeof(st_agent));
-        memcpy(w->tags, c->tags, (size_t)n * sizeof(int32_t));
+/// The snapshot's arrays into the world's blocks (big enough by now).
+/// Orientation records past the snapshot's count belong to no agent with
+/// `orient` set (the flags came back with the bodies): stale, never read.
+static void copy_arrays_back(st_world *w, const st_world *c)
+{
+    for (int k = 0; k < ST__SNAPSHOT_ARRAYS; k++) {
+        const world_array *a = &arrays[k];
+        size_t n = a->len(c);
+        if (!a->merged && n > 0) memcpy(array_get(w, a), array_get(c, a), n * a->elem);
     }
-    for (int i = 0; i < n; i++) {
+}
+
+/// The restored bodies given the copied lists, with the counts the step
+/// reads from them.
+static void attach_lists(st_world *w, const st_snapshot *s, st_blist **lists)
+{
+    for (int i = 0; i < w->count; i++) {
         int k = s->list_of[i];
         w->bodies[i].behaviors = k >= 0 ? lists[k] : NULL;
     }
@@ -625,27 +672,35 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
         lists[k]->reads_others = st__blist_reads_others(lists[k]->items, lists[k]->count);
     }
     w->others_readers = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < w->count; i++)
         if (w->bodies[i].behaviors && w->bodies[i].behaviors->reads_others) w->others_readers++;
+}
+
+bool st_world_restore(st_world *w, const st_snapshot *s)
+{
+    if (!w || !s || w->in_step) return false;
+    const st_world *c = &s->w;
+    restore_room r = {0};
+    if (!make_room(w, s, &r)) {
+        room_free(&r, s);
+        return false;
+    }
+    // Commit: nothing fails from here on.
+    swap_in_room(w, &r, c->count);
+    uint32_t old_slots = w->slot_count;
+    give_scalars(w, c);
+    copy_arrays_back(w, c);
+    attach_lists(w, s, r.lists);
     restore_slots(w, c, old_slots);
-    if (c->order_cap > 0) {
-        if (n > 0) {
-            memcpy(w->order, c->order, (size_t)n * sizeof(uint32_t));
-            memcpy(w->order_pos, c->order_pos, (size_t)n * sizeof(uint32_t));
-        }
-    } else if (w->order_cap > 0) {
+    if (c->order_cap == 0 && w->order_cap > 0) {
         free(w->order);
         free(w->order_pos);
         w->order = w->order_pos = NULL;
         w->order_cap = 0;
     }
-    if (c->avoid_def_cap > 0) memcpy(w->avoid_defs, c->avoid_defs, (size_t)c->avoid_def_cap * sizeof(st_avoid_def));
-    // Records past the snapshot's cap belong to no agent with `orient` set
-    // (the flags came back with the bodies): stale, never read.
-    if (c->orient_cap > 0) memcpy(w->orients, c->orients, (size_t)c->orient_cap * sizeof(st_orient));
-    for (int i = 0; i < c->obstacle_count; i++) w->obstacles[i].points = points[i];
-    free(points);
-    free(lists);
+    for (int i = 0; i < c->obstacle_count; i++) w->obstacles[i].points = r.points[i];
+    free(r.points);
+    free(r.lists);
     st__moved(w);
     return true;
 }

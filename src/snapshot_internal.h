@@ -7,6 +7,9 @@
 
 #include "world_internal.h"
 
+/// The arrays of st_world a snapshot copies (snapshot.c lists them).
+#define ST__SNAPSHOT_ARRAYS 10
+
 struct st_snapshot {
     // The world's scalars as they were, and its arrays as this snapshot's
     // own copies: bodies (with behaviors NULL), agents, tags, slots, order,
@@ -23,10 +26,10 @@ struct st_snapshot {
     size_t user_len;
     uint64_t checksum;  // st_world_checksum at capture, once checksum_known
     bool checksum_known;
-    // Allocated sizes of the arrays above, kept across captures into the
-    // same snapshot (st_snapshot_capture): bodies, agents, tags, list_of;
-    // slots; order, order_pos; avoid_defs; orients; walls; obstacles; lists.
-    size_t cap_agents[4], cap_slots, cap_order[2], cap_defs, cap_orients, cap_walls, cap_obstacles;
+    // Allocated sizes kept across captures into the same snapshot
+    // (st_snapshot_capture): of the world copy's arrays, in the order of
+    // snapshot.c's table of them; of list_of; of lists.
+    size_t cap_arrays[ST__SNAPSHOT_ARRAYS], cap_list_of;
     int cap_lists;
 };
 

@@ -31,8 +31,11 @@
  * agents and slots are written as whole records (fast: a memcpy for 100k
  * agents, and a field added to them travels without a line here; the size
  * check then refuses older files). Everything else is written field by
- * field: adding a scalar to st_world, a field to st_behavior, st_avoid_def,
- * st_orient or st_obstacle, means adding it to write_payload and read_payload and
+ * field, each section by a writer and a reader that sit side by side and
+ * mirror each other (the `sections` table lists them in payload order):
+ * adding a scalar to st_world, a field to st_behavior, st_avoid_def,
+ * st_orient or st_obstacle, means adding it to that section's pair
+ * (write_scalars / read_scalars, write_behavior / read_behavior, ...) and
  * bumping ST_SNAPSHOT_FORMAT.
  *
  * Decoding trusts nothing: every count is checked against the bytes left,
@@ -74,7 +77,7 @@ uint64_t st_snapshot_hash(const void *data, size_t n)
 }
 
 /* ------------------------------------------------------------------------ */
-/* writing                                                                  */
+/* writing and reading, one value at a time                                 */
 /* ------------------------------------------------------------------------ */
 
 typedef struct writer {
@@ -128,23 +131,108 @@ static void w_vec(writer *o, st_vec2 v)
     w_f64(o, v.y);
 }
 
-static void w_target(writer *o, const st_target *t)
+typedef struct reader {
+    const unsigned char *p, *end;
+    const char *bad; // the first problem found (NULL: none)
+    bool has_order;  // the world scalars said a spawn-order index follows
+} reader;
+
+static bool r_take(reader *r, void *dst, size_t n)
 {
-    w_u8(o, t->is_agent);
-    w_u32(o, t->agent.index);
-    w_u32(o, t->agent.generation);
-    w_vec(o, t->point);
+    if (r->bad) return false;
+    if ((size_t)(r->end - r->p) < n) {
+        r->bad = "payload ends early";
+        return false;
+    }
+    if (n) memcpy(dst, r->p, n);
+    r->p += n;
+    return true;
 }
 
-static void write_payload(writer *o, const st_snapshot *s)
+/// Room for n records of elem bytes in what is left (no overflow).
+static bool r_fits(reader *r, uint64_t n, size_t elem)
 {
-    const st_world *c = &s->w;
-    const int n = c->count;
+    if (r->bad) return false;
+    if (elem && n > (uint64_t)(r->end - r->p) / elem) {
+        r->bad = "a count exceeds the bytes left";
+        return false;
+    }
+    return true;
+}
+
+// One reader per width: a short payload leaves the value zero (and r->bad set).
+#define READ_AS(name, type)                                                                                            \
+    static type name(reader *r)                                                                                        \
+    {                                                                                                                  \
+        type v = 0;                                                                                                    \
+        r_take(r, &v, sizeof v);                                                                                       \
+        return v;                                                                                                      \
+    }
+READ_AS(r_u8, uint8_t)
+READ_AS(r_u32, uint32_t)
+READ_AS(r_i32, int32_t)
+READ_AS(r_u64, uint64_t)
+READ_AS(r_f64, double)
+#undef READ_AS
+
+static st_vec2 r_vec(reader *r)
+{
+    st_vec2 v;
+    v.x = r_f64(r);
+    v.y = r_f64(r);
+    return v;
+}
+
+static void r_check(reader *r, bool ok, const char *what)
+{
+    if (!ok && !r->bad) r->bad = what;
+}
+
+/// malloc of n elements (at least one, so that n == 0 is not a failure).
+static void *alloc_n(size_t n, size_t elem) { return malloc((n > 0 ? n : 1) * elem); }
+
+static bool pos_finite(double v) { return st_finite(v) && v > 0.0; }
+static bool nonneg_finite(double v) { return st_finite(v) && v >= 0.0; }
+
+/* ------------------------------------------------------------------------ */
+/* the payload, section by section: each writer beside its reader           */
+/* ------------------------------------------------------------------------ */
+
+/* ---- layout: byte order and the sizes of the records written whole ---- */
+
+static void write_layout(writer *o, const st_snapshot *s)
+{
+    (void)s;
     w_u32(o, ENDIAN_MARK);
     w_u32(o, (uint32_t)sizeof(st_body));
     w_u32(o, (uint32_t)sizeof(st_agent));
     w_u32(o, (uint32_t)sizeof(st_slot));
+}
 
+static void read_layout(reader *r, st_snapshot *s)
+{
+    (void)s;
+    r_check(r, r_u32(r) == ENDIAN_MARK, "made on a machine of another byte order");
+    uint32_t sb = r_u32(r), sa = r_u32(r), ss = r_u32(r);
+    if (!r->bad && (sb != sizeof(st_body) || sa != sizeof(st_agent) || ss != sizeof(st_slot)))
+        r->bad = "made by a build whose agent records differ from this one's";
+}
+
+/* ---- world scalars ---- */
+
+enum {
+    FLAG_REORDERED = 1u << 0,
+    FLAG_RESORT = 1u << 1,
+    FLAG_BRUTE_FORCE = 1u << 2,
+    FLAG_AVOID_ACTIVE = 1u << 3,
+    FLAG_CONTACTS = 1u << 4,
+    FLAG_ORDER = 1u << 5, // a spawn-order index follows the dense arrays
+    FLAG_ALL = (1u << 6) - 1,
+};
+
+static void write_scalars(writer *o, const st_snapshot *s)
+{
+    const st_world *c = &s->w;
     w_f64(o, c->width);
     w_f64(o, c->height);
     w_u32(o, (uint32_t)c->edges);
@@ -159,10 +247,55 @@ static void write_payload(writer *o, const st_snapshot *s)
     w_i32(o, c->dead);
     w_u32(o, c->slot_count);
     w_u32(o, c->free_slot);
-    w_u32(o, (uint32_t)c->reordered | (uint32_t)c->resort << 1 | (uint32_t)c->brute_force << 2 |
-                 (uint32_t)c->avoid_active << 3 | (uint32_t)c->contacts << 4 | (uint32_t)(c->order_cap > 0) << 5);
+    w_u32(o, (c->reordered ? FLAG_REORDERED : 0u) | (c->resort ? FLAG_RESORT : 0u) |
+                 (c->brute_force ? FLAG_BRUTE_FORCE : 0u) | (c->avoid_active ? FLAG_AVOID_ACTIVE : 0u) |
+                 (c->contacts ? FLAG_CONTACTS : 0u) | (c->order_cap > 0 ? FLAG_ORDER : 0u));
     w_i32(o, c->next_obstacle_id);
+}
 
+static void read_scalars(reader *r, st_snapshot *s)
+{
+    st_world *c = &s->w;
+    c->width = r_f64(r);
+    c->height = r_f64(r);
+    uint32_t edges = r_u32(r);
+    c->seed = r_u64(r);
+    c->dt = r_f64(r);
+    c->cell_size = r_f64(r);
+    c->rng = r_u64(r);
+    c->tick = r_u64(r);
+    c->time = r_f64(r);
+    c->next_serial = r_u64(r);
+    int32_t n = c->count = r_i32(r), dead = c->dead = r_i32(r);
+    uint32_t slot_count = c->slot_count = r_u32(r);
+    c->free_slot = r_u32(r);
+    uint32_t flags = r_u32(r);
+    c->next_obstacle_id = r_i32(r);
+    r_check(r, pos_finite(c->width) && pos_finite(c->height) && pos_finite(c->dt) && pos_finite(c->cell_size),
+            "world size, dt or cell size out of range");
+    r_check(r, edges <= ST_EDGES_NONE, "unknown edges");
+    c->edges = (st_edges)(edges <= ST_EDGES_NONE ? edges : 0);
+    r_check(r, nonneg_finite(c->time) || c->time == DBL_MAX, "world time out of range");
+    r_check(r, c->next_serial >= 1 && c->next_obstacle_id >= 0, "serial or obstacle id counters out of range");
+    r_check(r, (flags & ~FLAG_ALL) == 0, "unknown world flags");
+    c->reordered = flags & FLAG_REORDERED;
+    c->resort = flags & FLAG_RESORT;
+    c->brute_force = flags & FLAG_BRUTE_FORCE;
+    c->avoid_active = flags & FLAG_AVOID_ACTIVE;
+    c->contacts = flags & FLAG_CONTACTS;
+    r->has_order = flags & FLAG_ORDER;
+    r_check(r, n >= 0 && dead >= 0 && dead <= n, "agent counts out of range");
+    r_check(r, r_fits(r, (uint64_t)(n > 0 ? n : 0), sizeof(st_body) + sizeof(st_agent)),
+            "agent count exceeds the bytes");
+    r_check(r, r_fits(r, slot_count, sizeof(st_slot)), "slot count exceeds the bytes");
+    r_check(r, (int64_t)slot_count >= (n > 0 && dead >= 0 ? (int64_t)n - dead : 0) && slot_count < UINT32_MAX,
+            "too few slots");
+}
+
+/* ---- paths: every path the standing lists name ---- */
+
+static void write_paths(writer *o, const st_snapshot *s)
+{
     w_u32(o, (uint32_t)s->path_count);
     for (int i = 0; i < s->path_count; i++) {
         const st_path *p = s->paths[i];
@@ -171,37 +304,193 @@ static void write_payload(writer *o, const st_snapshot *s)
         w_f64(o, p->radius);
         w_bytes(o, p->points, (size_t)p->count * sizeof(st_vec2));
     }
+}
 
+/// One path, made with st_path_create (which checks the points are finite
+/// and copies them); NULL with r->bad set when it cannot be.
+static st_path *read_path(reader *r)
+{
+    uint32_t pc = r_u32(r);
+    uint8_t loop = r_u8(r);
+    double radius = r_f64(r);
+    r_check(r, pc >= 1 && loop <= 1 && pos_finite(radius), "a path is malformed");
+    if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return NULL;
+    st_vec2 *pts = malloc((size_t)pc * sizeof *pts);
+    if (!pts) {
+        r->bad = "out of memory";
+        return NULL;
+    }
+    r_take(r, pts, (size_t)pc * sizeof *pts);
+    st_path *p = st_path_create(pts, (int)pc, loop != 0, radius);
+    free(pts);
+    if (!p) r->bad = "a path point is not finite";
+    return p;
+}
+
+static void read_paths(reader *r, st_snapshot *s)
+{
+    uint32_t paths = r_u32(r);
+    if (!r_fits(r, paths, 13)) return; // count, loop, radius: 13 bytes a path at the least
+    s->paths = calloc(paths > 0 ? paths : 1, sizeof *s->paths);
+    if (!s->paths) {
+        r->bad = "out of memory";
+        return;
+    }
+    s->path_cap = (int)paths;
+    s->owns_paths = true;
+    for (uint32_t i = 0; i < paths && !r->bad; i++) {
+        st_path *p = read_path(r);
+        if (p) s->paths[s->path_count++] = p;
+    }
+}
+
+/// A path index as the file has it: -1 for none, else one of the snapshot's.
+static st_path *path_at(const st_snapshot *s, int32_t i) { return i >= 0 && i < s->path_count ? s->paths[i] : NULL; }
+
+/* ---- standing lists ---- */
+
+static void write_target(writer *o, const st_target *t)
+{
+    w_u8(o, t->is_agent);
+    w_u32(o, t->agent.index);
+    w_u32(o, t->agent.generation);
+    w_vec(o, t->point);
+}
+
+static st_target read_target(reader *r)
+{
+    st_target t;
+    uint8_t is_agent = r_u8(r);
+    r_check(r, is_agent <= 1, "a behaviour target is neither point nor agent");
+    t.is_agent = is_agent != 0;
+    t.agent.index = r_u32(r);
+    t.agent.generation = r_u32(r);
+    t.point = r_vec(r);
+    r_check(r, st_v2_finite(t.point), "a behaviour target point is not finite");
+    return t;
+}
+
+static void write_behavior(writer *o, const st_snapshot *s, const st_behavior *b)
+{
+    w_u32(o, (uint32_t)b->type);
+    w_f64(o, b->weight);
+    write_target(o, &b->target);
+    write_target(o, &b->target2);
+    w_f64(o, b->radius);
+    w_u32(o, (uint32_t)b->decel);
+    w_vec(o, b->offset);
+    w_i32(o, st_snapshot_path_index(s, b->path));
+    w_f64(o, b->flock.radius);
+    w_f64(o, b->flock.fov);
+    w_f64(o, b->flock.separation);
+    w_f64(o, b->flock.alignment);
+    w_f64(o, b->flock.cohesion);
+    w_f64(o, b->flock.separation_radius);
+    w_i32(o, b->flock.tag);
+    for (int q = 0; q < 4; q++) w_f64(o, b->rect[q]);
+    w_u32(o, (uint32_t)b->path_mode);
+    w_f64(o, b->predict);
+    w_f64(o, b->ahead);
+    w_f64(o, b->zone);
+}
+
+/// The ranges the API would accept, for the numbers read_behavior does not
+/// check as it reads them.
+static void check_behavior(reader *r, const st_behavior *b)
+{
+    // predict is a time (>= 0); ahead and zone are distances, or negative
+    // for "automatic" (queue, follow_leader).
+    r_check(r, nonneg_finite(b->predict) && st_finite(b->ahead) && st_finite(b->zone),
+            "a behaviour's motion parameters are out of range");
+    r_check(r, st_finite(b->weight) && !isnan(b->radius) && b->radius >= 0.0 && st_v2_finite(b->offset) &&
+                   nonneg_finite(b->flock.radius) && !isnan(b->flock.fov) && st_finite(b->flock.fov) &&
+                   st_finite(b->flock.separation) && st_finite(b->flock.alignment) && st_finite(b->flock.cohesion) &&
+                   st_finite(b->flock.separation_radius) && b->flock.tag >= ST_TAG_ANY && !isnan(b->rect[0]) &&
+                   !isnan(b->rect[1]) && !isnan(b->rect[2]) && !isnan(b->rect[3]),
+            "a behaviour's parameters are out of range");
+}
+
+/// One entry of a list (zeroed), checked as it is read: enums first, so a
+/// bad one is named before the bytes run out.
+static void read_behavior(reader *r, const st_snapshot *s, st_behavior *b)
+{
+    uint32_t type = r_u32(r);
+    r_check(r, type < ST_BEHAVIOR_COUNT, "unknown behaviour type");
+    b->type = (st_behavior_type)(type < ST_BEHAVIOR_COUNT ? type : 0);
+    b->weight = r_f64(r);
+    b->target = read_target(r);
+    b->target2 = read_target(r);
+    b->radius = r_f64(r);
+    uint32_t decel = r_u32(r);
+    r_check(r, decel <= ST_DECEL_FAST, "unknown deceleration");
+    b->decel = (st_deceleration)(decel <= ST_DECEL_FAST ? decel : 0);
+    b->offset = r_vec(r);
+    int32_t pi = r_i32(r);
+    r_check(r, pi >= -1 && pi < s->path_count, "a behaviour names a path that is not there");
+    b->path = path_at(s, pi);
+    b->flock.radius = r_f64(r);
+    b->flock.fov = r_f64(r);
+    b->flock.separation = r_f64(r);
+    b->flock.alignment = r_f64(r);
+    b->flock.cohesion = r_f64(r);
+    b->flock.separation_radius = r_f64(r);
+    b->flock.tag = r_i32(r);
+    for (int q = 0; q < 4; q++) b->rect[q] = r_f64(r);
+    uint32_t mode = r_u32(r);
+    r_check(r, mode <= ST_PATH_PREDICT, "unknown path mode");
+    b->path_mode = (st_path_mode)(mode <= ST_PATH_PREDICT ? mode : 0);
+    b->predict = r_f64(r);
+    b->ahead = r_f64(r);
+    b->zone = r_f64(r);
+    b->field = NULL; // never in a file: see st_snapshot_encodable
+    check_behavior(r, b);
+}
+
+static void write_lists(writer *o, const st_snapshot *s)
+{
     w_u32(o, (uint32_t)s->list_count);
     for (int k = 0; k < s->list_count; k++) {
         const st_blist *l = s->lists[k];
         w_u32(o, (uint32_t)l->count);
-        for (int e = 0; e < l->count; e++) {
-            const st_behavior *b = &l->items[e];
-            w_u32(o, (uint32_t)b->type);
-            w_f64(o, b->weight);
-            w_target(o, &b->target);
-            w_target(o, &b->target2);
-            w_f64(o, b->radius);
-            w_u32(o, (uint32_t)b->decel);
-            w_vec(o, b->offset);
-            w_i32(o, st_snapshot_path_index(s, b->path));
-            w_f64(o, b->flock.radius);
-            w_f64(o, b->flock.fov);
-            w_f64(o, b->flock.separation);
-            w_f64(o, b->flock.alignment);
-            w_f64(o, b->flock.cohesion);
-            w_f64(o, b->flock.separation_radius);
-            w_i32(o, b->flock.tag);
-            for (int r = 0; r < 4; r++) w_f64(o, b->rect[r]);
-            w_u32(o, (uint32_t)b->path_mode);
-            w_f64(o, b->predict);
-            w_f64(o, b->ahead);
-            w_f64(o, b->zone);
-        }
+        for (int e = 0; e < l->count; e++) write_behavior(o, s, &l->items[e]);
     }
+}
 
-    // Records written through memcpy: the room may sit at any alignment.
+static void read_lists(reader *r, st_snapshot *s)
+{
+    uint32_t lists = r_u32(r);
+    if (!r_fits(r, lists, 4) || r->bad) return;
+    s->lists = calloc(lists > 0 ? lists : 1, sizeof *s->lists);
+    if (!s->lists) {
+        r->bad = "out of memory";
+        return;
+    }
+    for (uint32_t k = 0; k < lists && !r->bad; k++) {
+        uint32_t cnt = r_u32(r);
+        r_check(r, cnt >= 1 && cnt <= MAX_LIST, "a standing list's length is out of range");
+        if (!r_fits(r, cnt, 128) || r->bad) return; // 128: fewer bytes than any entry takes
+        size_t bytes = sizeof(st_blist) + (size_t)cnt * sizeof(st_behavior);
+        st_blist *l = malloc(bytes);
+        if (!l) {
+            r->bad = "out of memory";
+            return;
+        }
+        memset(l, 0, bytes);
+        l->count = (int)cnt;
+        s->lists[s->list_count++] = l;
+        for (uint32_t e = 0; e < cnt && !r->bad; e++) read_behavior(r, s, &l->items[e]);
+    }
+}
+
+/* ---- the dense arrays: bodies, list index per entry, agents, path index
+ *      per entry, tags, slots, spawn-order index ---- */
+
+/// Records written through memcpy: the room may sit at any alignment.
+/// Pointers are written as NULL (the indices after each array stand for
+/// them) and the bodies' padding as zeros, so equal worlds give equal bytes.
+static void write_bodies(writer *o, const st_world *c)
+{
+    const int n = c->count;
     unsigned char *bodies = w_room(o, (size_t)n * sizeof(st_body));
     if (bodies) {
         memcpy(bodies, c->bodies, (size_t)n * sizeof(st_body));
@@ -212,7 +501,11 @@ static void write_payload(writer *o, const st_snapshot *s)
             memset(b + offsetof(st_body, pad_), 0, sizeof c->bodies[i].pad_);
         }
     }
-    w_bytes(o, s->list_of, (size_t)n * sizeof(int32_t));
+}
+
+static void write_agents(writer *o, const st_world *c)
+{
+    const int n = c->count;
     unsigned char *agents = w_room(o, (size_t)n * sizeof(st_agent));
     if (agents) {
         memcpy(agents, c->agents, (size_t)n * sizeof(st_agent));
@@ -220,6 +513,15 @@ static void write_payload(writer *o, const st_snapshot *s)
         for (int i = 0; i < n; i++)
             memcpy(agents + (size_t)i * sizeof(st_agent) + offsetof(st_agent, path), &none, sizeof none);
     }
+}
+
+static void write_dense(writer *o, const st_snapshot *s)
+{
+    const st_world *c = &s->w;
+    const int n = c->count;
+    write_bodies(o, c);
+    w_bytes(o, s->list_of, (size_t)n * sizeof(int32_t));
+    write_agents(o, c);
     // The last path an agent followed, when it is one of the snapshot's:
     // the core only compares it, so an unknown (maybe freed) one is -1,
     // which decodes to no path (the next follow_path starts over, as it
@@ -231,14 +533,212 @@ static void write_payload(writer *o, const st_snapshot *s)
         w_bytes(o, c->order, (size_t)n * sizeof(uint32_t));
         w_bytes(o, c->order_pos, (size_t)n * sizeof(uint32_t));
     }
+}
 
-    // Avoidance settings of the live agents that have them, by slot.
-    uint32_t defs = 0;
-    for (int i = 0; i < n; i++)
-        if (c->agents[i].alive && (c->bodies[i].avoid & ST__AV_DEF)) defs++;
-    w_u32(o, defs);
-    for (int i = 0; i < n; i++) {
-        if (!c->agents[i].alive || !(c->bodies[i].avoid & ST__AV_DEF)) continue;
+/// The live entry i's body: numbers in the ranges the API accepts, flags
+/// known, and an orientation record where its list needs one.
+static void check_body(reader *r, const st_snapshot *s, int i, int32_t li)
+{
+    const st_body *b = &s->w.bodies[i];
+    const st_agent *a = &s->w.agents[i];
+    r_check(r, st_v2_finite(b->pos) && st_v2_finite(b->vel) && st_v2_finite(b->heading) && st_v2_finite(b->accum) &&
+                   st_v2_finite(b->force) && nonneg_finite(b->max_speed) && nonneg_finite(b->max_force) &&
+                   pos_finite(b->mass) && nonneg_finite(b->radius),
+            "an agent's body is out of range");
+    r_check(r, b->combine <= ST_COMBINE_PRIORITY && (b->avoid & ~7u) == 0 && b->orient <= 1,
+            "an agent's flags are out of range");
+    // face / look_where_going write the record from the threaded pass,
+    // which never makes one: a list holding them needs it up front.
+    if (li >= 0 && li < s->list_count)
+        r_check(r, b->orient || !st__orient_list_needs(s->lists[li]->items, s->lists[li]->count),
+                "an agent that faces has no orientation record");
+    r_check(r, st_v2_finite(a->wander_target) && st_finite(a->wander_distance) && nonneg_finite(a->wander_radius) &&
+                   nonneg_finite(a->wander_jitter) && a->path_index >= 0,
+            "an agent's wander or path state is out of range");
+}
+
+/// Entry i, whose path index is pi: its pointers made from the indices, its
+/// fields checked, and its handle slot (marked in slot_seen) checked
+/// against the handle table. Counts dead entries into *dead_seen.
+static void check_entry(reader *r, st_snapshot *s, int i, int32_t pi, uint8_t *slot_seen, int *dead_seen)
+{
+    st_world *c = &s->w;
+    st_body *b = &c->bodies[i];
+    st_agent *a = &c->agents[i];
+    int32_t li = s->list_of[i];
+    b->behaviors = NULL;
+    a->path = path_at(s, pi);
+    r_check(r, pi >= -1 && pi < s->path_count, "an agent names a path that is not there");
+    r_check(r, li >= -1 && li < s->list_count, "an agent names a standing list that is not there");
+    r_check(r, a->alive <= 1, "an agent is neither alive nor dead");
+    r_check(r, a->serial >= 1 && a->serial < c->next_serial, "an agent's serial is out of range");
+    r_check(r, c->tags[i] >= 0, "an agent's tag is negative");
+    if (!a->alive) {
+        (*dead_seen)++;
+        r_check(r, li == -1, "a dead agent has standing behaviours");
+        return;
+    }
+    check_body(r, s, i, li);
+    r_check(r, a->slot < c->slot_count, "an agent's handle slot is out of range");
+    if (r->bad) return;
+    r_check(r, !slot_seen[a->slot], "two agents share a handle slot");
+    slot_seen[a->slot] = 1;
+    r_check(r, c->slots[a->slot].dense == (uint32_t)i && c->slots[a->slot].generation >= 1,
+            "the handle table does not point back at an agent");
+    if (li >= 0) {
+        b->behaviors = s->lists[li];
+        s->lists[li]->refs++;
+    }
+}
+
+/// The free list: in range, free slots only (slot_seen 0), no cycle.
+static void check_free_list(reader *r, const st_world *c, uint8_t *slot_seen)
+{
+    uint32_t f = c->free_slot, steps = 0;
+    while (f != UINT32_MAX && !r->bad) {
+        r_check(r, f < c->slot_count && !slot_seen[f] && steps++ < c->slot_count, "the free slot list is broken");
+        if (r->bad) break;
+        slot_seen[f] = 2;
+        f = c->slots[f].dense;
+    }
+}
+
+/// Every entry, and the handle table against them.
+static void check_entries(reader *r, st_snapshot *s, const int32_t *agent_path)
+{
+    st_world *c = &s->w;
+    uint8_t *slot_seen = calloc(c->slot_count > 0 ? c->slot_count : 1, 1);
+    if (!slot_seen) {
+        r->bad = "out of memory";
+        return;
+    }
+    int dead_seen = 0;
+    for (int i = 0; i < c->count && !r->bad; i++) check_entry(r, s, i, agent_path[i], slot_seen, &dead_seen);
+    r_check(r, dead_seen == c->dead, "the dead count does not match the agents");
+    for (int k = 0; k < s->list_count && !r->bad; k++)
+        r_check(r, s->lists[k]->refs > 0, "a standing list no agent uses");
+    check_free_list(r, c, slot_seen);
+    for (uint32_t q = 0; q < c->slot_count && !r->bad; q++)
+        r_check(r, c->slots[q].generation >= 1, "a handle slot has generation 0");
+    free(slot_seen);
+}
+
+/// Spawn order: serials rise along it (storage order, or the index).
+static void check_spawn_order(reader *r, const st_world *c)
+{
+    const int n = c->count;
+    if (c->order_cap > 0) {
+        for (int k = 0; k < n && !r->bad; k++)
+            r_check(r, c->order[k] < (uint32_t)n && c->order_pos[c->order[k]] == (uint32_t)k,
+                    "the spawn-order index is not a permutation");
+        for (int k = 1; k < n && !r->bad; k++)
+            r_check(r, c->agents[c->order[k]].serial > c->agents[c->order[k - 1]].serial,
+                    "serials do not rise along spawn order");
+    } else if (!c->reordered) {
+        for (int k = 1; k < n && !r->bad; k++)
+            r_check(r, c->agents[k].serial > c->agents[k - 1].serial, "serials do not rise along spawn order");
+    }
+}
+
+static void read_order(reader *r, st_world *c)
+{
+    size_t nn = (size_t)c->count;
+    c->order = alloc_n(nn, sizeof(uint32_t));
+    c->order_pos = alloc_n(nn, sizeof(uint32_t));
+    if (!c->order || !c->order_pos) {
+        r->bad = "out of memory";
+        return;
+    }
+    c->order_cap = c->count > 0 ? c->count : 1;
+    r_take(r, c->order, nn * sizeof(uint32_t));
+    r_take(r, c->order_pos, nn * sizeof(uint32_t));
+}
+
+static void read_dense(reader *r, st_snapshot *s)
+{
+    st_world *c = &s->w;
+    size_t nn = (size_t)c->count;
+    c->capacity = c->count;
+    c->slot_cap = c->slot_count;
+    c->bodies = aligned_alloc(ST_BODY_ALIGN, (nn > 0 ? nn : 1) * sizeof(st_body));
+    c->agents = alloc_n(nn, sizeof(st_agent));
+    c->tags = alloc_n(nn, sizeof(int32_t));
+    c->slots = alloc_n(c->slot_count, sizeof(st_slot));
+    s->list_of = alloc_n(nn, sizeof(int32_t));
+    int32_t *agent_path = alloc_n(nn, sizeof(int32_t));
+    if (!c->bodies || !c->agents || !c->tags || !c->slots || !s->list_of || !agent_path) {
+        free(agent_path);
+        r->bad = "out of memory";
+        return;
+    }
+    r_take(r, c->bodies, nn * sizeof(st_body));
+    r_take(r, s->list_of, nn * sizeof(int32_t));
+    r_take(r, c->agents, nn * sizeof(st_agent));
+    r_take(r, agent_path, nn * sizeof(int32_t));
+    r_take(r, c->tags, nn * sizeof(int32_t));
+    r_take(r, c->slots, (size_t)c->slot_count * sizeof(st_slot));
+    if (r->has_order) read_order(r, c);
+    if (!r->bad) check_entries(r, s, agent_path);
+    free(agent_path);
+    if (!r->bad) check_spawn_order(r, c);
+}
+
+/* ---- per-slot records: avoidance settings, orientation records ---- */
+
+/// The live entries that carry each kind of per-slot record.
+static bool holds_avoid_def(const st_world *c, int i)
+{
+    return c->agents[i].alive && (c->bodies[i].avoid & ST__AV_DEF);
+}
+static bool holds_orient(const st_world *c, int i) { return c->agents[i].alive && c->bodies[i].orient; }
+
+static uint32_t count_holders(const st_world *c, bool (*holds)(const st_world *, int))
+{
+    uint32_t k = 0;
+    for (int i = 0; i < c->count; i++)
+        if (holds(c, i)) k++;
+    return k;
+}
+
+/// One past the highest slot a live agent holds: the size of the per-slot arrays.
+static uint32_t live_slot_cap(const st_world *c)
+{
+    uint32_t cap = 0;
+    for (int i = 0; i < c->count; i++)
+        if (c->agents[i].alive && c->agents[i].slot + 1 > cap) cap = c->agents[i].slot + 1;
+    return cap;
+}
+
+/// A per-slot array of cap records (left NULL when cap is 0) and cap
+/// zeroed marks of the slots read; false, with r->bad set, when memory runs out.
+static bool per_slot_arrays(reader *r, uint32_t cap, size_t elem, void **records, uint8_t **given)
+{
+    if (cap > 0 && !(*records = malloc((size_t)cap * elem))) {
+        r->bad = "out of memory";
+        return false;
+    }
+    *given = calloc(cap > 0 ? cap : 1, 1);
+    if (!*given) {
+        r->bad = "out of memory";
+        return false;
+    }
+    return true;
+}
+
+/// Every holder's slot is marked `want` in marks, else `what`.
+static void check_all_given(reader *r, const st_world *c, bool (*holds)(const st_world *, int), const uint8_t *marks,
+                            uint8_t want, const char *what)
+{
+    for (int i = 0; i < c->count && !r->bad; i++)
+        if (holds(c, i)) r_check(r, marks[c->agents[i].slot] == want, what);
+}
+
+static void write_avoid_defs(writer *o, const st_snapshot *s)
+{
+    const st_world *c = &s->w;
+    w_u32(o, count_holders(c, holds_avoid_def));
+    for (int i = 0; i < c->count; i++) {
+        if (!holds_avoid_def(c, i)) continue;
         const st_avoid_def *d = &c->avoid_defs[c->agents[i].slot];
         w_u32(o, c->agents[i].slot);
         w_u32(o, (uint32_t)d->mode);
@@ -251,20 +751,114 @@ static void write_payload(writer *o, const st_snapshot *s)
         w_u32(o, d->mask);
         w_u8(o, d->locked);
     }
+}
 
-    // Orientation records of the live agents that have them, by slot.
-    uint32_t orients = 0;
-    for (int i = 0; i < n; i++)
-        if (c->agents[i].alive && c->bodies[i].orient) orients++;
-    w_u32(o, orients);
-    for (int i = 0; i < n; i++) {
-        if (!c->agents[i].alive || !c->bodies[i].orient) continue;
+/// One avoidance record (after its slot), checked as st_agent_set_avoidance would.
+static st_avoid_def read_avoid_def(reader *r)
+{
+    st_avoid_def d;
+    uint32_t mode = r_u32(r);
+    d.range = r_f64(r);
+    d.max_neighbors = r_i32(r);
+    d.horizon = r_f64(r);
+    d.horizon_obstacles = r_f64(r);
+    d.priority = r_f64(r);
+    d.layer = r_u32(r);
+    d.mask = r_u32(r);
+    uint8_t locked = r_u8(r);
+    d.mode = (st_avoidance)(mode <= ST_AVOIDANCE_ORCA ? mode : 0);
+    d.locked = locked != 0;
+    r_check(r, mode <= ST_AVOIDANCE_ORCA && locked <= 1, "avoidance settings out of range");
+    r_check(r, d.range == ST_AVOID_AUTO || nonneg_finite(d.range), "avoidance range out of range");
+    r_check(r, d.horizon == ST_AVOID_AUTO || pos_finite(d.horizon), "avoidance horizon out of range");
+    r_check(r, d.horizon_obstacles == ST_AVOID_AUTO || pos_finite(d.horizon_obstacles),
+            "avoidance horizon out of range");
+    r_check(r, nonneg_finite(d.priority) && d.max_neighbors >= 0 && d.max_neighbors <= ST_AVOID_MAX_NEIGHBORS_CAP,
+            "avoidance settings out of range");
+    return d;
+}
+
+/// Every live agent flagged with avoidance settings gets them; the other
+/// slots below the cap hold the defaults.
+static void read_avoid_defs(reader *r, st_snapshot *s)
+{
+    st_world *c = &s->w;
+    uint32_t defs = r_u32(r);
+    if (!r_fits(r, defs, 53)) return; // 53 bytes a record
+    uint32_t cap = live_slot_cap(c);
+    uint8_t *given = NULL;
+    if (!per_slot_arrays(r, cap, sizeof *c->avoid_defs, (void **)&c->avoid_defs, &given)) return;
+    c->avoid_def_cap = cap;
+    for (uint32_t q = 0; q < cap; q++) c->avoid_defs[q] = st_default_avoid_def();
+    for (uint32_t k = 0; k < defs && !r->bad; k++) {
+        uint32_t slot = r_u32(r);
+        st_avoid_def d = read_avoid_def(r);
+        r_check(r, slot < cap && !given[slot], "avoidance settings for a slot no agent holds");
+        if (r->bad) break;
+        given[slot] = 1;
+        c->avoid_defs[slot] = d;
+    }
+    check_all_given(r, c, holds_avoid_def, given, 1, "an agent's avoidance settings are missing");
+    free(given);
+}
+
+static void write_orients(writer *o, const st_snapshot *s)
+{
+    const st_world *c = &s->w;
+    w_u32(o, count_holders(c, holds_orient));
+    for (int i = 0; i < c->count; i++) {
+        if (!holds_orient(c, i)) continue;
         const st_orient *q = &c->orients[c->agents[i].slot];
         w_u32(o, c->agents[i].slot);
         w_f64(o, q->turn_rate);
         w_vec(o, q->face);
     }
+}
 
+/// One orientation record (after its slot), checked as st_agent_set_turn_rate and face would make it.
+static st_orient read_orient(reader *r)
+{
+    st_orient q;
+    q.turn_rate = r_f64(r);
+    q.face = r_vec(r);
+    r_check(r, q.turn_rate >= 0.0 && !isnan(q.turn_rate), "a turn rate is out of range");
+    // a facing request is a unit direction (as face makes it) or none
+    double len2 = st_v2_len2(q.face);
+    r_check(r, st_v2_finite(q.face) && (len2 == 0.0 || fabs(len2 - 1.0) < 1e-6), "a facing request is not a direction");
+    return q;
+}
+
+/// Exactly one record for every live agent flagged with one, none for any
+/// other slot.
+static void read_orients(reader *r, st_snapshot *s)
+{
+    st_world *c = &s->w;
+    uint32_t orients = r_u32(r);
+    if (!r_fits(r, orients, 28)) return; // 28 bytes a record
+    uint32_t cap = live_slot_cap(c);
+    uint8_t *given = NULL; // 2 = a live agent flagged with a record holds the slot, 3 = read
+    if (!per_slot_arrays(r, cap, sizeof *c->orients, (void **)&c->orients, &given)) return;
+    c->orient_cap = cap;
+    for (uint32_t q = 0; q < cap; q++) c->orients[q] = (st_orient){INFINITY, {0.0, 0.0}};
+    for (int i = 0; i < c->count; i++)
+        if (holds_orient(c, i)) given[c->agents[i].slot] = 2;
+    for (uint32_t k = 0; k < orients && !r->bad; k++) {
+        uint32_t slot = r_u32(r);
+        st_orient q = read_orient(r);
+        r_check(r, slot < cap && given[slot] == 2, "an orientation record for a slot no such agent holds");
+        if (r->bad) break;
+        given[slot] = 3;
+        c->orients[slot] = q;
+    }
+    check_all_given(r, c, holds_orient, given, 3, "an agent's orientation record is missing");
+    free(given);
+}
+
+/* ---- obstacles and walls ---- */
+
+static void write_obstacles(writer *o, const st_snapshot *s)
+{
+    const st_world *c = &s->w;
     w_u32(o, (uint32_t)c->obstacle_count);
     for (int i = 0; i < c->obstacle_count; i++) {
         const st_obstacle *ob = &c->obstacles[i];
@@ -276,15 +870,150 @@ static void write_payload(writer *o, const st_snapshot *s)
         w_u32(o, (uint32_t)(ob->points ? ob->point_count : 0));
         if (ob->points) w_bytes(o, ob->points, (size_t)ob->point_count * sizeof(st_vec2));
     }
+}
+
+/// One obstacle into o (zeroed), its id above last_id; false when reading
+/// must stop (r->bad says why).
+static bool read_obstacle(reader *r, const st_world *c, st_obstacle *o, int last_id)
+{
+    o->id = r_i32(r);
+    uint32_t kind = r_u32(r);
+    o->center = r_vec(r);
+    o->prev_center = r_vec(r);
+    o->radius = r_f64(r);
+    uint32_t pc = r_u32(r);
+    r_check(r, o->id > last_id && o->id <= c->next_obstacle_id, "obstacle ids out of order");
+    r_check(r, kind <= ST_OBSTACLE_POLYLINE, "unknown obstacle kind");
+    r_check(r, st_v2_finite(o->center) && st_v2_finite(o->prev_center) && nonneg_finite(o->radius),
+            "an obstacle is out of range");
+    r_check(r, kind == ST_OBSTACLE_CIRCLE ? pc == 0 : pc >= (kind == ST_OBSTACLE_POLYGON ? 3u : 2u),
+            "an obstacle's outline has the wrong number of points");
+    if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return false;
+    o->kind = (st_obstacle_kind)kind;
+    if (pc > 0) {
+        o->points = malloc((size_t)pc * sizeof *o->points);
+        if (!o->points) {
+            r->bad = "out of memory";
+            return false;
+        }
+        o->point_count = (int)pc;
+        r_take(r, o->points, (size_t)pc * sizeof *o->points);
+        for (uint32_t q = 0; q < pc; q++) r_check(r, st_v2_finite(o->points[q]), "an obstacle point is not finite");
+    }
+    return true;
+}
+
+static void read_obstacles(reader *r, st_snapshot *s)
+{
+    st_world *c = &s->w;
+    uint32_t obs = r_u32(r);
+    if (!r_fits(r, obs, 52)) return; // 52 bytes an obstacle at the least
+    if (obs > 0) {
+        c->obstacles = calloc(obs, sizeof *c->obstacles);
+        if (!c->obstacles) {
+            r->bad = "out of memory";
+            return;
+        }
+        c->obstacle_cap = (int)obs;
+    }
+    int last_id = 0;
+    for (uint32_t i = 0; i < obs && !r->bad; i++) {
+        if (!read_obstacle(r, c, &c->obstacles[i], last_id)) return;
+        last_id = c->obstacles[i].id;
+        c->obstacle_count = (int)i + 1;
+    }
+}
+
+static void write_walls(writer *o, const st_snapshot *s)
+{
+    const st_world *c = &s->w;
     w_u32(o, (uint32_t)c->wall_count);
     for (int i = 0; i < c->wall_count; i++) {
         w_vec(o, c->walls[i].from);
         w_vec(o, c->walls[i].to);
         w_vec(o, c->walls[i].normal);
     }
+}
+
+static void read_walls(reader *r, st_snapshot *s)
+{
+    st_world *c = &s->w;
+    uint32_t walls = r_u32(r);
+    if (!r_fits(r, walls, 48)) return; // 48 bytes a wall
+    if (walls > 0) {
+        c->walls = malloc(walls * sizeof *c->walls);
+        if (!c->walls) {
+            r->bad = "out of memory";
+            return;
+        }
+        c->wall_cap = c->wall_count = (int)walls;
+    }
+    for (uint32_t i = 0; i < walls && !r->bad; i++) {
+        st_wall *wl = &c->walls[i];
+        wl->from = r_vec(r);
+        wl->to = r_vec(r);
+        wl->normal = r_vec(r);
+        r_check(r, st_v2_finite(wl->from) && st_v2_finite(wl->to) && st_v2_finite(wl->normal),
+                "a wall is not finite");
+    }
+}
+
+/* ---- the caller's bytes ---- */
+
+static void write_user(writer *o, const st_snapshot *s)
+{
     w_u64(o, s->user_len);
     w_bytes(o, s->user, s->user_len);
 }
+
+static void read_user(reader *r, st_snapshot *s)
+{
+    uint64_t user = r_u64(r);
+    if (!r_fits(r, user, 1)) return;
+    if (user > 0) {
+        s->user = malloc((size_t)user);
+        if (!s->user) {
+            r->bad = "out of memory";
+            return;
+        }
+        s->user_len = (size_t)user;
+        r_take(r, s->user, (size_t)user);
+    }
+}
+
+/// The payload in order. A reader runs only while the ones before it found
+/// nothing wrong, so each may rely on what they read and checked.
+static const struct section {
+    void (*write)(writer *o, const st_snapshot *s);
+    void (*read)(reader *r, st_snapshot *s);
+} sections[] = {
+    {write_layout, read_layout},
+    {write_scalars, read_scalars},
+    {write_paths, read_paths},
+    {write_lists, read_lists},
+    {write_dense, read_dense},
+    {write_avoid_defs, read_avoid_defs},
+    {write_orients, read_orients},
+    {write_obstacles, read_obstacles},
+    {write_walls, read_walls},
+    {write_user, read_user},
+};
+#define SECTION_COUNT (sizeof sections / sizeof sections[0])
+
+static void write_payload(writer *o, const st_snapshot *s)
+{
+    for (size_t k = 0; k < SECTION_COUNT; k++) sections[k].write(o, s);
+}
+
+static void read_payload(reader *r, st_snapshot *s)
+{
+    for (size_t k = 0; k < SECTION_COUNT && !r->bad; k++) sections[k].read(r, s);
+    r_check(r, r->p == r->end, "bytes left over after the payload");
+}
+
+/* ------------------------------------------------------------------------ */
+/* the header, encode and decode                                            */
+/* ------------------------------------------------------------------------ */
 
 static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
@@ -320,6 +1049,23 @@ bool st_snapshot_encodable(const st_snapshot *s, uint64_t *serial)
     return first == 0;
 }
 
+/// The header in front of a payload of the given bytes (written after it:
+/// it holds the payload's checksum). check_header reads it back.
+static void write_header(unsigned char *h, const st_snapshot *s, size_t payload)
+{
+    memset(h, 0, ST_SNAPSHOT_HEADER);
+    memcpy(h, magic, 8);
+    put_u32(h + 8, ST_SNAPSHOT_FORMAT);
+    put_u32(h + 12, ST_SNAPSHOT_HEADER);
+    put_u32(h + 16, s->user_len > 0 ? 1u : 0u);
+    put_u32(h + 20, ST_VERSION_NUM);
+    put_u64(h + 24, payload);
+    put_u64(h + 32, st_snapshot_hash(h + ST_SNAPSHOT_HEADER, payload));
+    put_u64(h + 40, st_snapshot_checksum(s));
+    put_u64(h + 48, s->w.tick);
+    put_u32(h + 56, (uint32_t)(s->w.count - s->w.dead));
+}
+
 void *st_snapshot_encode(const st_snapshot *s, size_t *size)
 {
     if (!st_snapshot_encodable(s, NULL)) return NULL;
@@ -339,538 +1085,9 @@ void *st_snapshot_encode(const st_snapshot *s, size_t *size)
         free(o.p);
         return NULL;
     }
-    unsigned char *h = o.p;
-    memset(h, 0, ST_SNAPSHOT_HEADER);
-    memcpy(h, magic, 8);
-    put_u32(h + 8, ST_SNAPSHOT_FORMAT);
-    put_u32(h + 12, ST_SNAPSHOT_HEADER);
-    put_u32(h + 16, s->user_len > 0 ? 1u : 0u);
-    put_u32(h + 20, ST_VERSION_NUM);
-    size_t payload = o.len - ST_SNAPSHOT_HEADER;
-    put_u64(h + 24, payload);
-    put_u64(h + 32, st_snapshot_hash(h + ST_SNAPSHOT_HEADER, payload));
-    put_u64(h + 40, st_snapshot_checksum(s));
-    put_u64(h + 48, s->w.tick);
-    put_u32(h + 56, (uint32_t)(s->w.count - s->w.dead));
+    write_header(o.p, s, o.len - ST_SNAPSHOT_HEADER);
     if (size) *size = o.len;
     return o.p;
-}
-
-/* ------------------------------------------------------------------------ */
-/* reading                                                                  */
-/* ------------------------------------------------------------------------ */
-
-typedef struct reader {
-    const unsigned char *p, *end;
-    const char *bad; // the first problem found (NULL: none)
-} reader;
-
-static bool r_take(reader *r, void *dst, size_t n)
-{
-    if (r->bad) return false;
-    if ((size_t)(r->end - r->p) < n) {
-        r->bad = "payload ends early";
-        return false;
-    }
-    if (n) memcpy(dst, r->p, n);
-    r->p += n;
-    return true;
-}
-
-/// Room for n records of elem bytes in what is left (no overflow).
-static bool r_fits(reader *r, uint64_t n, size_t elem)
-{
-    if (r->bad) return false;
-    if (elem && n > (uint64_t)(r->end - r->p) / elem) {
-        r->bad = "a count exceeds the bytes left";
-        return false;
-    }
-    return true;
-}
-
-static uint8_t r_u8(reader *r)
-{
-    uint8_t v = 0;
-    r_take(r, &v, 1);
-    return v;
-}
-static uint32_t r_u32(reader *r)
-{
-    uint32_t v = 0;
-    r_take(r, &v, 4);
-    return v;
-}
-static int32_t r_i32(reader *r)
-{
-    int32_t v = 0;
-    r_take(r, &v, 4);
-    return v;
-}
-static uint64_t r_u64(reader *r)
-{
-    uint64_t v = 0;
-    r_take(r, &v, 8);
-    return v;
-}
-static double r_f64(reader *r)
-{
-    double v = 0.0;
-    r_take(r, &v, 8);
-    return v;
-}
-static st_vec2 r_vec(reader *r)
-{
-    st_vec2 v;
-    v.x = r_f64(r);
-    v.y = r_f64(r);
-    return v;
-}
-
-static void r_check(reader *r, bool ok, const char *what)
-{
-    if (!ok && !r->bad) r->bad = what;
-}
-
-static bool pos_finite(double v) { return st_finite(v) && v > 0.0; }
-static bool nonneg_finite(double v) { return st_finite(v) && v >= 0.0; }
-
-static st_target r_target(reader *r)
-{
-    st_target t;
-    uint8_t is_agent = r_u8(r);
-    r_check(r, is_agent <= 1, "a behaviour target is neither point nor agent");
-    t.is_agent = is_agent != 0;
-    t.agent.index = r_u32(r);
-    t.agent.generation = r_u32(r);
-    t.point = r_vec(r);
-    r_check(r, st_v2_finite(t.point), "a behaviour target point is not finite");
-    return t;
-}
-
-static void read_payload(reader *r, st_snapshot *s)
-{
-    st_world *c = &s->w;
-    r_check(r, r_u32(r) == ENDIAN_MARK, "made on a machine of another byte order");
-    uint32_t sb = r_u32(r), sa = r_u32(r), ss = r_u32(r);
-    if (!r->bad && (sb != sizeof(st_body) || sa != sizeof(st_agent) || ss != sizeof(st_slot)))
-        r->bad = "made by a build whose agent records differ from this one's";
-
-    c->width = r_f64(r);
-    c->height = r_f64(r);
-    uint32_t edges = r_u32(r);
-    c->seed = r_u64(r);
-    c->dt = r_f64(r);
-    c->cell_size = r_f64(r);
-    c->rng = r_u64(r);
-    c->tick = r_u64(r);
-    c->time = r_f64(r);
-    c->next_serial = r_u64(r);
-    int32_t n = r_i32(r), dead = r_i32(r);
-    uint32_t slot_count = r_u32(r);
-    c->free_slot = r_u32(r);
-    uint32_t flags = r_u32(r);
-    c->next_obstacle_id = r_i32(r);
-    r_check(r, pos_finite(c->width) && pos_finite(c->height) && pos_finite(c->dt) && pos_finite(c->cell_size),
-            "world size, dt or cell size out of range");
-    r_check(r, edges <= ST_EDGES_NONE, "unknown edges");
-    c->edges = (st_edges)(edges <= ST_EDGES_NONE ? edges : 0);
-    r_check(r, nonneg_finite(c->time) || c->time == DBL_MAX, "world time out of range");
-    r_check(r, c->next_serial >= 1 && c->next_obstacle_id >= 0, "serial or obstacle id counters out of range");
-    r_check(r, (flags >> 6) == 0, "unknown world flags");
-    c->reordered = flags & 1u;
-    c->resort = (flags >> 1) & 1u;
-    c->brute_force = (flags >> 2) & 1u;
-    c->avoid_active = (flags >> 3) & 1u;
-    c->contacts = (flags >> 4) & 1u;
-    bool has_order = (flags >> 5) & 1u;
-    r_check(r, n >= 0 && dead >= 0 && dead <= n, "agent counts out of range");
-    r_check(r, r_fits(r, (uint64_t)(n > 0 ? n : 0), sizeof(st_body) + sizeof(st_agent)), "agent count exceeds the bytes");
-    r_check(r, r_fits(r, slot_count, sizeof(st_slot)), "slot count exceeds the bytes");
-    r_check(r, (int64_t)slot_count >= (n > 0 && dead >= 0 ? (int64_t)n - dead : 0) && slot_count < UINT32_MAX, "too few slots");
-    if (r->bad) return;
-
-    uint32_t paths = r_u32(r);
-    if (!r_fits(r, paths, 13)) return;
-    s->paths = calloc(paths > 0 ? paths : 1, sizeof *s->paths);
-    if (!s->paths) {
-        r->bad = "out of memory";
-        return;
-    }
-    s->path_cap = (int)paths;
-    s->owns_paths = true;
-    for (uint32_t i = 0; i < paths && !r->bad; i++) {
-        uint32_t pc = r_u32(r);
-        uint8_t loop = r_u8(r);
-        double radius = r_f64(r);
-        r_check(r, pc >= 1 && loop <= 1 && pos_finite(radius), "a path is malformed");
-        if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return;
-        st_vec2 *pts = malloc((size_t)pc * sizeof *pts);
-        if (!pts) {
-            r->bad = "out of memory";
-            return;
-        }
-        r_take(r, pts, (size_t)pc * sizeof *pts);
-        // st_path_create checks the points (finite) and copies them
-        st_path *p = st_path_create(pts, (int)pc, loop != 0, radius);
-        free(pts);
-        if (!p) {
-            r->bad = "a path point is not finite";
-            return;
-        }
-        s->paths[s->path_count++] = p;
-    }
-
-    uint32_t lists = r_u32(r);
-    if (!r_fits(r, lists, 4) || r->bad) return;
-    s->lists = calloc(lists > 0 ? lists : 1, sizeof *s->lists);
-    if (!s->lists) {
-        r->bad = "out of memory";
-        return;
-    }
-    for (uint32_t k = 0; k < lists && !r->bad; k++) {
-        uint32_t cnt = r_u32(r);
-        r_check(r, cnt >= 1 && cnt <= MAX_LIST, "a standing list's length is out of range");
-        if (!r_fits(r, cnt, 128) || r->bad) return;
-        st_blist *l = malloc(sizeof *l + (size_t)cnt * sizeof(st_behavior));
-        if (!l) {
-            r->bad = "out of memory";
-            return;
-        }
-        memset(l, 0, sizeof *l + (size_t)cnt * sizeof(st_behavior));
-        l->count = (int)cnt;
-        s->lists[s->list_count++] = l;
-        for (uint32_t e = 0; e < cnt && !r->bad; e++) {
-            st_behavior *b = &l->items[e];
-            uint32_t type = r_u32(r);
-            r_check(r, type < ST_BEHAVIOR_COUNT, "unknown behaviour type");
-            b->type = (st_behavior_type)(type < ST_BEHAVIOR_COUNT ? type : 0);
-            b->weight = r_f64(r);
-            b->target = r_target(r);
-            b->target2 = r_target(r);
-            b->radius = r_f64(r);
-            uint32_t decel = r_u32(r);
-            r_check(r, decel <= ST_DECEL_FAST, "unknown deceleration");
-            b->decel = (st_deceleration)(decel <= ST_DECEL_FAST ? decel : 0);
-            b->offset = r_vec(r);
-            int32_t pi = r_i32(r);
-            r_check(r, pi >= -1 && pi < s->path_count, "a behaviour names a path that is not there");
-            b->path = pi >= 0 && pi < s->path_count ? s->paths[pi] : NULL;
-            b->flock.radius = r_f64(r);
-            b->flock.fov = r_f64(r);
-            b->flock.separation = r_f64(r);
-            b->flock.alignment = r_f64(r);
-            b->flock.cohesion = r_f64(r);
-            b->flock.separation_radius = r_f64(r);
-            b->flock.tag = r_i32(r);
-            for (int q = 0; q < 4; q++) b->rect[q] = r_f64(r);
-            uint32_t mode = r_u32(r);
-            r_check(r, mode <= ST_PATH_PREDICT, "unknown path mode");
-            b->path_mode = (st_path_mode)(mode <= ST_PATH_PREDICT ? mode : 0);
-            b->predict = r_f64(r);
-            b->ahead = r_f64(r);
-            b->zone = r_f64(r);
-            b->field = NULL;
-            // predict is a time (>= 0); ahead and zone are distances, or
-            // negative for "automatic" (queue, follow_leader).
-            r_check(r, nonneg_finite(b->predict) && st_finite(b->ahead) && st_finite(b->zone),
-                    "a behaviour's motion parameters are out of range");
-            r_check(r, st_finite(b->weight) && !isnan(b->radius) && b->radius >= 0.0 && st_v2_finite(b->offset) &&
-                           nonneg_finite(b->flock.radius) && !isnan(b->flock.fov) && st_finite(b->flock.fov) &&
-                           st_finite(b->flock.separation) && st_finite(b->flock.alignment) &&
-                           st_finite(b->flock.cohesion) && st_finite(b->flock.separation_radius) &&
-                           b->flock.tag >= ST_TAG_ANY && !isnan(b->rect[0]) && !isnan(b->rect[1]) &&
-                           !isnan(b->rect[2]) && !isnan(b->rect[3]),
-                    "a behaviour's parameters are out of range");
-        }
-    }
-    if (r->bad) return;
-
-    // The dense arrays.
-    c->count = n;
-    c->dead = dead;
-    c->capacity = n;
-    c->slot_count = c->slot_cap = slot_count;
-    size_t nn = (size_t)n;
-    c->bodies = aligned_alloc(ST_BODY_ALIGN, (nn > 0 ? nn : 1) * sizeof(st_body));
-    c->agents = malloc((nn > 0 ? nn : 1) * sizeof(st_agent));
-    c->tags = malloc((nn > 0 ? nn : 1) * sizeof(int32_t));
-    c->slots = malloc((slot_count > 0 ? slot_count : 1) * sizeof(st_slot));
-    s->list_of = malloc((nn > 0 ? nn : 1) * sizeof(int32_t));
-    int32_t *agent_path = malloc((nn > 0 ? nn : 1) * sizeof(int32_t));
-    if (!c->bodies || !c->agents || !c->tags || !c->slots || !s->list_of || !agent_path) {
-        free(agent_path);
-        r->bad = "out of memory";
-        return;
-    }
-    r_take(r, c->bodies, nn * sizeof(st_body));
-    r_take(r, s->list_of, nn * sizeof(int32_t));
-    r_take(r, c->agents, nn * sizeof(st_agent));
-    r_take(r, agent_path, nn * sizeof(int32_t));
-    r_take(r, c->tags, nn * sizeof(int32_t));
-    r_take(r, c->slots, (size_t)slot_count * sizeof(st_slot));
-    if (has_order) {
-        c->order = malloc((nn > 0 ? nn : 1) * sizeof(uint32_t));
-        c->order_pos = malloc((nn > 0 ? nn : 1) * sizeof(uint32_t));
-        if (!c->order || !c->order_pos) {
-            free(agent_path);
-            r->bad = "out of memory";
-            return;
-        }
-        c->order_cap = n > 0 ? n : 1;
-        r_take(r, c->order, nn * sizeof(uint32_t));
-        r_take(r, c->order_pos, nn * sizeof(uint32_t));
-    }
-    if (r->bad) {
-        free(agent_path);
-        return;
-    }
-
-    // Every agent entry, and the handle table against them.
-    uint8_t *slot_seen = calloc(slot_count > 0 ? slot_count : 1, 1);
-    if (!slot_seen) {
-        free(agent_path);
-        r->bad = "out of memory";
-        return;
-    }
-    int dead_seen = 0;
-    for (int i = 0; i < n && !r->bad; i++) {
-        st_body *b = &c->bodies[i];
-        st_agent *a = &c->agents[i];
-        int32_t li = s->list_of[i], pi = agent_path[i];
-        b->behaviors = NULL;
-        a->path = pi >= 0 && pi < s->path_count ? s->paths[pi] : NULL;
-        r_check(r, pi >= -1 && pi < s->path_count, "an agent names a path that is not there");
-        r_check(r, li >= -1 && li < s->list_count, "an agent names a standing list that is not there");
-        r_check(r, a->alive <= 1, "an agent is neither alive nor dead");
-        r_check(r, a->serial >= 1 && a->serial < c->next_serial, "an agent's serial is out of range");
-        r_check(r, c->tags[i] >= 0, "an agent's tag is negative");
-        if (!a->alive) {
-            dead_seen++;
-            r_check(r, li == -1, "a dead agent has standing behaviours");
-            continue;
-        }
-        r_check(r, st_v2_finite(b->pos) && st_v2_finite(b->vel) && st_v2_finite(b->heading) &&
-                       st_v2_finite(b->accum) && st_v2_finite(b->force) && nonneg_finite(b->max_speed) &&
-                       nonneg_finite(b->max_force) && pos_finite(b->mass) && nonneg_finite(b->radius),
-                "an agent's body is out of range");
-        r_check(r, b->combine <= ST_COMBINE_PRIORITY && (b->avoid & ~7u) == 0 && b->orient <= 1,
-                "an agent's flags are out of range");
-        // face / look_where_going write the record from the threaded pass,
-        // which never makes one: a list holding them needs it up front.
-        if (li >= 0 && li < s->list_count)
-            r_check(r, b->orient || !st__orient_list_needs(s->lists[li]->items, s->lists[li]->count),
-                    "an agent that faces has no orientation record");
-        r_check(r, st_v2_finite(a->wander_target) && st_finite(a->wander_distance) &&
-                       nonneg_finite(a->wander_radius) && nonneg_finite(a->wander_jitter) && a->path_index >= 0,
-                "an agent's wander or path state is out of range");
-        r_check(r, a->slot < slot_count, "an agent's handle slot is out of range");
-        if (r->bad) break;
-        r_check(r, !slot_seen[a->slot], "two agents share a handle slot");
-        slot_seen[a->slot] = 1;
-        r_check(r, c->slots[a->slot].dense == (uint32_t)i && c->slots[a->slot].generation >= 1,
-                "the handle table does not point back at an agent");
-        if (li >= 0) {
-            b->behaviors = s->lists[li];
-            s->lists[li]->refs++;
-        }
-    }
-    free(agent_path);
-    r_check(r, dead_seen == dead, "the dead count does not match the agents");
-    for (int k = 0; k < s->list_count && !r->bad; k++)
-        r_check(r, s->lists[k]->refs > 0, "a standing list no agent uses");
-    // The free list: in range, free slots only, no cycle.
-    uint32_t f = c->free_slot, steps = 0;
-    while (f != UINT32_MAX && !r->bad) {
-        r_check(r, f < slot_count && !slot_seen[f] && steps++ < slot_count, "the free slot list is broken");
-        if (r->bad) break;
-        slot_seen[f] = 2;
-        f = c->slots[f].dense;
-    }
-    for (uint32_t q = 0; q < slot_count && !r->bad; q++)
-        r_check(r, c->slots[q].generation >= 1, "a handle slot has generation 0");
-    free(slot_seen);
-    if (r->bad) return;
-
-    // Spawn order: serials rise along it (storage order, or the index).
-    if (has_order) {
-        for (int k = 0; k < n && !r->bad; k++)
-            r_check(r, c->order[k] < (uint32_t)n && c->order_pos[c->order[k]] == (uint32_t)k,
-                    "the spawn-order index is not a permutation");
-        for (int k = 1; k < n && !r->bad; k++)
-            r_check(r, c->agents[c->order[k]].serial > c->agents[c->order[k - 1]].serial,
-                    "serials do not rise along spawn order");
-    } else if (!c->reordered) {
-        for (int k = 1; k < n && !r->bad; k++)
-            r_check(r, c->agents[k].serial > c->agents[k - 1].serial, "serials do not rise along spawn order");
-    }
-    if (r->bad) return;
-
-    // Avoidance settings: every live agent flagged with one gets it.
-    uint32_t defs = r_u32(r);
-    if (!r_fits(r, defs, 53)) return;
-    uint32_t cap = 0;
-    for (int i = 0; i < n; i++)
-        if (c->agents[i].alive && c->agents[i].slot + 1 > cap) cap = c->agents[i].slot + 1;
-    if (cap > 0) {
-        c->avoid_defs = malloc((size_t)cap * sizeof *c->avoid_defs);
-        if (!c->avoid_defs) {
-            r->bad = "out of memory";
-            return;
-        }
-        c->avoid_def_cap = cap;
-        for (uint32_t q = 0; q < cap; q++) c->avoid_defs[q] = st_default_avoid_def();
-    }
-    uint8_t *given = calloc(cap > 0 ? cap : 1, 1);
-    if (!given) {
-        r->bad = "out of memory";
-        return;
-    }
-    for (uint32_t k = 0; k < defs && !r->bad; k++) {
-        st_avoid_def d;
-        uint32_t slot = r_u32(r);
-        uint32_t mode = r_u32(r);
-        d.range = r_f64(r);
-        d.max_neighbors = r_i32(r);
-        d.horizon = r_f64(r);
-        d.horizon_obstacles = r_f64(r);
-        d.priority = r_f64(r);
-        d.layer = r_u32(r);
-        d.mask = r_u32(r);
-        uint8_t locked = r_u8(r);
-        d.mode = (st_avoidance)(mode <= ST_AVOIDANCE_ORCA ? mode : 0);
-        d.locked = locked != 0;
-        r_check(r, mode <= ST_AVOIDANCE_ORCA && locked <= 1, "avoidance settings out of range");
-        r_check(r, d.range == ST_AVOID_AUTO || nonneg_finite(d.range), "avoidance range out of range");
-        r_check(r, d.horizon == ST_AVOID_AUTO || pos_finite(d.horizon), "avoidance horizon out of range");
-        r_check(r, d.horizon_obstacles == ST_AVOID_AUTO || pos_finite(d.horizon_obstacles),
-                "avoidance horizon out of range");
-        r_check(r, nonneg_finite(d.priority) && d.max_neighbors >= 0 && d.max_neighbors <= ST_AVOID_MAX_NEIGHBORS_CAP,
-                "avoidance settings out of range");
-        r_check(r, slot < cap && !given[slot], "avoidance settings for a slot no agent holds");
-        if (r->bad) break;
-        given[slot] = 1;
-        c->avoid_defs[slot] = d;
-    }
-    for (int i = 0; i < n && !r->bad; i++)
-        if (c->agents[i].alive && (c->bodies[i].avoid & ST__AV_DEF))
-            r_check(r, given[c->agents[i].slot], "an agent's avoidance settings are missing");
-    if (r->bad) {
-        free(given);
-        return;
-    }
-
-    // Orientation records: exactly one for every live agent flagged with
-    // one, none for any other slot.
-    uint32_t orients = r_u32(r);
-    if (!r_fits(r, orients, 28)) {
-        free(given);
-        return;
-    }
-    if (cap > 0) {
-        c->orients = malloc((size_t)cap * sizeof *c->orients);
-        if (!c->orients) {
-            free(given);
-            r->bad = "out of memory";
-            return;
-        }
-        c->orient_cap = cap;
-        for (uint32_t q = 0; q < cap; q++) c->orients[q] = (st_orient){INFINITY, {0.0, 0.0}};
-    }
-    // given[slot]: 2 = a live agent flagged with a record holds it, 3 = read
-    memset(given, 0, cap > 0 ? cap : 1);
-    for (int i = 0; i < n; i++)
-        if (c->agents[i].alive && c->bodies[i].orient) given[c->agents[i].slot] = 2;
-    for (uint32_t k = 0; k < orients && !r->bad; k++) {
-        st_orient q;
-        uint32_t slot = r_u32(r);
-        q.turn_rate = r_f64(r);
-        q.face = r_vec(r);
-        r_check(r, q.turn_rate >= 0.0 && !isnan(q.turn_rate), "a turn rate is out of range");
-        // a facing request is a unit direction (as face makes it) or none
-        double len2 = st_v2_len2(q.face);
-        r_check(r, st_v2_finite(q.face) && (len2 == 0.0 || fabs(len2 - 1.0) < 1e-6),
-                "a facing request is not a direction");
-        r_check(r, slot < cap && given[slot] == 2, "an orientation record for a slot no such agent holds");
-        if (r->bad) break;
-        given[slot] = 3;
-        c->orients[slot] = q;
-    }
-    for (int i = 0; i < n && !r->bad; i++)
-        if (c->agents[i].alive && c->bodies[i].orient)
-            r_check(r, given[c->agents[i].slot] == 3, "an agent's orientation record is missing");
-    free(given);
-    if (r->bad) return;
-
-    uint32_t obs = r_u32(r);
-    if (!r_fits(r, obs, 52)) return;
-    if (obs > 0) {
-        c->obstacles = calloc(obs, sizeof *c->obstacles);
-        if (!c->obstacles) {
-            r->bad = "out of memory";
-            return;
-        }
-        c->obstacle_cap = (int)obs;
-    }
-    int last_id = 0;
-    for (uint32_t i = 0; i < obs && !r->bad; i++) {
-        st_obstacle *o = &c->obstacles[i];
-        o->id = r_i32(r);
-        uint32_t kind = r_u32(r);
-        o->center = r_vec(r);
-        o->prev_center = r_vec(r);
-        o->radius = r_f64(r);
-        uint32_t pc = r_u32(r);
-        r_check(r, o->id > last_id && o->id <= c->next_obstacle_id, "obstacle ids out of order");
-        r_check(r, kind <= ST_OBSTACLE_POLYLINE, "unknown obstacle kind");
-        r_check(r, st_v2_finite(o->center) && st_v2_finite(o->prev_center) && nonneg_finite(o->radius),
-                "an obstacle is out of range");
-        r_check(r, kind == ST_OBSTACLE_CIRCLE ? pc == 0 : pc >= (kind == ST_OBSTACLE_POLYGON ? 3u : 2u),
-                "an obstacle's outline has the wrong number of points");
-        if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return;
-        o->kind = (st_obstacle_kind)kind;
-        last_id = o->id;
-        if (pc > 0) {
-            o->points = malloc((size_t)pc * sizeof *o->points);
-            if (!o->points) {
-                r->bad = "out of memory";
-                return;
-            }
-            o->point_count = (int)pc;
-            r_take(r, o->points, (size_t)pc * sizeof *o->points);
-            for (uint32_t q = 0; q < pc; q++) r_check(r, st_v2_finite(o->points[q]), "an obstacle point is not finite");
-        }
-        c->obstacle_count = (int)i + 1;
-    }
-    uint32_t walls = r_u32(r);
-    if (!r_fits(r, walls, 48)) return;
-    if (walls > 0) {
-        c->walls = malloc(walls * sizeof *c->walls);
-        if (!c->walls) {
-            r->bad = "out of memory";
-            return;
-        }
-        c->wall_cap = c->wall_count = (int)walls;
-    }
-    for (uint32_t i = 0; i < walls && !r->bad; i++) {
-        st_wall *wl = &c->walls[i];
-        wl->from = r_vec(r);
-        wl->to = r_vec(r);
-        wl->normal = r_vec(r);
-        r_check(r, st_v2_finite(wl->from) && st_v2_finite(wl->to) && st_v2_finite(wl->normal),
-                "a wall is not finite");
-    }
-    uint64_t user = r_u64(r);
-    if (!r_fits(r, user, 1)) return;
-    if (user > 0) {
-        s->user = malloc((size_t)user);
-        if (!s->user) {
-            r->bad = "out of memory";
-            return;
-        }
-        s->user_len = (size_t)user;
-        r_take(r, s->user, (size_t)user);
-    }
-    r_check(r, r->p == r->end, "bytes left over after the payload");
 }
 
 static void set_err(char *err, size_t cap, const char *fmt, ...)
@@ -882,30 +1099,31 @@ static void set_err(char *err, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t err_cap)
+/// The header checked against the bytes: mark, format, sizes, and the
+/// payload's checksum. False with the reason in err.
+static bool check_header(const unsigned char *h, size_t size, char *err, size_t err_cap)
 {
-    const unsigned char *h = data;
     if (!h || size < 8 || memcmp(h, magic, 8) != 0) {
         set_err(err, err_cap, "not a steer snapshot (no STEERSNP mark)");
-        return NULL;
+        return false;
     }
     if (size < ST_SNAPSHOT_HEADER) {
         set_err(err, err_cap, "truncated: %zu bytes, the header alone is %d", size, ST_SNAPSHOT_HEADER);
-        return NULL;
+        return false;
     }
     uint32_t format = get_u32(h + 8), hbytes = get_u32(h + 12), flags = get_u32(h + 16), engine = get_u32(h + 20);
     if (format > ST_SNAPSHOT_FORMAT) {
         set_err(err, err_cap, "format version %u is newer than this build reads (%d; made by steer %u.%u.%u)",
                 format, ST_SNAPSHOT_FORMAT, engine / 10000, engine / 100 % 100, engine % 100);
-        return NULL;
+        return false;
     }
     if (format < ST_SNAPSHOT_FORMAT) {
         set_err(err, err_cap, "format version %u is older than this build reads (%d)", format, ST_SNAPSHOT_FORMAT);
-        return NULL;
+        return false;
     }
     if (hbytes != ST_SNAPSHOT_HEADER || (flags & ~1u) != 0) {
         set_err(err, err_cap, "corrupt header");
-        return NULL;
+        return false;
     }
     uint64_t payload = get_u64(h + 24);
     if (payload != size - ST_SNAPSHOT_HEADER) {
@@ -915,18 +1133,25 @@ st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t
         else
             set_err(err, err_cap, "corrupt: %zu bytes, the header says %llu", size,
                     (unsigned long long)payload + ST_SNAPSHOT_HEADER);
-        return NULL;
+        return false;
     }
     if (st_snapshot_hash(h + ST_SNAPSHOT_HEADER, (size_t)payload) != get_u64(h + 32)) {
         set_err(err, err_cap, "corrupt: the payload checksum does not match");
-        return NULL;
+        return false;
     }
+    return true;
+}
+
+st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t err_cap)
+{
+    const unsigned char *h = data;
+    if (!check_header(h, size, err, err_cap)) return NULL;
     st_snapshot *s = st__snapshot_alloc();
     if (!s) {
         set_err(err, err_cap, "out of memory");
         return NULL;
     }
-    reader r = {h + ST_SNAPSHOT_HEADER, h + size, NULL};
+    reader r = {h + ST_SNAPSHOT_HEADER, h + size, NULL, false};
     read_payload(&r, s);
     if (!r.bad && s->w.tick != get_u64(h + 48)) r.bad = "the header's tick does not match the payload";
     if (r.bad) {

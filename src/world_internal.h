@@ -130,6 +130,12 @@ typedef struct st_grid {
     // Anything else that moves, adds or removes an agent clears it.
     int pre_slices;
     int pre_count;
+    // A tag grid's handles of its items (items[k] is agent ids[k]), so that
+    // a nearest answer from it reads no agent record or slot: thousands of
+    // prey asking for the nearest of a thousand hunters would otherwise
+    // fetch those two lines of a hunter each. NULL in the main grid.
+    st_agent_id *ids;
+    int ids_cap;
 } st_grid;
 
 /// A grid of one tag's agents alone, for queries filtered by a tag that few
@@ -298,7 +304,7 @@ int st__grid_slices(st_world *w, int count);
 int32_t *st__grid_slice(st_world *w, int s, int ns, int count, int *i0, int *i1);
 // st__grid_count, the integrator's side of it, is in grid_iter.h.
 /// A query's callback for each live agent that passes it (grid.c).
-typedef void (*st__visit_fn)(void *ctx, uint32_t index, st_vec2 offset, double dist2);
+typedef void (*st__visit_fn)(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2);
 
 void st__blist_release(st_world *w, st_blist *l);
 /// Whether some behaviour of the list reads another agent's body in the
@@ -453,23 +459,6 @@ void st__standing_pass(st_world *w, bool integrate);
 /* step.c */
 /// Step 4 for agent i (live): truncate, integrate, move, clear.
 void st__integrate(st_world *w, int i, double dt);
-
-/// st_world_offset, inlined for the neighbour kernels. Grid positions and
-/// agent positions lie inside a wrap world, so one conditional fold handles
-/// nearly every pair; the general reduction covers the rest.
-static inline st_vec2 st__offset(const st_world *w, st_vec2 from, st_vec2 to)
-{
-    st_vec2 d = {to.x - from.x, to.y - from.y};
-    if (w->edges == ST_EDGES_WRAP) {
-        double hw = 0.5 * w->width, hh = 0.5 * w->height;
-        if (d.x > hw) d.x -= w->width;
-        else if (d.x < -hw) d.x += w->width;
-        if (d.y > hh) d.y -= w->height;
-        else if (d.y < -hh) d.y += w->height;
-        if (d.x > hw || d.x < -hw || d.y > hh || d.y < -hh) return st_world_offset(w, from, to);
-    }
-    return d;
-}
 
 /// The point of segment a-b closest to p.
 static inline st_vec2 st__closest_on_segment(st_vec2 p, st_vec2 a, st_vec2 b)

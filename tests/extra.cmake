@@ -3,7 +3,7 @@
 
 # ---- libFuzzer targets: tests/fuzz/ (clang only) ----
 #
-# fuzz_core drives the core API (src/steer.h), fuzz_lua the Lua bindings,
+# fuzz_core drives the core API (include/steer.h), fuzz_lua the Lua bindings,
 # fuzz_snapshot the snapshot loader (st_snapshot_decode, then the same bytes
 # through steer.decode_snapshot and world:restore).
 # They get their own copies of the core and the bindings, instrumented for
@@ -30,12 +30,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND STEER_FUZZ)
                   -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 
   add_library(steer_core_fuzz STATIC ${STEER_CORE_SOURCES})
-  target_include_directories(steer_core_fuzz PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_include_directories(steer_core_fuzz PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_compile_options(steer_core_fuzz PRIVATE ${_fuzz_flags} -fsanitize=fuzzer-no-link -Wno-unknown-pragmas)
   target_link_libraries(steer_core_fuzz PUBLIC m)
 
   add_library(steer_bindings_fuzz STATIC ${STEER_BINDING_SOURCES})
-  target_include_directories(steer_bindings_fuzz PUBLIC ${PROJECT_SOURCE_DIR}/bindings)
+  target_include_directories(steer_bindings_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/bindings)
   target_compile_options(steer_bindings_fuzz PRIVATE ${_fuzz_flags} -fsanitize=fuzzer-no-link)
   target_link_libraries(steer_bindings_fuzz PUBLIC steer_core_fuzz PkgConfig::LUA)
 

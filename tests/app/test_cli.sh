@@ -39,6 +39,19 @@ sed -i 's/cell_size = 80/cell_size = -1/' "$TMP/config.lua"
 grep -q "scene.config.*cell_size" "$TMP/out" || fail "no scene.config error naming cell_size: $(cat "$TMP/out")"
 echo "ok: scene.config takes dt, cell_size and contacts, and a bad one is a scene.config error"
 
+# The app makes the world with steer.world's own C function, taken before the
+# scene runs: a scene that assigns steer.world does not change how it is made.
+cat >"$TMP/hijack.lua" <<'EOF2'
+local steer = require "steer"
+steer.world = function() error("the scene's own steer.world ran") end
+local scene = { config = { width = 321, height = 123 } }
+function scene.load(world) print(string.format("world: %gx%g", world.width, world.height)) end
+return scene
+EOF2
+"$APP" --headless --ticks 1 "$TMP/hijack.lua" >"$TMP/out" 2>&1 || fail "a scene that assigns steer.world did not load: $(cat "$TMP/out")"
+grep -q "world: 321x123" "$TMP/out" || fail "the app's world is not scene.config's: $(cat "$TMP/out")"
+echo "ok: a scene that assigns steer.world does not change how the app makes its world"
+
 # No display at all: no X, no Wayland, and no driver forced (ctest sets the
 # dummy one, which is a display of sorts).
 env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER "$APP" >"$TMP/out" 2>&1

@@ -41,7 +41,7 @@ warm=$(grep '^soak tick=20000 ' "$TMP/a.out" | sed 's/.*rss_kb=\([0-9]*\).*/\1/'
 end=$(echo "$last" | sed 's/.*rss_kb=\([0-9]*\).*/\1/')
 [ -n "$warm" ] && [ "$warm" -gt 0 ] || fail "no memory report at tick 20000"
 # end <= warm * 1.05 plus the session journal's share, in integers: the
-# journal (src/app/record.c, what rewinds and --record replay from) keeps the
+# journal (app/record.c, what rewinds and --record replay from) keeps the
 # text of every reloaded source, so each reload after tick 20000 may add the
 # brain file's size and 1 kB of bookkeeping; nothing else may grow.
 src_kb=$(( ($(wc -c <"$SRC/scripts/hunter.lua") + 1023) / 1024 + 1 ))

@@ -482,6 +482,59 @@ static void exclude_and_tag(void)
     st_world_destroy(w);
 }
 
+static void nearest_is_the_full_search_exactly(void)
+{
+    /* st_world_nearest searches nearest first (small discs before the whole
+     * radius, half a cell first on a crowded grid, a rare tag on its own
+     * grid) and must answer exactly what the whole search does: the same
+     * agent at the same distance, to the bit (brains steer by it, and
+     * checksums hold it). The lean brains' shape at their four densities:
+     * one agent in ten tagged 1, each agent asking for the nearest of the
+     * other tag within 150 (tag 1) or 100 (tag 0). */
+    const double areas[] = {400, 900, 3600, 14000};
+    const st_edges kinds[] = {ST_EDGES_WRAP, ST_EDGES_NONE};
+    const int n = 3000;
+    for (int e = 0; e < 2; e++)
+        for (int k = 0; k < 4; k++) {
+            double side = sqrt(n * areas[k]);
+            st_world *w = sized_world(side, side, kinds[e], 50, 40 + (uint64_t)k);
+            if (!CHECK(w != NULL, "world create failed"))
+                return;
+            tu_rng r = {900 + (uint64_t)k};
+            for (int i = 0; i < n; i++) {
+                st_agent_def d = st_default_agent_def();
+                d.pos = st_v2(tu_uniform(&r, 0, side), tu_uniform(&r, 0, side));
+                d.vel = st_v2_from_angle(tu_uniform(&r, -TU_PI, TU_PI), tu_uniform(&r, 0, 150));
+                d.tag = i % 10 == 9 ? 1 : 0;
+                st_world_spawn(w, &d);
+            }
+            for (int s = 0; s < 3; s++)
+                st_world_step(w, 1.0 / 60);
+            st_agent_id first[1];
+            double first_d[1];
+            int ok = 1, found = 0;
+            for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a) && ok;
+                 a = st_world_next(w, a, ST_TAG_ANY)) {
+                bool hunter = st_agent_tag(w, a) == 1;
+                st_query q = st_default_query(st_agent_pos(w, a), hunter ? 150.0 : 100.0);
+                q.exclude = a;
+                q.tag = hunter ? 0 : 1;
+                double d = -1.0;
+                st_agent_id near = st_world_nearest(w, &q, &d);
+                int got = st_world_query(w, &q, first, first_d, 1);
+                found += got > 0;
+                ok = CHECK(got > 0 ? st_id_equal(near, first[0]) && d == first_d[0] : st_id_is_null(near),
+                           "%s 1/%g: nearest {%u,%u} at %.17g, the whole search {%u,%u} at %.17g", edge_name(kinds[e]),
+                           areas[k], near.index, near.generation, d, got > 0 ? first[0].index : 0,
+                           got > 0 ? first[0].generation : 0, got > 0 ? first_d[0] : -1.0);
+            }
+            /* the sparse worlds leave many without one, the dense none */
+            CHECK(found > n / 10, "%s 1/%g: only %d of %d queries found an agent", edge_name(kinds[e]), areas[k],
+                  found, n);
+            st_world_destroy(w);
+        }
+}
+
 int main(void)
 {
     RUN(exclude_and_tag);
@@ -490,5 +543,6 @@ int main(void)
     RUN(query_inside_a_step);
     RUN(far_agents_in_a_none_world);
     RUN(rare_tag_queries_match_brute_force);
+    RUN(nearest_is_the_full_search_exactly);
     return tu_summary();
 }

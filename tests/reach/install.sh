@@ -21,7 +21,7 @@ for f in include/steer.h include/steer_lua.h "$LIB/libsteer.a" "$LIB/libsteer_lu
          "$LIB/pkgconfig/steer.pc" "$LIB/pkgconfig/steer-lua.pc"; do
     [ -e "$PREFIX/$f" ] || fail "not installed: $f"
 done
-VER=$(sed -n 's/^#define ST_VERSION "\(.*\)"/\1/p' "$SRC/src/steer.h")
+VER=$(sed -n 's/^#define ST_VERSION "\(.*\)"/\1/p' "$SRC/include/steer.h")
 [ -e "$PREFIX/$LIB/libsteer.so.$VER" ] || fail "no versioned libsteer.so.$VER"
 [ -e "$PREFIX/$LIB/lua/5.4/steer.so" ] || fail "steer.so not installed under $LIB/lua/5.4"
 echo "installed steer $VER to a scratch prefix ($LIB)"

@@ -1,5 +1,5 @@
 -- Brains: tables or modules of callbacks per agent, runtime errors, and
--- steer.reload (API.md, "brains" and "hot reload"; bindings/steer_lua.h).
+-- steer.reload (API.md, "brains" and "hot reload"; include/steer_lua.h).
 local steer = require "steer"
 local H = require "spec_helper"
 

@@ -53,10 +53,16 @@ local function parse(text)
 end
 
 -- The name table behind a userdata type's __index closure (its first upvalue).
+-- A world's __index is a table of its methods whose own __index is that
+-- closure (bindings/world.c).
 local function names_of(value)
   local mt = debug.getmetatable(value)
-  assert(mt and type(mt.__index) == "function", "no __index closure on " .. tostring(value))
-  local upname, names = debug.getupvalue(mt.__index, 1)
+  local index = mt and mt.__index
+  if type(index) == "table" then
+    index = (debug.getmetatable(index) or {}).__index
+  end
+  assert(type(index) == "function", "no __index closure on " .. tostring(value))
+  local upname, names = debug.getupvalue(index, 1)
   assert(upname ~= nil and type(names) == "table", "__index has no name table")
   return names
 end

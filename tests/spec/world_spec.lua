@@ -98,6 +98,34 @@ describe("steer.world", function()
       end
     end)
 
+    -- Each world has a metatable of its own (its methods as a table, so a
+    -- brain's world:nearest costs a table lookup): fields must still be
+    -- each world's, and everything else as with one shared metatable.
+    it("are each world's own, next to the methods every world shares", function()
+      local w1 = steer.world { width = 300, seed = 5 }
+      local w2 = steer.world { width = 700, seed = 6 }
+      assert.are.equal(300, w1.width)
+      assert.are.equal(700, w2.width)
+      w2:step()
+      assert.are.equal(0, w1.tick)
+      assert.are.equal(1, w2.tick)
+      assert.is_true(rawequal(w1.step, w2.step))
+      w1.step(w2) -- one world's method, called on another
+      assert.are.equal(2, w2.tick)
+      assert.is_nil(w1.no_such_field)
+      assert.is_nil(w1[1])
+      w1.user.x = 1
+      assert.are.equal(1, w1.user.x)
+      assert.is_nil(w2.user.x)
+      raises(function() w1.step(w1:spawn {}) end, "bad argument #1 to 'step' (steer.world expected, got steer.agent)")
+      raises(function() w1.nearest(steer.vec2(1, 2), { 0, 0 }, 5) end, "steer.world expected, got steer.vec2")
+      raises(function() w1:spawn {}:seek(w2) end, "got steer.world")
+      raises(function() getmetatable(w1).__index = nil end, "read-only")
+      raises(function() w1.width = 5 end, "read-only")
+      raises(function() w1.step = 5 end, "cannot assign to method 'step'")
+      assert.matches("^world%(", tostring(w2))
+    end)
+
     it("an agent keeps its world alive", function()
       local a = steer.world { width = 321 }:spawn { pos = { 1, 2 } }
       collectgarbage("collect")
@@ -443,6 +471,46 @@ describe("steer.world", function()
       raises(function() w:nearest(nil, 5) end, "bad argument #1 to 'nearest'")
       raises(function() w:nearest({ 0, 0 }, -5) end, "bad argument #2 to 'nearest'")
       raises(function() w:nearest({ 0, 0 }, 5, {}) end, "bad argument #3 to 'nearest'")
+    end)
+
+    -- A brain's world:nearest(agent, radius, tag) takes a shorter path
+    -- through the checks; everything near it must still answer or raise
+    -- as the general one does.
+    it("checks the agent form as strictly as any other", function()
+      local w = steer.world { edges = "none" }
+      local me = w:spawn { pos = { 100, 100 }, tag = "prey" }
+      local h = w:spawn { pos = { 130, 100 }, tag = "hunter" }
+      assert.is_true(rawequal(h, (w:nearest(me, 50, "hunter"))))
+      assert.is_true(rawequal(h, (w:nearest(me, 50, "hunter")))) -- the tag now cached
+      assert.is_true(rawequal(h, (w:nearest(me, 50))))
+      assert.is_true(rawequal(h, (w:nearest(me, 50, nil))))
+      assert.is_true(rawequal(h, (w:nearest(me, 30.5, "hunter"))))
+      assert.is_nil(w:nearest(me, 29.5, "hunter"))
+      assert.is_nil(w:nearest(me, 50, "nobody"))
+      assert.is_nil(w:nearest(me, 0, "hunter"))
+      local d = select(2, w:nearest(me, math.maxinteger or 2 ^ 53, "hunter"))
+      assert.near(30, d, 1e-9)
+      raises(function() w:nearest(me, "50", "hunter") end,
+        "bad argument #2 to 'nearest' (number expected, got string)")
+      raises(function() w:nearest(me, -1, "hunter") end, "bad argument #2 to 'nearest'")
+      raises(function() w:nearest(me, nan, "hunter") end, "bad argument #2 to 'nearest'")
+      raises(function() w:nearest(me, inf, "hunter") end, "bad argument #2 to 'nearest'")
+      assert.is_nil(w:nearest(me, 50, 7)) -- a number names a tag, as luaL_checkstring converts it
+      raises(function() w:nearest(me, 50, {}) end, "bad argument #3 to 'nearest'")
+      -- the world must be the agent's own, and a world
+      local other = steer.world { edges = "none" }
+      raises(function() other:nearest(me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (agent belongs to another world)")
+      raises(function() w.nearest(me, me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (steer.world expected, got steer.agent)")
+      raises(function() w.nearest(io.stdout, me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (steer.world expected")
+      raises(function() w.nearest(nil, me, 50, "hunter") end,
+        "bad argument #1 to 'nearest' (steer.world expected, got nil)")
+      w:remove(h)
+      assert.is_nil(w:nearest(me, 50, "hunter"))
+      w:remove(me)
+      raises(function() w:nearest(me, 50, "hunter") end, "attempt to use a removed agent")
     end)
   end)
 

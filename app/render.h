@@ -26,6 +26,8 @@ typedef struct batch {
 void batch_clear(batch *b);
 void batch_free(batch *b);
 void batch_tri(batch *b, SDL_FPoint p0, SDL_FPoint p1, SDL_FPoint p2, SDL_Color c);
+/// A filled axis-aligned rectangle (HUD panels, plot axes).
+void batch_rect(batch *b, float x, float y, float w, float h, SDL_Color c);
 /// A segment drawn as a quad `width` pixels wide.
 void batch_line(batch *b, SDL_FPoint p0, SDL_FPoint p1, float width, SDL_Color c);
 /// Outline (width pixels) or filled disc; segment count follows the radius.
@@ -118,5 +120,8 @@ void gfx_push(lua_State *L, app *a);
 /* ------------------------------------------------------------------ hud.c */
 
 void hud_draw(app *a, render_ctx *c);
+/// Queues s at (x, y) on the HUD's text layer in font f (c->font or
+/// c->small; NULL draws nothing); returns the pen's final x.
+float hud_text(render_ctx *c, const font *f, float x, float y, const char *s, SDL_Color col);
 
 #endif

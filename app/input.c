@@ -16,12 +16,8 @@
 #define MIN_TIME_SCALE (1.0 / 16.0)
 #define MAX_TIME_SCALE 16.0
 
-static void set_flash(app *a, const char *fmt, double v)
-{
-    snprintf(a->flash, sizeof a->flash, fmt, v);
-    a->flash_bad = false;
-    a->flash_until = app_clock() + 1.2;
-}
+/* How long a key's flash stays up. */
+#define KEY_FLASH_SECONDS 1.2
 
 /* Scales every agent's max speed (speed) or max force by factor and flashes
  * the running factor. */
@@ -31,9 +27,9 @@ static void scale_agents(app *a, bool speed, double factor)
     if (w != NULL && tt_scale(a, speed, factor))
         app_scale_agents(a, speed, factor);
     if (speed)
-        set_flash(a, "max speed x%.2f", a->speed_factor);
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "max speed x%.2f", a->speed_factor);
     else
-        set_flash(a, "max force x%.2f", a->force_factor);
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "max force x%.2f", a->force_factor);
 }
 
 static void cycle_scene(app *a, int dir)
@@ -55,9 +51,7 @@ static void cycle_scene(app *a, int dir)
 static void toggle(app *a, unsigned flag, const char *name)
 {
     a->overlays ^= flag;
-    snprintf(a->flash, sizeof a->flash, "%s %s", name, (a->overlays & flag) ? "on" : "off");
-    a->flash_bad = false;
-    a->flash_until = app_clock() + 1.2;
+    app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "%s %s", name, (a->overlays & flag) ? "on" : "off");
 }
 
 /* F2..F11 toggle the overlays; the flash names the one toggled. */
@@ -78,17 +72,69 @@ static const struct {
     {SDLK_F11, OV_ORCA, "ORCA half-planes (selected agent)"},
 };
 
-/* The app's own keys; returns false for keys it does not use. */
-static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
+/* [ ] max speed, ; ' max force: down or up by 10%. */
+static const struct {
+    SDL_Keycode key;
+    bool speed;
+    double factor;
+} SCALE_KEYS[] = {
+    {SDLK_LEFTBRACKET, true, 1.0 / 1.1},
+    {SDLK_RIGHTBRACKET, true, 1.1},
+    {SDLK_SEMICOLON, false, 1.0 / 1.1},
+    {SDLK_QUOTE, false, 1.1},
+};
+
+/* The keys of the two tables above; false for any other. */
+static bool table_key(app *a, SDL_Keycode sym)
 {
-    SDL_Keycode sym = k->keysym.sym;
-    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
     for (size_t i = 0; i < sizeof OVERLAY_KEYS / sizeof OVERLAY_KEYS[0]; i++) {
         if (sym == OVERLAY_KEYS[i].key) {
             toggle(a, OVERLAY_KEYS[i].flag, OVERLAY_KEYS[i].name);
             return true;
         }
     }
+    for (size_t i = 0; i < sizeof SCALE_KEYS / sizeof SCALE_KEYS[0]; i++) {
+        if (sym == SCALE_KEYS[i].key) {
+            scale_agents(a, SCALE_KEYS[i].speed, SCALE_KEYS[i].factor);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* + / -: the time scale doubled or halved, within its bounds. */
+static void change_time_scale(app *a, bool faster)
+{
+    if (faster && a->time_scale < MAX_TIME_SCALE)
+        a->time_scale *= 2.0;
+    else if (!faster && a->time_scale > MIN_TIME_SCALE)
+        a->time_scale *= 0.5;
+    app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "time scale x%g", a->time_scale);
+}
+
+/* Left / Right while paused: a tick (Shift: a second) back or forward. */
+static void travel(app *a, bool back, bool shift)
+{
+    if (!a->paused)
+        return;
+    long by = shift && a->dt > 0.0 ? (long)(1.0 / a->dt + 0.5) : 1;
+    if (back) {
+        tt_rewind_to(a, a->steps_run - by);
+        return;
+    }
+    long want = a->steps_run + by;
+    tt_rewind_to(a, want); /* through the known future, up to the head */
+    while (a->steps_run < want && a->world != NULL && !a->quit)
+        app_step(a); /* past the head: new steps */
+}
+
+/* The app's own keys; returns false for keys it does not use. */
+static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
+{
+    SDL_Keycode sym = k->keysym.sym;
+    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    if (table_key(a, sym))
+        return true;
     switch (sym) {
     case SDLK_ESCAPE:
         a->quit = true;
@@ -104,15 +150,11 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_PLUS:
     case SDLK_KP_PLUS:
     case SDLK_EQUALS:
-        if (a->time_scale < MAX_TIME_SCALE)
-            a->time_scale *= 2.0;
-        set_flash(a, "time scale x%g", a->time_scale);
+        change_time_scale(a, true);
         return true;
     case SDLK_MINUS:
     case SDLK_KP_MINUS:
-        if (a->time_scale > MIN_TIME_SCALE)
-            a->time_scale *= 0.5;
-        set_flash(a, "time scale x%g", a->time_scale);
+        change_time_scale(a, false);
         return true;
     case SDLK_r:
         app_restart(a);
@@ -123,40 +165,16 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_p:
         out->screenshot = true;
         return true;
-    case SDLK_LEFTBRACKET: /* [ ] max speed, ; ' max force: down or up by 10% */
-        scale_agents(a, true, 1.0 / 1.1);
-        return true;
-    case SDLK_RIGHTBRACKET:
-        scale_agents(a, true, 1.1);
-        return true;
-    case SDLK_SEMICOLON:
-        scale_agents(a, false, 1.0 / 1.1);
-        return true;
-    case SDLK_QUOTE:
-        scale_agents(a, false, 1.1);
-        return true;
     case SDLK_F1:
         a->help = !a->help;
         return true;
-    case SDLK_LEFT: /* while paused: a tick (Shift: a second) back or forward */
+    case SDLK_LEFT:
     case SDLK_RIGHT:
-        if (a->paused) {
-            long by = shift && a->dt > 0.0 ? (long)(1.0 / a->dt + 0.5) : 1;
-            if (sym == SDLK_LEFT) {
-                tt_rewind_to(a, a->steps_run - by);
-            } else {
-                long want = a->steps_run + by;
-                tt_rewind_to(a, want); /* through the known future, up to the head */
-                while (a->steps_run < want && a->world != NULL && !a->quit)
-                    app_step(a); /* past the head: new steps */
-            }
-        }
+        travel(a, sym == SDLK_LEFT, shift);
         return true;
     case SDLK_g:
         a->show_plots = !a->show_plots;
-        snprintf(a->flash, sizeof a->flash, "plots of the selected agent %s", a->show_plots ? "on" : "off");
-        a->flash_bad = false;
-        a->flash_until = app_clock() + 1.2;
+        app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "plots of the selected agent %s", a->show_plots ? "on" : "off");
         return true;
     default:
         return false;

@@ -83,6 +83,13 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
     tt_mark(a, MARK_ERROR, msg);
 }
 
+static void free_errors(app *a)
+{
+    for (int i = 0; i < a->error_count; i++)
+        free(a->errors[i].text);
+    a->error_count = 0;
+}
+
 static void clear_errors(app *a, app_error_kind kind, const char *key)
 {
     for (int i = a->error_count - 1; i >= 0; i--)
@@ -248,6 +255,13 @@ static int setup_fn(lua_State *L)
     a->gfx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_getfield(L, -1, "steer");
+    /* Taken before any script runs: a scene that assigns steer.world does
+     * not change how the app makes its world. */
+    lua_getfield(L, -1, "world");
+    a->world_new = lua_tocfunction(L, -1);
+    if (a->world_new == NULL)
+        return luaL_error(L, "steer.world is not the bindings' constructor");
+    lua_pop(L, 1);
     lua_pushlightuserdata(L, a);
     lua_pushcclosure(L, steer_mouse, 1);
     lua_setfield(L, -2, "mouse");
@@ -293,20 +307,10 @@ static lua_Number config_number(lua_State *L, int cfg, const char *k, lua_Number
     return v;
 }
 
-/* Makes a world from scene.config (or the defaults), replaces the current
- * one, and runs scene.load(world, args). */
-static int new_world_fn(lua_State *L)
+/* The seed (--seed, else config.seed, else 1) and the title (config.title,
+ * else the module's name). */
+static void read_scene_settings(app *a, lua_State *L, int cfg)
 {
-    app *a = call_app(L);
-    push_scene(a, L);
-    int scene = lua_gettop(L);
-    lua_getfield(L, scene, "config");
-    if (!lua_istable(L, -1)) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-    }
-    int cfg = lua_gettop(L);
-
     if (a->opt.has_seed) {
         a->seed = a->opt.seed;
     } else {
@@ -318,11 +322,14 @@ static int new_world_fn(lua_State *L)
     lua_getfield(L, cfg, "title");
     app_format(a->title, sizeof a->title, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : a->scene_module);
     lua_pop(L, 1);
+}
 
-    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_getfield(L, -1, "steer");
-    lua_getfield(L, -1, "world");
-    lua_createtable(L, 0, 6);
+/* Pushes the world's def: the size (a number, else the default), the edges
+ * (default "wrap") and the seed the app chose, and the extensions as the
+ * scene gave them, for steer.world to check. */
+static void push_world_def(app *a, lua_State *L, int cfg)
+{
+    lua_createtable(L, 0, 7);
     lua_pushnumber(L, config_number(L, cfg, "width", 800));
     lua_setfield(L, -2, "width");
     lua_pushnumber(L, config_number(L, cfg, "height", 600));
@@ -335,18 +342,33 @@ static int new_world_fn(lua_State *L)
     lua_setfield(L, -2, "edges");
     lua_pushinteger(L, (lua_Integer)a->seed);
     lua_setfield(L, -2, "seed");
-    /* steer.world's extensions pass through as given: it checks them */
     const char *extensions[] = {"dt", "cell_size", "contacts"};
     for (size_t k = 0; k < sizeof extensions / sizeof extensions[0]; k++) {
         lua_getfield(L, cfg, extensions[k]);
         lua_setfield(L, -2, extensions[k]);
     }
+}
+
+/* Calls steer.world's C function on the def. Leaves the world on the stack
+ * and returns its index; 0 (reported as a scene.config load error) when the
+ * def is refused. */
+static int make_world(app *a, lua_State *L, int cfg)
+{
+    lua_pushcfunction(L, a->world_new);
+    push_world_def(a, L, cfg);
     if (steer_lua_pcall(L, 1, 1) != LUA_OK) {
         lua_pushfstring(L, "%s: scene.config: %s", a->scene_path, lua_tostring(L, -1));
         app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
         return 0;
     }
-    int world = lua_gettop(L);
+    return lua_gettop(L);
+}
+
+/* The world at index world replaces the current one: its threads, the
+ * random stream scripts draw from, and the app's state that belonged to the
+ * old world (selection, stopped callbacks, live factors). */
+static void adopt_world(app *a, lua_State *L, int world)
+{
     st_world *w = steer_lua_checkworld(L, world);
     if (a->opt.threads > 1)
         st_world_set_threads(w, a->opt.threads);
@@ -361,19 +383,45 @@ static int new_world_fn(lua_State *L)
     a->update_paused = a->draw_paused = false;
     a->accumulator = 0.0;
     a->speed_factor = a->force_factor = 1.0;
+}
 
+/* scene.load(world, args) when the scene has one; false when it raised. */
+static bool run_load(app *a, lua_State *L, int scene, int world)
+{
     lua_getfield(L, scene, "load");
-    if (lua_isfunction(L, -1)) {
-        lua_pushvalue(L, world);
-        lua_createtable(L, a->opt.argc, 0);
-        for (int i = 0; i < a->opt.argc; i++) {
-            lua_pushstring(L, a->opt.argv[i]);
-            lua_rawseti(L, -2, i + 1);
-        }
-        if (!script_call(a, L, 2, "scene.load", APP_ERR_RUNTIME, ""))
-            return 0;
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        return true;
     }
-    a->scene_ok = true;
+    lua_pushvalue(L, world);
+    lua_createtable(L, a->opt.argc, 0);
+    for (int i = 0; i < a->opt.argc; i++) {
+        lua_pushstring(L, a->opt.argv[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return script_call(a, L, 2, "scene.load", APP_ERR_RUNTIME, "");
+}
+
+/* Makes a world from scene.config (or the defaults), replaces the current
+ * one, and runs scene.load(world, args). */
+static int new_world_fn(lua_State *L)
+{
+    app *a = call_app(L);
+    push_scene(a, L);
+    int scene = lua_gettop(L);
+    lua_getfield(L, scene, "config");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    int cfg = lua_gettop(L);
+    read_scene_settings(a, L, cfg);
+    int world = make_world(a, L, cfg);
+    if (world == 0)
+        return 0;
+    adopt_world(a, L, world);
+    if (run_load(a, L, scene, world))
+        a->scene_ok = true;
     return 0;
 }
 
@@ -456,9 +504,20 @@ void app_shutdown(app *a)
     close_lua(a);
     watch_close(a->watcher);
     a->watcher = NULL;
-    for (int i = 0; i < a->error_count; i++)
-        free(a->errors[i].text);
-    a->error_count = 0;
+    free_errors(a);
+}
+
+/* A fresh Lua state and no errors, for a scene loaded afresh; false (the app
+ * quits) when the state cannot be made. */
+static bool fresh_lua(app *a)
+{
+    close_lua(a);
+    free_errors(a);
+    if (open_lua(a))
+        return true;
+    fprintf(stderr, "steer: cannot create the Lua state\n");
+    a->quit = true;
+    return false;
 }
 
 bool app_switch_scene(app *a, const char *path)
@@ -467,15 +526,8 @@ bool app_switch_scene(app *a, const char *path)
     snprintf(keep, sizeof keep, "%s", a->scene_path);
     if (!set_scene_path(a, path))
         return false;
-    close_lua(a);
-    for (int i = 0; i < a->error_count; i++)
-        free(a->errors[i].text);
-    a->error_count = 0;
-    if (!open_lua(a)) {
-        fprintf(stderr, "steer: cannot create the Lua state\n");
-        a->quit = true;
+    if (!fresh_lua(a))
         return false;
-    }
     a->paused = false;
     load_scene(a);
     if (strcmp(keep, a->scene_path) != 0)
@@ -487,16 +539,8 @@ bool app_switch_scene(app *a, const char *path)
 
 void app_reopen(app *a)
 {
-    close_lua(a);
-    for (int i = 0; i < a->error_count; i++)
-        free(a->errors[i].text);
-    a->error_count = 0;
-    if (!open_lua(a)) {
-        fprintf(stderr, "steer: cannot create the Lua state\n");
-        a->quit = true;
-        return;
-    }
-    load_scene(a);
+    if (fresh_lua(a))
+        load_scene(a);
 }
 
 void app_restart(app *a)
@@ -568,49 +612,47 @@ static bool has_callback(app *a, const char *name)
     return n == NULL;
 }
 
-typedef struct mouse_args {
-    st_vec2 p;
+/* An input for the scene: scene.keypressed(world, key) when key is set,
+ * else scene.mousepressed(world, x, y, button). */
+typedef struct input_args {
+    const char *key;
+    st_vec2 p; ///< world units
     int button;
-} mouse_args;
+} input_args;
 
-static int mouse_fn(lua_State *L)
+static int input_fn(lua_State *L)
 {
     app *a = call_app(L);
-    mouse_args *m = call_arg(L);
-    if (!push_callback(a, L, "mousepressed"))
+    input_args *in = call_arg(L);
+    if (!push_callback(a, L, in->key ? "keypressed" : "mousepressed"))
         return 0;
     push_world(a, L);
-    lua_pushnumber(L, m->p.x);
-    lua_pushnumber(L, m->p.y);
-    lua_pushinteger(L, m->button);
+    if (in->key != NULL) {
+        lua_pushstring(L, in->key);
+        script_call(a, L, 2, "scene.keypressed", APP_ERR_RUNTIME, "");
+        return 0;
+    }
+    lua_pushnumber(L, in->p.x);
+    lua_pushnumber(L, in->p.y);
+    lua_pushinteger(L, in->button);
     script_call(a, L, 4, "scene.mousepressed", APP_ERR_RUNTIME, "");
     return 0;
 }
 
 void app_mousepressed(app *a, st_vec2 p, int button)
 {
-    mouse_args m = {p, button};
+    input_args in = {NULL, p, button};
     if (!has_callback(a, "mousepressed") || !tt_click(a, p, button))
         return;
-    protect(a, mouse_fn, &m);
-}
-
-static int key_fn(lua_State *L)
-{
-    app *a = call_app(L);
-    if (!push_callback(a, L, "keypressed"))
-        return 0;
-    push_world(a, L);
-    lua_pushstring(L, call_arg(L));
-    script_call(a, L, 2, "scene.keypressed", APP_ERR_RUNTIME, "");
-    return 0;
+    protect(a, input_fn, &in);
 }
 
 void app_keypressed(app *a, const char *key)
 {
+    input_args in = {key, {0, 0}, 0};
     if (!has_callback(a, "keypressed") || !tt_key(a, key))
         return;
-    protect(a, key_fn, (void *)key);
+    protect(a, input_fn, &in);
 }
 
 static int draw_fn(lua_State *L)
@@ -648,13 +690,18 @@ typedef struct text_out {
     bool found;
 } text_out;
 
+/* Pushes the agent's `self`; true when it is a table. */
+static bool push_self(app *a, lua_State *L, st_agent_id id)
+{
+    push_world(a, L);
+    steer_lua_pushself(L, lua_gettop(L), id);
+    return lua_istable(L, -1);
+}
+
 static int state_fn(lua_State *L)
 {
-    app *a = call_app(L);
     text_out *o = call_arg(L);
-    push_world(a, L);
-    steer_lua_pushself(L, lua_gettop(L), o->id);
-    if (!lua_istable(L, -1))
+    if (!push_self(call_app(L), L, o->id))
         return 0;
     lua_getfield(L, -1, "state");
     if (lua_istable(L, -1))
@@ -732,13 +779,10 @@ static int key_cmp(const void *x, const void *y)
 
 static int describe_fn(lua_State *L)
 {
-    app *a = call_app(L);
     text_out *o = call_arg(L);
-    push_world(a, L);
-    steer_lua_pushself(L, lua_gettop(L), o->id);
-    int self = lua_gettop(L);
-    if (!lua_istable(L, self))
+    if (!push_self(call_app(L), L, o->id))
         return 0;
+    int self = lua_gettop(L);
     /* Lines sorted by key, so the panel does not jump about from frame to frame. */
     enum { MAX_LINES = 24 };
     char *lines[MAX_LINES];
@@ -849,26 +893,55 @@ static void describe_reload(const steer_reload_info *in, char *out, size_t n)
 #undef PART
 }
 
+/* The module that the file real is (the scene's own, or what require
+ * names it under the root it was seen in, else the other); false when it is
+ * no module, or one that require would find elsewhere. */
+static bool module_of_path(const app *a, const char *real, int root, char *module, size_t n)
+{
+    if (strcmp(real, a->scene_path) == 0) {
+        snprintf(module, n, "%s", a->scene_module);
+        return true;
+    }
+    const char *roots[2] = {a->scene_dir, a->scripts_dir};
+    if (!module_under(roots[root == 1 ? 1 : 0], real, module, n) &&
+        !module_under(roots[root == 1 ? 0 : 1], real, module, n))
+        return false;
+    /* A file shadowed by one of the same name in the scene's folder is
+     * not what require loads: leave it be. */
+    char resolved[PATH_MAX];
+    return resolve_module(a, module, resolved, sizeof resolved) && strcmp(resolved, real) == 0;
+}
+
+/* Says what a reload did, on stdout and in the flash; a good one clears
+ * the errors it may have fixed. */
+static void report_reload(app *a, const reload_args *r, bool is_scene)
+{
+    if (!r->ok) {
+        say(a, "reload: failed %s (%s); the old code keeps running\n", r->module, r->path);
+        app_flash(a, FLASH_BAD, 2.0, "reload of %s failed", r->module);
+        return;
+    }
+    clear_errors(a, APP_ERR_LOAD, r->path);
+    clear_errors(a, APP_ERR_RUNTIME, NULL);
+    if (is_scene)
+        a->update_paused = a->draw_paused = false;
+    char what[256];
+    describe_reload(&r->info, what, sizeof what);
+    if (r->info.changed)
+        say(a, "reload: ok %s (%s) %s\n", r->module, what, r->path);
+    else
+        say(a, "reload: no change %s (%s) %s\n", r->module, what, r->path);
+    if (r->info.truncated)
+        say(a, "reload: %s is too big to merge whole: part of it was replaced, not merged\n", r->module);
+    app_flash(a, FLASH_OK, 2.0, r->info.changed ? "reloaded %s" : "%s: no change", r->module);
+}
+
 void app_reload_file(app *a, const char *path, int root)
 {
     tt_before_reload(a);
     char real[PATH_MAX], module[PATH_MAX];
-    if (realpath(path, real) == NULL)
+    if (realpath(path, real) == NULL || !module_of_path(a, real, root, module, sizeof module))
         return;
-    bool is_scene = strcmp(real, a->scene_path) == 0;
-    if (is_scene) {
-        snprintf(module, sizeof module, "%s", a->scene_module);
-    } else {
-        const char *roots[2] = {a->scene_dir, a->scripts_dir};
-        if (!module_under(roots[root == 1 ? 1 : 0], real, module, sizeof module) &&
-            !module_under(roots[root == 1 ? 0 : 1], real, module, sizeof module))
-            return;
-        /* A file shadowed by one of the same name in the scene's folder is
-         * not what require loads: leave it be. */
-        char resolved[PATH_MAX];
-        if (!resolve_module(a, module, resolved, sizeof resolved) || strcmp(resolved, real) != 0)
-            return;
-    }
     /* A scene that never loaded has nothing to reload into: start it afresh
      * with whatever is on disk now. */
     if (a->scene_ref == LUA_NOREF || a->world == NULL) {
@@ -887,28 +960,8 @@ void app_reload_file(app *a, const char *path, int root)
     }
     r.ok = false;
     protect(a, reload_fn, &r);
-    if (r.ok) {
-        clear_errors(a, APP_ERR_LOAD, real);
-        clear_errors(a, APP_ERR_RUNTIME, NULL);
-        if (is_scene)
-            a->update_paused = a->draw_paused = false;
-        char what[256];
-        describe_reload(&r.info, what, sizeof what);
-        if (r.info.changed)
-            say(a, "reload: ok %s (%s) %s\n", module, what, real);
-        else
-            say(a, "reload: no change %s (%s) %s\n", module, what, real);
-        if (r.info.truncated)
-            say(a, "reload: %s is too big to merge whole: part of it was replaced, not merged\n", module);
-        app_format(a->flash, sizeof a->flash, r.info.changed ? "reloaded %s" : "%s: no change", module);
-        a->flash_bad = false;
-    } else {
-        say(a, "reload: failed %s (%s); the old code keeps running\n", module, real);
-        app_format(a->flash, sizeof a->flash, "reload of %s failed", module);
-        a->flash_bad = true;
-    }
+    report_reload(a, &r, strcmp(real, a->scene_path) == 0);
     tt_reloaded(a, real, module, r.ok);
-    a->flash_until = app_clock() + 2.0;
     fflush(stdout);
 }
 

@@ -138,12 +138,46 @@ int rewind_count(const app *a)
 
 /* ------------------------------------------------------------------ capture */
 
+/* Snapshots failed (a `self` or world.user holding what cannot be saved):
+ * rewinds go on without checkpoints. Said when a rewind first needs them,
+ * not on every run of such a scene. */
+static void unavailable(app *a, const char *why)
+{
+    rewinder *r = a->rewind;
+    r->unavailable = true;
+    clear(a, r);
+    app_format(r->why, sizeof r->why, "%s", why);
+    char *nl = strchr(r->why, '\n'); /* the message, not its traceback */
+    if (nl != NULL)
+        *nl = '\0';
+}
+
+/* What capture_fn and restore_fn are handed. */
 typedef struct snap_call {
     app *a;
-    int ref;
-    size_t memory;
-    bool missing;
+    int ref;       ///< the snapshot's registry ref: capture_fn's result, restore_fn's input
+    size_t memory; ///< capture_fn: snap.memory
+    bool missing;  ///< capture_fn: the world has no snapshot method
 } snap_call;
+
+/* Runs fn with c under lua_pcall. On an error snapshots are unavailable
+ * from then on, for the reason given (prefix, then the message). */
+static bool run_snap(app *a, lua_CFunction fn, snap_call *c, const char *prefix)
+{
+    int top = lua_gettop(a->L);
+    lua_pushcfunction(a->L, fn);
+    lua_pushlightuserdata(a->L, c);
+    if (lua_pcall(a->L, 1, 0, 0) != LUA_OK) {
+        char why[300];
+        const char *m = lua_tostring(a->L, -1);
+        app_format(why, sizeof why, "%s%s", prefix, m ? m : "error");
+        lua_settop(a->L, top);
+        unavailable(a, why);
+        return false;
+    }
+    lua_settop(a->L, top);
+    return true;
+}
 
 /* snap = world:snapshot(scene.save and scene.save()) */
 static int capture_fn(lua_State *L)
@@ -178,20 +212,6 @@ static int capture_fn(lua_State *L)
     return 0;
 }
 
-/* Snapshots failed (a `self` or world.user holding what cannot be saved):
- * rewinds go on without checkpoints. Said when a rewind first needs them,
- * not on every run of such a scene. */
-static void unavailable(app *a, const char *why)
-{
-    rewinder *r = a->rewind;
-    r->unavailable = true;
-    clear(a, r);
-    app_format(r->why, sizeof r->why, "%s", why);
-    char *nl = strchr(r->why, '\n'); /* the message, not its traceback */
-    if (nl != NULL)
-        *nl = '\0';
-}
-
 void rewind_after_step(app *a)
 {
     rewinder *r = a->rewind;
@@ -204,17 +224,8 @@ void rewind_after_step(app *a)
             return; /* stepping forward over a tick it has already */
     size_t before = steer_host_memory(a->L);
     snap_call c = {a, LUA_NOREF, 0, false};
-    int top = lua_gettop(a->L);
-    lua_pushcfunction(a->L, capture_fn);
-    lua_pushlightuserdata(a->L, &c);
-    if (lua_pcall(a->L, 1, 0, 0) != LUA_OK) {
-        char why[300];
-        app_format(why, sizeof why, "%s", lua_tostring(a->L, -1) ? lua_tostring(a->L, -1) : "error");
-        lua_settop(a->L, top);
-        unavailable(a, why);
+    if (!run_snap(a, capture_fn, &c, ""))
         return;
-    }
-    lua_settop(a->L, top);
     if (c.missing) {
         /* a steer without snapshots: journal-only rewinds, nothing to report */
         r->unavailable = true;
@@ -241,15 +252,10 @@ void rewind_after_step(app *a)
 
 /* ------------------------------------------------------------------ restore */
 
-typedef struct restore_call {
-    app *a;
-    int ref;
-} restore_call;
-
 /* local d = world:restore(snap); if scene.restore then scene.restore(d) end */
 static int restore_fn(lua_State *L)
 {
-    restore_call *c = lua_touserdata(L, 1);
+    snap_call *c = lua_touserdata(L, 1);
     app *a = c->a;
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->world_ref);
     lua_getfield(L, -1, "restore");
@@ -275,9 +281,7 @@ long rewind_restore(app *a, long target)
         r->told = true;
         fprintf(stderr, "steer: rewind: no checkpoints (%s); going back re-runs the session from the start\n",
                 r->why);
-        app_format(a->flash, sizeof a->flash, "rewind without checkpoints: %s", r->why);
-        a->flash_bad = true;
-        a->flash_until = app_clock() + 4.0;
+        app_flash(a, FLASH_BAD, 4.0, "rewind without checkpoints: %s", r->why);
     }
     if (r == NULL || r->unavailable || a->L == NULL || a->world == NULL)
         return -1;
@@ -289,18 +293,8 @@ long rewind_restore(app *a, long target)
             best = i;
     if (best < 0)
         return -1;
-    restore_call c = {a, r->c[best].ref};
-    int top = lua_gettop(a->L);
-    lua_pushcfunction(a->L, restore_fn);
-    lua_pushlightuserdata(a->L, &c);
-    bool ok = lua_pcall(a->L, 1, 0, 0) == LUA_OK;
-    if (!ok) {
-        char why[300];
-        app_format(why, sizeof why, "restore: %s", lua_tostring(a->L, -1) ? lua_tostring(a->L, -1) : "error");
-        lua_settop(a->L, top);
-        unavailable(a, why);
+    snap_call c = {a, r->c[best].ref, 0, false};
+    if (!run_snap(a, restore_fn, &c, "restore: "))
         return -1;
-    }
-    lua_settop(a->L, top);
     return r->c[best].tick;
 }

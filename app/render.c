@@ -35,6 +35,14 @@ static const SDL_Color COL_FEELER = {255, 205, 60, 220};
 static const SDL_Color COL_LINK = {110, 180, 255, 90};
 static const SDL_Color COL_SELECT = {255, 255, 255, 230};
 static const SDL_Color COL_STATE = {220, 220, 220, 220};
+/* The ORCA overlay (draw_orca): the max-speed circle, agent and obstacle
+ * lines, the forbidden side, the preferred and the chosen velocity. */
+static const SDL_Color COL_ORCA_SPEED = {255, 255, 255, 70};
+static const SDL_Color COL_ORCA_AGENT = {110, 170, 255, 200};
+static const SDL_Color COL_ORCA_OBST = {255, 160, 70, 210};
+static const SDL_Color COL_ORCA_SHADE = {255, 80, 80, 22};
+static const SDL_Color COL_ORCA_PREF = {255, 225, 60, 255};
+static const SDL_Color COL_ORCA_CHOSEN = {80, 240, 120, 255};
 
 /* One colour per behaviour, so the selected agent's forces can be told apart. */
 static const SDL_Color BEHAVIOR_COLORS[ST_BEHAVIOR_COUNT + 1] = {
@@ -203,6 +211,33 @@ static void draw_polygon(render_ctx *c, const st_obstacle_info *o)
         batch_line(b, s[i], s[(i + 1) % n], 1.5f, COL_OBSTACLE_EDGE);
 }
 
+/* Paths reach the core only through standing behaviours; each is drawn
+ * once however many agents follow it. */
+static void draw_followed_paths(render_ctx *c, const st_world *w)
+{
+    enum { MAX_PATHS = 32 };
+    const st_path *seen[MAX_PATHS];
+    int nseen = 0;
+    for (int k = 0; k < st_world_stored_count(w); k++) {
+        st_agent_id id = st_world_stored(w, k);
+        if (st_id_is_null(id))
+            continue;
+        const st_behavior *list = NULL;
+        int n = st_agent_behaviors(w, id, &list);
+        for (int i = 0; i < n; i++) {
+            if (list[i].type != ST_FOLLOW_PATH || list[i].path == NULL)
+                continue;
+            bool dup = false;
+            for (int j = 0; j < nseen; j++)
+                dup = dup || seen[j] == list[i].path;
+            if (!dup && nseen < MAX_PATHS) {
+                seen[nseen++] = list[i].path;
+                draw_path(c, list[i].path);
+            }
+        }
+    }
+}
+
 static void draw_world(app *a, render_ctx *c)
 {
     st_world *w = a->world;
@@ -232,31 +267,8 @@ static void draw_world(app *a, render_ctx *c)
         batch_line(b, to_screen(c, p), to_screen(c, q), 3.0f, COL_WALL);
     }
 
-    /* Paths reach the core only through standing behaviours; each is drawn
-     * once however many agents follow it. */
-    if (a->overlays & OV_PATHS) {
-        enum { MAX_PATHS = 32 };
-        const st_path *seen[MAX_PATHS];
-        int nseen = 0;
-        for (int k = 0; k < st_world_stored_count(w); k++) {
-            st_agent_id id = st_world_stored(w, k);
-            if (st_id_is_null(id))
-                continue;
-            const st_behavior *list = NULL;
-            int n = st_agent_behaviors(w, id, &list);
-            for (int i = 0; i < n; i++) {
-                if (list[i].type != ST_FOLLOW_PATH || list[i].path == NULL)
-                    continue;
-                bool dup = false;
-                for (int k = 0; k < nseen; k++)
-                    dup = dup || seen[k] == list[i].path;
-                if (!dup && nseen < MAX_PATHS) {
-                    seen[nseen++] = list[i].path;
-                    draw_path(c, list[i].path);
-                }
-            }
-        }
-    }
+    if (a->overlays & OV_PATHS)
+        draw_followed_paths(c, w);
 }
 
 /* ------------------------------------------------------------------ agents */
@@ -291,89 +303,121 @@ static void draw_cone(batch *b, render_ctx *c, st_vec2 pos, st_vec2 h, double ra
     }
 }
 
+/* An agent as its overlays draw it. */
+typedef struct agent_view {
+    st_agent_id id;
+    st_vec2 pos, h, vel;
+    double r;
+    SDL_FPoint sp; ///< pos on the screen
+} agent_view;
+
+/* Lines to the neighbours it sees (its flock radius and view cone). */
+static void draw_links(batch *b, const render_ctx *c, const st_world *w, const agent_view *v)
+{
+    double radius, fov;
+    flock_params(w, v->id, &radius, &fov);
+    st_query q = st_default_query(v->pos, radius);
+    q.exclude = v->id;
+    q.fov = fov;
+    q.heading = v->h;
+    enum { MAX_LINKS = 32 };
+    st_agent_id near[MAX_LINKS];
+    int n = st_world_query(w, &q, near, NULL, MAX_LINKS);
+    if (n > MAX_LINKS)
+        n = MAX_LINKS;
+    for (int i = 0; i < n; i++) {
+        /* Through the shortest offset, so links across a wrapped edge
+         * point the way the agent actually sees its neighbour. */
+        st_vec2 off = st_world_offset(w, v->pos, st_agent_pos(w, near[i]));
+        batch_line(b, v->sp, to_screen(c, st_v2_add(v->pos, off)), 1.0f, COL_LINK);
+    }
+}
+
+/* The wander circle ahead of it and the target on it. */
+static void draw_wander(batch *b, const render_ctx *c, const st_world *w, const agent_view *v)
+{
+    double dist = st_agent_wander_distance(w, v->id), wr = st_agent_wander_radius(w, v->id);
+    st_vec2 center = st_v2_add(v->pos, st_v2_scale(v->h, dist));
+    st_vec2 t = st_agent_wander_target(w, v->id);
+    st_vec2 target = st_v2_add(center, st_v2_add(st_v2_scale(v->h, t.x), st_v2_scale(st_v2_perp(v->h), t.y)));
+    SDL_FPoint sc = to_screen(c, center), st = to_screen(c, target);
+    batch_circle(b, sc, (float)(wr * c->scale), COL_WANDER, false, 1.0f);
+    batch_line(b, v->sp, sc, 1.0f, COL_WANDER);
+    batch_circle(b, st, 3.0f, COL_WANDER, true, 0.0f);
+}
+
+/* The obstacle detection box and the wall feelers, when it has them. */
+static void draw_feelers(batch *b, const render_ctx *c, const st_world *w, const agent_view *v)
+{
+    st_sensors sn;
+    if (!st_agent_sensors(w, v->id, &sn))
+        return;
+    double box = sn.box_length, hw = sn.box_half_width;
+    SDL_FPoint p0 = local_pt(c, v->pos, v->h, 0, hw), p1 = local_pt(c, v->pos, v->h, box, hw);
+    SDL_FPoint p2 = local_pt(c, v->pos, v->h, box, -hw), p3 = local_pt(c, v->pos, v->h, 0, -hw);
+    batch_line(b, p0, p1, 1.0f, COL_FEELER);
+    batch_line(b, p1, p2, 1.0f, COL_FEELER);
+    batch_line(b, p2, p3, 1.0f, COL_FEELER);
+    for (int k = 0; k < 3; k++)
+        batch_line(b, v->sp, to_screen(c, sn.feelers[k]), 1.0f, COL_FEELER);
+}
+
+/* The steering force, scaled so that max_force is FORCE_PX pixels whatever
+ * the scene's units and clipped to three times that; the traced agent also
+ * shows each behaviour's weighted force in its colour. */
+static void draw_forces(app *a, batch *b, const render_ctx *c, const agent_view *v)
+{
+    const st_world *w = a->world;
+    double max_force = st_agent_max_force(w, v->id);
+    double k = FORCE_PX / c->scale / (max_force > 1e-9 ? max_force : 1.0);
+    double clip = 3.0 * FORCE_PX / c->scale;
+    if (st_id_equal(v->id, a->traced) && a->trace_world == w) {
+        const st_trace_entry *e = NULL;
+        int n = st_world_trace(w, &e);
+        for (int i = 0; i < n; i++) {
+            st_vec2 f = st_v2_truncate(st_v2_scale(e[i].force, e[i].weight * k), clip);
+            batch_arrow(b, v->sp, to_screen(c, st_v2_add(v->pos, f)), 1.0f, behavior_color(e[i].type));
+        }
+    }
+    st_vec2 f = st_v2_truncate(st_v2_scale(st_agent_force(w, v->id), k), clip);
+    batch_arrow(b, v->sp, to_screen(c, st_v2_add(v->pos, f)), 2.0f, COL_FORCE);
+}
+
+/* Its state name (self.state or self.state.name) under it. */
+static void draw_state_name(app *a, render_ctx *c, const agent_view *v)
+{
+    char name[64];
+    if (!app_state_name(a, v->id, name, sizeof name))
+        return;
+    float tw = font_width(c->small, name, strlen(name));
+    font_draw(c->small, &c->layer[LAYER_TEXT], v->sp.x - tw * 0.5f, v->sp.y + (float)(v->r * c->scale) + 4.0f, name,
+              strlen(name), COL_STATE);
+}
+
 static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
 {
     const st_world *w = a->world;
     batch *b = &c->layer[st_id_equal(id, a->selected) ? LAYER_SELECTED : LAYER_OVERLAY];
-    st_vec2 pos = st_agent_pos(w, id), h = st_agent_heading(w, id), vel = st_agent_vel(w, id);
-    double r = st_agent_radius(w, id);
-    SDL_FPoint sp = to_screen(c, pos);
-
+    st_vec2 pos = st_agent_pos(w, id);
+    agent_view v = {id, pos, st_agent_heading(w, id), st_agent_vel(w, id), st_agent_radius(w, id), to_screen(c, pos)};
     if (ov & OV_CONE) {
         double radius, fov;
         flock_params(w, id, &radius, &fov);
-        draw_cone(b, c, pos, h, radius, fov);
+        draw_cone(b, c, pos, v.h, radius, fov);
     }
-    if (ov & OV_LINKS) {
-        double radius, fov;
-        flock_params(w, id, &radius, &fov);
-        st_query q = st_default_query(pos, radius);
-        q.exclude = id;
-        q.fov = fov;
-        q.heading = h;
-        enum { MAX_LINKS = 32 };
-        st_agent_id near[MAX_LINKS];
-        int n = st_world_query(w, &q, near, NULL, MAX_LINKS);
-        if (n > MAX_LINKS)
-            n = MAX_LINKS;
-        for (int i = 0; i < n; i++) {
-            /* Through the shortest offset, so links across a wrapped edge
-             * point the way the agent actually sees its neighbour. */
-            st_vec2 off = st_world_offset(w, pos, st_agent_pos(w, near[i]));
-            batch_line(b, sp, to_screen(c, st_v2_add(pos, off)), 1.0f, COL_LINK);
-        }
-    }
-    if (ov & OV_WANDER) {
-        double dist = st_agent_wander_distance(w, id), wr = st_agent_wander_radius(w, id);
-        st_vec2 center = st_v2_add(pos, st_v2_scale(h, dist));
-        st_vec2 t = st_agent_wander_target(w, id);
-        st_vec2 target = st_v2_add(center, st_v2_add(st_v2_scale(h, t.x), st_v2_scale(st_v2_perp(h), t.y)));
-        SDL_FPoint sc = to_screen(c, center), st = to_screen(c, target);
-        batch_circle(b, sc, (float)(wr * c->scale), COL_WANDER, false, 1.0f);
-        batch_line(b, sp, sc, 1.0f, COL_WANDER);
-        batch_circle(b, st, 3.0f, COL_WANDER, true, 0.0f);
-    }
-    if (ov & OV_FEELERS) {
-        st_sensors sn;
-        if (st_agent_sensors(w, id, &sn)) {
-            double box = sn.box_length, hw = sn.box_half_width;
-            SDL_FPoint p0 = local_pt(c, pos, h, 0, hw), p1 = local_pt(c, pos, h, box, hw);
-            SDL_FPoint p2 = local_pt(c, pos, h, box, -hw), p3 = local_pt(c, pos, h, 0, -hw);
-            batch_line(b, p0, p1, 1.0f, COL_FEELER);
-            batch_line(b, p1, p2, 1.0f, COL_FEELER);
-            batch_line(b, p2, p3, 1.0f, COL_FEELER);
-            for (int k = 0; k < 3; k++) batch_line(b, sp, to_screen(c, sn.feelers[k]), 1.0f, COL_FEELER);
-        }
-    }
-    /* Velocity drawn as the distance covered in half a second. Forces are
-     * scaled so that max_force is FORCE_PX pixels, whatever the scene's
-     * units, and clipped to three times that. */
+    if (ov & OV_LINKS)
+        draw_links(b, c, w, &v);
+    if (ov & OV_WANDER)
+        draw_wander(b, c, w, &v);
+    if (ov & OV_FEELERS)
+        draw_feelers(b, c, w, &v);
+    /* Velocity drawn as the distance covered in half a second. */
     if (ov & OV_VELOCITY)
-        batch_arrow(b, sp, to_screen(c, st_v2_add(pos, st_v2_scale(vel, 0.5))), 1.5f, COL_VEL);
-    if (ov & OV_FORCE) {
-        double max_force = st_agent_max_force(w, id);
-        double k = FORCE_PX / c->scale / (max_force > 1e-9 ? max_force : 1.0);
-        double clip = 3.0 * FORCE_PX / c->scale;
-        /* The traced agent also shows each behaviour's weighted force. */
-        if (st_id_equal(id, a->traced) && a->trace_world == w) {
-            const st_trace_entry *e = NULL;
-            int n = st_world_trace(w, &e);
-            for (int i = 0; i < n; i++) {
-                st_vec2 f = st_v2_truncate(st_v2_scale(e[i].force, e[i].weight * k), clip);
-                batch_arrow(b, sp, to_screen(c, st_v2_add(pos, f)), 1.0f, behavior_color(e[i].type));
-            }
-        }
-        st_vec2 f = st_v2_truncate(st_v2_scale(st_agent_force(w, id), k), clip);
-        batch_arrow(b, sp, to_screen(c, st_v2_add(pos, f)), 2.0f, COL_FORCE);
-    }
-    if (ov & OV_STATE) {
-        char name[64];
-        if (app_state_name(a, id, name, sizeof name)) {
-            float tw = font_width(c->small, name, strlen(name));
-            font_draw(c->small, &c->layer[LAYER_TEXT], sp.x - tw * 0.5f, sp.y + (float)(r * c->scale) + 4.0f, name,
-                      strlen(name), COL_STATE);
-        }
-    }
+        batch_arrow(b, v.sp, to_screen(c, st_v2_add(pos, st_v2_scale(v.vel, 0.5))), 1.5f, COL_VEL);
+    if (ov & OV_FORCE)
+        draw_forces(a, b, c, &v);
+    if (ov & OV_STATE)
+        draw_state_name(a, c, &v);
 }
 
 /* ------------------------------------------------------------------ ORCA */
@@ -384,12 +428,6 @@ static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
  * kept when infeasible thicker) with its forbidden side lightly shaded; the
  * max-speed circle, the preferred velocity (yellow) and the chosen one (green). */
 #define ORCA_PX 70.0
-static const SDL_Color COL_ORCA_SPEED = {255, 255, 255, 70};
-static const SDL_Color COL_ORCA_AGENT = {110, 170, 255, 200};
-static const SDL_Color COL_ORCA_OBST = {255, 160, 70, 210};
-static const SDL_Color COL_ORCA_SHADE = {255, 80, 80, 22};
-static const SDL_Color COL_ORCA_PREF = {255, 225, 60, 255};
-static const SDL_Color COL_ORCA_CHOSEN = {80, 240, 120, 255};
 
 static void draw_orca(app *a, render_ctx *c, st_agent_id id)
 {
@@ -458,56 +496,67 @@ static void clear_surface(render_ctx *c)
         SDL_UnlockSurface(s);
 }
 
-void render_frame(app *a, render_ctx *c, bool hud)
+/* The background, and empty batches. */
+static void clear_frame(render_ctx *c)
 {
-    SDL_Renderer *r = c->r;
-    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    SDL_SetRenderDrawColor(r, COL_BG.r, COL_BG.g, COL_BG.b, 255);
+    SDL_SetRenderDrawBlendMode(c->r, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(c->r, COL_BG.r, COL_BG.g, COL_BG.b, 255);
     if (c->surface != NULL && c->surface->format->BytesPerPixel == 4)
         clear_surface(c);
     else
-        SDL_RenderClear(r);
+        SDL_RenderClear(c->r);
     for (int i = 0; i < LAYER_COUNT; i++)
         batch_clear(&c->layer[i]);
+}
 
-    if (a->world != NULL) {
-        render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
-        draw_world(a, c);
-        const st_world *w = a->world;
-        if (!st_agent_alive(w, a->selected))
-            a->selected = st_null_agent();
-        /* Trace the selected agent's behaviours from the next step on. */
-        if (a->trace_world != w || !st_id_equal(a->traced, a->selected)) {
-            st_world_set_trace(a->world, a->selected);
-            a->traced = a->selected;
-            a->trace_world = w;
-        }
-        unsigned all = a->overlays & (OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
-        /* Storage order: spawn order in all but big worlds, which keep their
-         * agents sorted by place, and then drawing them in that order reads
-         * memory in order too. */
-        for (int k = 0; k < st_world_stored_count(w); k++) {
-            st_agent_id id = st_world_stored(w, k);
-            if (st_id_is_null(id))
-                continue;
-            draw_agent(c, w, id);
-            if (all && !st_id_equal(id, a->selected))
-                draw_overlays(a, c, id, all);
-        }
-        if (!st_id_is_null(a->selected)) {
-            draw_overlays(a, c, a->selected,
-                          OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
-            if (a->overlays & OV_ORCA)
-                draw_orca(a, c, a->selected);
-            double rad = st_agent_radius(w, a->selected) * c->scale + 6.0;
-            batch_circle(&c->layer[LAYER_SELECTED], to_screen(c, st_agent_pos(w, a->selected)), (float)rad, COL_SELECT,
-                         false, 1.5f);
-        }
-        /* The scripts' own drawing (scene.draw, brain.draw) goes on top of
-         * the agents and under the HUD. */
-        app_draw_scripts(a, c);
+/* A removed agent is no longer selected; the world traces the behaviours
+ * of the selected agent from the next step on. */
+static void follow_selection(app *a)
+{
+    const st_world *w = a->world;
+    if (!st_agent_alive(w, a->selected))
+        a->selected = st_null_agent();
+    if (a->trace_world != w || !st_id_equal(a->traced, a->selected)) {
+        st_world_set_trace(a->world, a->selected);
+        a->traced = a->selected;
+        a->trace_world = w;
     }
+}
 
+/* Every agent, with the overlays switched on for all. */
+static void draw_agents(app *a, render_ctx *c)
+{
+    const st_world *w = a->world;
+    unsigned all = a->overlays & (OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
+    /* Storage order: spawn order in all but big worlds, which keep their
+     * agents sorted by place, and then drawing them in that order reads
+     * memory in order too. */
+    for (int k = 0; k < st_world_stored_count(w); k++) {
+        st_agent_id id = st_world_stored(w, k);
+        if (st_id_is_null(id))
+            continue;
+        draw_agent(c, w, id);
+        if (all && !st_id_equal(id, a->selected))
+            draw_overlays(a, c, id, all);
+    }
+}
+
+/* The selected agent: every overlay of its own, its ORCA view, a ring. */
+static void draw_selection(app *a, render_ctx *c)
+{
+    const st_world *w = a->world;
+    draw_overlays(a, c, a->selected, OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
+    if (a->overlays & OV_ORCA)
+        draw_orca(a, c, a->selected);
+    double rad = st_agent_radius(w, a->selected) * c->scale + 6.0;
+    batch_circle(&c->layer[LAYER_SELECTED], to_screen(c, st_agent_pos(w, a->selected)), (float)rad, COL_SELECT, false,
+                 1.5f);
+}
+
+/* The layers to the renderer, bottom up. */
+static void flush_layers(app *a, render_ctx *c, bool hud)
+{
+    SDL_Renderer *r = c->r;
     batch_flush(&c->layer[LAYER_WORLD], r, NULL);
     batch_flush(&c->layer[LAYER_OVERLAY], r, NULL);
     /* Agents are opaque: without blending SDL's software renderer fills
@@ -523,4 +572,21 @@ void render_frame(app *a, render_ctx *c, bool hud)
         batch_flush(&c->layer[LAYER_HUD], r, NULL);
         batch_flush(&c->layer[LAYER_HUD_TEXT], r, font_texture(c->font));
     }
+}
+
+void render_frame(app *a, render_ctx *c, bool hud)
+{
+    clear_frame(c);
+    if (a->world != NULL) {
+        render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
+        draw_world(a, c);
+        follow_selection(a);
+        draw_agents(a, c);
+        if (!st_id_is_null(a->selected))
+            draw_selection(a, c);
+        /* The scripts' own drawing (scene.draw, brain.draw) goes on top of
+         * the agents and under the HUD. */
+        app_draw_scripts(a, c);
+    }
+    flush_layers(a, c, hud);
 }

@@ -21,6 +21,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,18 @@ static void overlay_free(source_overlay *o)
     }
     free(o->e);
     free(o);
+}
+
+/* An empty overlay in place of the app's: sources come from the disk again
+ * until something is served. False (the old one kept) when out of memory. */
+static bool fresh_overlay(app *a)
+{
+    source_overlay *o = calloc(1, sizeof *o);
+    if (o == NULL)
+        return false;
+    overlay_free(a->overlay);
+    a->overlay = o;
+    return true;
 }
 
 /* The root (0 scene folder, 1 scripts/) and the path under it of an
@@ -446,6 +459,18 @@ void tt_mark(app *a, app_mark_kind kind, const char *label)
     rec_printf(a, "mark %ld %s %s\n", a->steps_run, MARK_NAMES[kind], m->label);
 }
 
+/* Drops the marks at or after tick: they belong to a future gone. */
+static void drop_marks_from(app *a, long tick)
+{
+    int kept = 0, n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
+    for (int k = 0; k < n; k++) {
+        app_mark m = a->marks[(a->mark_count - n + k) % APP_MAX_MARKS];
+        if (m.tick < tick)
+            a->marks[kept++ % APP_MAX_MARKS] = m;
+    }
+    a->mark_count = kept;
+}
+
 /* ------------------------------------------------------------------ reading */
 
 static void free_replayer(replayer *p)
@@ -497,6 +522,293 @@ static bool parse_double(const char **s, double *out)
     return true;
 }
 
+/* A recording being read. */
+typedef struct reader {
+    replayer *p;
+    char *pos, *end;   ///< what is left of the buffer
+    long lineno;       ///< the line being read (1-based)
+    long last;         ///< the tick of the last event read
+    int cap;           ///< events allocated in p->ev
+    bool failed;       ///< err says why
+    char *err;
+    size_t errn;
+} reader;
+
+static bool fail(reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Says why the recording cannot be read; returns false. */
+static bool fail(reader *rd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rd->err, rd->errn, fmt, ap);
+    va_end(ap);
+    rd->failed = true;
+    return false;
+}
+
+/* The first line: "steer-record VERSION", of a version this steer reads. */
+static bool read_magic(reader *rd, const char *line)
+{
+    long v;
+    const char *s = line + strlen(RECORD_MAGIC) + 1;
+    if (strncmp(line, RECORD_MAGIC " ", strlen(RECORD_MAGIC) + 1) != 0 || !parse_int(&s, &v))
+        return fail(rd, "not a steer recording (no '%s' header)", RECORD_MAGIC);
+    if (v > RECORD_VERSION || v < 1)
+        return fail(rd, "format version %ld; this steer reads version %d", v, RECORD_VERSION);
+    return true;
+}
+
+/* A line's first word into word (the record's name) and the rest into *rest. */
+static bool split_word(reader *rd, const char *line, char *word, size_t n, const char **rest)
+{
+    size_t wl = strcspn(line, " ");
+    if (wl == 0 || wl >= n)
+        return fail(rd, "line %ld: not a record", rd->lineno);
+    memcpy(word, line, wl);
+    word[wl] = '\0';
+    *rest = line[wl] ? line + wl + 1 : line + wl;
+    return true;
+}
+
+/* ---- the header: the scene and the options it ran with */
+
+static bool read_seed(reader *rd, const char *s)
+{
+    if (strcmp(s, "none") == 0)
+        return true;
+    char *e;
+    errno = 0;
+    rd->p->seed = strtoull(s, &e, 10);
+    if (e == s || *e || errno)
+        return fail(rd, "line %ld: bad seed", rd->lineno);
+    rd->p->has_seed = true;
+    return true;
+}
+
+static bool add_arg(reader *rd, const char *s)
+{
+    replayer *p = rd->p;
+    char **na = realloc(p->argv, (size_t)(p->argc + 1) * sizeof *na);
+    if (na == NULL)
+        return fail(rd, "out of memory");
+    p->argv = na;
+    p->argv[p->argc++] = (char *)s;
+    return true;
+}
+
+static bool read_header_line(reader *rd, const char *word, const char *s)
+{
+    replayer *p = rd->p;
+    long v;
+    if (strcmp(word, "engine") == 0)
+        return true; /* informational: the format, not the engine, decides what replays */
+    if (strcmp(word, "scene") == 0) {
+        app_format(p->scene, sizeof p->scene, "%s", s);
+        return true;
+    }
+    if (strcmp(word, "seed") == 0)
+        return read_seed(rd, s);
+    if (strcmp(word, "arg") == 0)
+        return add_arg(rd, s);
+    if (strcmp(word, "trust") == 0 && parse_int(&s, &v)) {
+        p->trust = v != 0;
+        return true;
+    }
+    long *field = strcmp(word, "budget") == 0 ? &p->budget : strcmp(word, "time_limit") == 0 ? &p->time_limit
+                                                           : strcmp(word, "memory") == 0 ? &p->memory_mb : NULL;
+    if (field != NULL && parse_int(&s, &v) && v >= 0) {
+        *field = v;
+        return true;
+    }
+    return fail(rd, "line %ld: unknown or bad header line '%s'", rd->lineno, word);
+}
+
+/* ---- the events: one parser each, false for a bad record */
+
+/* "file TICK ROOT LEN PATH", then LEN bytes of source and a newline. */
+static bool parse_file_event(reader *rd, const char *s, rec_event *ev)
+{
+    long v = 0;
+    bool ok = parse_int(&s, &v) && (v == 0 || v == 1);
+    ev->root = (int)v;
+    if (!ok || !parse_int(&s, &v) || v < 0 || !*s)
+        return false;
+    if ((size_t)v + 1 > (size_t)(rd->end - rd->pos))
+        return fail(rd, "truncated: line %ld: the source of %s needs %ld bytes, %ld are left", rd->lineno, s, v + 1,
+                    (long)(rd->end - rd->pos));
+    ev->len = (size_t)v;
+    ev->data = rd->pos;
+    ev->text = (char *)s;
+    rd->pos += ev->len;
+    if (*rd->pos != '\n')
+        return fail(rd, "line %ld: the source of %s does not end where its length says", rd->lineno, s);
+    *rd->pos++ = '\0';
+    return true;
+}
+
+static bool parse_reload_event(reader *rd, const char *s, rec_event *ev)
+{
+    (void)rd;
+    long v = 0;
+    bool ok = parse_int(&s, &v) && (v == 0 || v == 1) && *s;
+    ev->root = (int)v;
+    ev->text = (char *)s;
+    return ok;
+}
+
+static bool parse_key_event(reader *rd, const char *s, rec_event *ev)
+{
+    (void)rd;
+    ev->text = (char *)s;
+    return *s != '\0';
+}
+
+static bool parse_click_event(reader *rd, const char *s, rec_event *ev)
+{
+    (void)rd;
+    long v = 0;
+    bool ok = parse_double(&s, &ev->x) && parse_double(&s, &ev->y) && parse_int(&s, &v);
+    ev->button = (int)v;
+    return ok;
+}
+
+static bool parse_mouse_event(reader *rd, const char *s, rec_event *ev)
+{
+    (void)rd;
+    ev->valid = strcmp(s, "none") != 0;
+    return !ev->valid || (parse_double(&s, &ev->x) && parse_double(&s, &ev->y));
+}
+
+static bool parse_restart_event(reader *rd, const char *s, rec_event *ev)
+{
+    (void)rd;
+    (void)s;
+    (void)ev;
+    return true;
+}
+
+/* "scale TICK speed|force FACTOR" (button: 1 speed, 0 force). */
+static bool parse_scale_event(reader *rd, const char *s, rec_event *ev)
+{
+    (void)rd;
+    ev->button = strncmp(s, "speed ", 6) == 0;
+    if (!ev->button && strncmp(s, "force ", 6) != 0)
+        return false;
+    s += 6;
+    return parse_double(&s, &ev->x);
+}
+
+/* "mark TICK KIND LABEL" (button: the kind). */
+static bool parse_mark_event(reader *rd, const char *s, rec_event *ev)
+{
+    (void)rd;
+    ev->button = -1;
+    for (int k = 0; k < 3; k++)
+        if (strncmp(s, MARK_NAMES[k], strlen(MARK_NAMES[k])) == 0 && s[strlen(MARK_NAMES[k])] == ' ') {
+            ev->button = k;
+            ev->text = (char *)s + strlen(MARK_NAMES[k]) + 1;
+        }
+    return ev->button >= 0;
+}
+
+static bool parse_sum_event(reader *rd, const char *s, rec_event *ev)
+{
+    char *e;
+    errno = 0;
+    ev->sum = strtoull(s, &e, 16);
+    rd->p->nsums++;
+    return e != s && *e == '\0' && errno == 0;
+}
+
+static const struct {
+    const char *word;
+    ev_kind kind;
+    bool (*parse)(reader *rd, const char *s, rec_event *ev);
+} EVENT_SYNTAX[] = {
+    {"file", EV_FILE, parse_file_event},       {"reload", EV_RELOAD, parse_reload_event},
+    {"key", EV_KEY, parse_key_event},          {"click", EV_CLICK, parse_click_event},
+    {"mouse", EV_MOUSE, parse_mouse_event},    {"restart", EV_RESTART, parse_restart_event},
+    {"scale", EV_SCALE, parse_scale_event},    {"mark", EV_MARK, parse_mark_event},
+    {"sum", EV_SUM, parse_sum_event},
+};
+
+static bool push_event(reader *rd, const rec_event *ev)
+{
+    replayer *p = rd->p;
+    if (p->n == rd->cap) {
+        int cap = rd->cap ? rd->cap * 2 : 256;
+        rec_event *ne = realloc(p->ev, (size_t)cap * sizeof *ne);
+        if (ne == NULL)
+            return fail(rd, "out of memory");
+        p->ev = ne;
+        rd->cap = cap;
+    }
+    p->ev[p->n++] = *ev;
+    return true;
+}
+
+/* An event line: "WORD TICK ...", ticks never going back; "end TICK" ends
+ * the recording (*ended). */
+static bool read_event(reader *rd, const char *word, const char *s, bool *ended)
+{
+    rec_event ev;
+    memset(&ev, 0, sizeof ev);
+    if (!parse_int(&s, &ev.tick) || ev.tick < 0)
+        return fail(rd, "line %ld: '%s' needs a tick", rd->lineno, word);
+    if (ev.tick < rd->last)
+        return fail(rd, "line %ld: tick %ld comes after tick %ld", rd->lineno, ev.tick, rd->last);
+    rd->last = ev.tick;
+    if (strcmp(word, "end") == 0) {
+        rd->p->end = ev.tick;
+        *ended = true;
+        return true;
+    }
+    for (size_t k = 0; k < sizeof EVENT_SYNTAX / sizeof EVENT_SYNTAX[0]; k++) {
+        if (strcmp(word, EVENT_SYNTAX[k].word) != 0)
+            continue;
+        ev.kind = EVENT_SYNTAX[k].kind;
+        if (!EVENT_SYNTAX[k].parse(rd, s, &ev))
+            return rd->failed ? false : fail(rd, "line %ld: a bad '%s' record", rd->lineno, word);
+        return push_event(rd, &ev);
+    }
+    return fail(rd, "line %ld: unknown record '%s'", rd->lineno, word);
+}
+
+/* Every line up to "end": the magic, the header up to "begin", the events;
+ * then what a recording must have. */
+static bool read_records(reader *rd)
+{
+    bool in_events = false, ended = false;
+    char *line;
+    while (!ended && (line = next_line(&rd->pos, rd->end)) != NULL) {
+        rd->lineno++;
+        if (rd->lineno == 1) {
+            if (!read_magic(rd, line))
+                return false;
+            continue;
+        }
+        char word[16];
+        const char *s = NULL;
+        if (!split_word(rd, line, word, sizeof word, &s))
+            return false;
+        bool ok = true;
+        if (in_events)
+            ok = read_event(rd, word, s, &ended);
+        else if (strcmp(word, "begin") == 0)
+            in_events = true;
+        else
+            ok = read_header_line(rd, word, s);
+        if (!ok)
+            return false;
+    }
+    if (!ended)
+        return fail(rd, "truncated: no 'end' record (the file stops at line %ld, tick %ld)", rd->lineno, rd->last);
+    if (rd->p->scene[0] == '\0')
+        return fail(rd, "no 'scene' line in the header");
+    return true;
+}
+
 /* Parses a recording: the file at path, or buf (size bytes, taken over) when given. */
 static replayer *load_replay(const char *path, char *buf, size_t size, char *err, size_t errn)
 {
@@ -512,191 +824,28 @@ static replayer *load_replay(const char *path, char *buf, size_t size, char *err
     p->buf = buf != NULL ? buf : read_file(path, &size);
     if (p->buf == NULL) {
         snprintf(err, errn, "cannot read it: %s", strerror(errno));
-        goto fail;
+        free_replayer(p);
+        return NULL;
     }
-    char *pos = p->buf, *end = p->buf + size;
-    long lineno = 0, last = 0;
-    bool in_events = false, ended = false;
-    int cap = 0;
-    char *line;
-    while (!ended && (line = next_line(&pos, end)) != NULL) {
-        lineno++;
-        if (lineno == 1) {
-            long v;
-            const char *s = line + strlen(RECORD_MAGIC) + 1;
-            if (strncmp(line, RECORD_MAGIC " ", strlen(RECORD_MAGIC) + 1) != 0 || !parse_int(&s, &v)) {
-                snprintf(err, errn, "not a steer recording (no '%s' header)", RECORD_MAGIC);
-                goto fail;
-            }
-            if (v > RECORD_VERSION || v < 1) {
-                snprintf(err, errn, "format version %ld; this steer reads version %d", v, RECORD_VERSION);
-                goto fail;
-            }
-            continue;
-        }
-        char word[16];
-        size_t wl = strcspn(line, " ");
-        if (wl == 0 || wl >= sizeof word) {
-            snprintf(err, errn, "line %ld: not a record", lineno);
-            goto fail;
-        }
-        memcpy(word, line, wl);
-        word[wl] = '\0';
-        const char *s = line[wl] ? line + wl + 1 : line + wl;
-        if (!in_events) {
-            long v;
-            if (strcmp(word, "begin") == 0) {
-                in_events = true;
-            } else if (strcmp(word, "engine") == 0) {
-                /* informational: the format, not the engine, decides what replays */
-            } else if (strcmp(word, "scene") == 0) {
-                app_format(p->scene, sizeof p->scene, "%s", s);
-            } else if (strcmp(word, "seed") == 0) {
-                if (strcmp(s, "none") != 0) {
-                    char *e;
-                    errno = 0;
-                    p->seed = strtoull(s, &e, 10);
-                    if (e == s || *e || errno) {
-                        snprintf(err, errn, "line %ld: bad seed", lineno);
-                        goto fail;
-                    }
-                    p->has_seed = true;
-                }
-            } else if (strcmp(word, "trust") == 0 && parse_int(&s, &v)) {
-                p->trust = v != 0;
-            } else if (strcmp(word, "budget") == 0 && parse_int(&s, &v) && v >= 0) {
-                p->budget = v;
-            } else if (strcmp(word, "time_limit") == 0 && parse_int(&s, &v) && v >= 0) {
-                p->time_limit = v;
-            } else if (strcmp(word, "memory") == 0 && parse_int(&s, &v) && v >= 0) {
-                p->memory_mb = v;
-            } else if (strcmp(word, "arg") == 0) {
-                char **na = realloc(p->argv, (size_t)(p->argc + 1) * sizeof *na);
-                if (na == NULL) {
-                    snprintf(err, errn, "out of memory");
-                    goto fail;
-                }
-                p->argv = na;
-                p->argv[p->argc++] = (char *)s;
-            } else {
-                snprintf(err, errn, "line %ld: unknown or bad header line '%s'", lineno, word);
-                goto fail;
-            }
-            continue;
-        }
-        rec_event ev;
-        memset(&ev, 0, sizeof ev);
-        if (!parse_int(&s, &ev.tick) || ev.tick < 0) {
-            snprintf(err, errn, "line %ld: '%s' needs a tick", lineno, word);
-            goto fail;
-        }
-        if (ev.tick < last) {
-            snprintf(err, errn, "line %ld: tick %ld comes after tick %ld", lineno, ev.tick, last);
-            goto fail;
-        }
-        last = ev.tick;
-        bool ok = true;
-        long v;
-        if (strcmp(word, "end") == 0) {
-            p->end = ev.tick;
-            ended = true;
-            continue;
-        } else if (strcmp(word, "file") == 0) {
-            ev.kind = EV_FILE;
-            ok = parse_int(&s, &v) && (v == 0 || v == 1);
-            ev.root = (int)v;
-            ok = ok && parse_int(&s, &v) && v >= 0 && *s;
-            if (ok) {
-                if ((size_t)v + 1 > (size_t)(end - pos)) {
-                    snprintf(err, errn, "truncated: line %ld: the source of %s needs %ld bytes, %ld are left", lineno,
-                             s, v + 1, (long)(end - pos));
-                    goto fail;
-                }
-                ev.len = (size_t)v;
-                ev.data = pos;
-                ev.text = (char *)s;
-                pos += ev.len;
-                if (*pos != '\n') {
-                    snprintf(err, errn, "line %ld: the source of %s does not end where its length says", lineno, s);
-                    goto fail;
-                }
-                *pos++ = '\0';
-            }
-        } else if (strcmp(word, "reload") == 0) {
-            ev.kind = EV_RELOAD;
-            ok = parse_int(&s, &v) && (v == 0 || v == 1) && *s;
-            ev.root = (int)v;
-            ev.text = (char *)s;
-        } else if (strcmp(word, "key") == 0) {
-            ev.kind = EV_KEY;
-            ev.text = (char *)s;
-            ok = *s != '\0';
-        } else if (strcmp(word, "click") == 0) {
-            ev.kind = EV_CLICK;
-            ok = parse_double(&s, &ev.x) && parse_double(&s, &ev.y) && parse_int(&s, &v);
-            ev.button = (int)v;
-        } else if (strcmp(word, "mouse") == 0) {
-            ev.kind = EV_MOUSE;
-            ev.valid = strcmp(s, "none") != 0;
-            ok = !ev.valid || (parse_double(&s, &ev.x) && parse_double(&s, &ev.y));
-        } else if (strcmp(word, "restart") == 0) {
-            ev.kind = EV_RESTART;
-        } else if (strcmp(word, "scale") == 0) {
-            ev.kind = EV_SCALE;
-            ev.button = strncmp(s, "speed ", 6) == 0;
-            ok = ev.button || strncmp(s, "force ", 6) == 0;
-            s += 6;
-            ok = ok && parse_double(&s, &ev.x);
-        } else if (strcmp(word, "mark") == 0) {
-            ev.kind = EV_MARK;
-            ev.button = -1;
-            for (int k = 0; k < 3; k++)
-                if (strncmp(s, MARK_NAMES[k], strlen(MARK_NAMES[k])) == 0 && s[strlen(MARK_NAMES[k])] == ' ') {
-                    ev.button = k;
-                    ev.text = (char *)s + strlen(MARK_NAMES[k]) + 1;
-                }
-            ok = ev.button >= 0;
-        } else if (strcmp(word, "sum") == 0) {
-            char *e;
-            ev.kind = EV_SUM;
-            errno = 0;
-            ev.sum = strtoull(s, &e, 16);
-            ok = e != s && *e == '\0' && errno == 0;
-            p->nsums++;
-        } else {
-            snprintf(err, errn, "line %ld: unknown record '%s'", lineno, word);
-            goto fail;
-        }
-        if (!ok) {
-            snprintf(err, errn, "line %ld: a bad '%s' record", lineno, word);
-            goto fail;
-        }
-        if (p->n == cap) {
-            cap = cap ? cap * 2 : 256;
-            rec_event *ne = realloc(p->ev, (size_t)cap * sizeof *ne);
-            if (ne == NULL) {
-                snprintf(err, errn, "out of memory");
-                goto fail;
-            }
-            p->ev = ne;
-        }
-        p->ev[p->n++] = ev;
-    }
-    if (!ended) {
-        snprintf(err, errn, "truncated: no 'end' record (the file stops at line %ld, tick %ld)", lineno, last);
-        goto fail;
-    }
-    if (p->scene[0] == '\0') {
-        snprintf(err, errn, "no 'scene' line in the header");
-        goto fail;
+    reader rd = {p, p->buf, p->buf + size, 0, 0, 0, false, err, errn};
+    if (!read_records(&rd)) {
+        free_replayer(p);
+        return NULL;
     }
     return p;
-fail:
-    free_replayer(p);
-    return NULL;
 }
 
 /* ------------------------------------------------------------------ opening */
+
+/* The sources the scene loaded at start (the recording's tick 0 files):
+ * served from the overlay before it loads. */
+static void serve_start_sources(app *a, replayer *p)
+{
+    while (p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
+        rec_event *e = &p->ev[p->next++];
+        overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+    }
+}
 
 /* Opens the journal (a recording in memory) with the header for this
  * scene and options; file: where --record writes it at the end, or NULL. */
@@ -785,11 +934,8 @@ bool tt_prepare(app *a, app_options *o)
         o->argc = p->argc;
         o->argv = p->argv;
         a->rep = p;
-        /* The sources the scene loaded at start: served before it loads. */
-        while (!p->current && p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
-            rec_event *e = &p->ev[p->next++];
-            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
-        }
+        if (!p->current)
+            serve_start_sources(a, p);
     }
     return journal_open(a, o, o->scene, o->record);
 }
@@ -1001,15 +1147,14 @@ static void diverged(replayer *p, long tick, uint64_t expected, uint64_t got)
     p->got = got;
 }
 
-void tt_after_step(app *a)
+/* The journal's side of a step: the checksum every SUM_EVERY ticks, the
+ * --record file brought up to date every 10 s of sim time (not only at
+ * exit), and every tick's checksum, kept from the first pass so that a
+ * rewind's re-simulation is checked against it. */
+static void journal_after_step(app *a, uint64_t sum)
 {
-    uint64_t sum = a->world ? st_world_checksum(a->world) : 0;
-    /* the trace has the past's rows already; a branch's go on from its tick */
-    if (a->tracer && !(a->rep && a->rep->rewind))
-        trace_rows(a, a->tracer);
     if (a->steps_run % SUM_EVERY == 0)
         rec_printf(a, "sum %ld %016llx\n", a->steps_run, (unsigned long long)sum);
-    /* --record's file is brought up to date every 10 s of sim time (not only at exit) */
     if (tt_recording(a) && journal_on(a) && a->steps_run % (10 * SUM_EVERY) == 0)
         rec_write(a->rec, a->steps_run);
     recorder *r = a->rec;
@@ -1022,43 +1167,55 @@ void tt_after_step(app *a)
         if (r->sums[a->steps_run % SUMS_RING] != sum && r->resim_bad++ == 0) {
             fprintf(stderr, "steer: rewind: the re-simulation differs from the first pass at tick %ld\n",
                     a->steps_run);
-            app_format(a->flash, sizeof a->flash, "rewind: tick %ld differs from the first pass", a->steps_run);
-            a->flash_bad = true;
-            a->flash_until = app_clock() + 3.0;
+            app_flash(a, FLASH_BAD, 3.0, "rewind: tick %ld differs from the first pass", a->steps_run);
         }
     }
-    replayer *p = a->rep;
-    if (p && !p->finished) {
-        if (p->ref) {
-            /* the recorded run takes the same step; its checksums are the truth */
-            app_step(p->ref);
-            uint64_t want = p->ref->world ? st_world_checksum(p->ref->world) : 0;
+}
+
+/* A replay's side: the recorded checksums (or the reference run's, taking
+ * the same step) compared with this one, and the replay's end. */
+static void replay_after_step(app *a, replayer *p, uint64_t sum)
+{
+    if (p->ref) {
+        /* the recorded run takes the same step; its checksums are the truth */
+        app_step(p->ref);
+        uint64_t want = p->ref->world ? st_world_checksum(p->ref->world) : 0;
+        p->compared++;
+        if (want != sum)
+            diverged(p, a->steps_run, want, sum);
+    }
+    while (p->next < p->n && p->ev[p->next].kind == EV_SUM && p->ev[p->next].tick == a->steps_run) {
+        rec_event *e = &p->ev[p->next++];
+        if (!p->ref)
             p->compared++;
-            if (want != sum)
-                diverged(p, a->steps_run, want, sum);
+        if (e->sum != sum)
+            diverged(p, e->tick, e->sum, sum);
+    }
+    if (p->rewind) {
+        if (a->steps_run >= p->end) {
+            /* back at the head: live again, the journal goes on */
+            free_replayer(p);
+            a->rep = NULL;
         }
-        while (p->next < p->n && p->ev[p->next].kind == EV_SUM && p->ev[p->next].tick == a->steps_run) {
-            rec_event *e = &p->ev[p->next++];
-            if (!p->ref)
-                p->compared++;
-            if (e->sum != sum)
-                diverged(p, e->tick, e->sum, sum);
-        }
-        if (p->rewind) {
-            if (a->steps_run >= p->end) {
-                /* back at the head: live again, the journal goes on */
-                free_replayer(p);
-                a->rep = NULL;
-            }
-        } else if (a->steps_run >= p->end || p->diverged) {
-            p->finished = true;
-            if (!a->opt.headless) {
-                /* the window stays on the last replayed tick */
-                a->paused = true;
-                a->status = tt_replay_finish(a);
-            }
+    } else if (a->steps_run >= p->end || p->diverged) {
+        p->finished = true;
+        if (!a->opt.headless) {
+            /* the window stays on the last replayed tick */
+            a->paused = true;
+            a->status = tt_replay_finish(a);
         }
     }
+}
+
+void tt_after_step(app *a)
+{
+    uint64_t sum = a->world ? st_world_checksum(a->world) : 0;
+    /* the trace has the past's rows already; a branch's go on from its tick */
+    if (a->tracer && !(a->rep && a->rep->rewind))
+        trace_rows(a, a->tracer);
+    journal_after_step(a, sum);
+    if (a->rep && !a->rep->finished)
+        replay_after_step(a, a->rep, sum);
     if (a->plot)
         plot_sample(a);
     if (a->rewind)
@@ -1188,11 +1345,6 @@ long tt_head(const app *a)
     return a->rep != NULL && a->rep->rewind ? a->rep->end : a->steps_run;
 }
 
-long tt_branch_tick(const app *a)
-{
-    return a->branch_tick;
-}
-
 /* ------------------------------------------------------------------ rewind */
 
 static void write_event(FILE *f, const rec_event *e)
@@ -1233,14 +1385,10 @@ static void write_event(FILE *f, const rec_event *e)
     }
 }
 
-void tt_branch(app *a)
+/* The journal cut at tick t: its header, then the events before t's inputs
+ * (t's own checksum kept), from the replay of it being re-run. */
+static void cut_journal(recorder *r, const replayer *p, long t)
 {
-    replayer *p = a->rep;
-    recorder *r = a->rec;
-    if (p == NULL || !p->rewind || r == NULL)
-        return;
-    long t = a->steps_run;
-    /* the journal up to here: what happened before this tick's inputs */
     /* closing a memstream settles its buffer (it may move): take it after */
     fclose(r->mem);
     char *old = r->membuf;
@@ -1251,51 +1399,114 @@ void tt_branch(app *a)
     if (r->mem == NULL) {
         r->failed = true;
         free(old);
-    } else {
-        fwrite(old, 1, header, r->mem);
-        free(old);
-        for (int i = 0; i < p->n; i++) {
-            const rec_event *e = &p->ev[i];
-            if (e->tick < t || (e->tick == t && e->kind == EV_SUM))
-                write_event(r->mem, e);
-        }
+        return;
     }
+    fwrite(old, 1, header, r->mem);
+    free(old);
+    for (int i = 0; i < p->n; i++) {
+        const rec_event *e = &p->ev[i];
+        if (e->tick < t || (e->tick == t && e->kind == EV_SUM))
+            write_event(r->mem, e);
+    }
+}
+
+void tt_branch(app *a)
+{
+    replayer *p = a->rep;
+    recorder *r = a->rec;
+    if (p == NULL || !p->rewind || r == NULL)
+        return;
+    long t = a->steps_run;
+    /* the journal up to here: what happened before this tick's inputs */
+    cut_journal(r, p, t);
     r->mouse_valid = p->mouse_valid;
     r->mouse = p->mouse;
     r->sums_head = t;
-    /* marks of the dropped future go with it */
-    int keep = 0;
-    int n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
-    for (int i = 0; i < n; i++) {
-        app_mark m = a->marks[(a->mark_count - n + i) % APP_MAX_MARKS];
-        if (m.tick <= t)
-            a->marks[keep++ % APP_MAX_MARKS] = m;
-    }
-    a->mark_count = keep;
+    drop_marks_from(a, t + 1); /* marks of the dropped future go with it */
     long end = p->end;
     free_replayer(p);
     a->rep = NULL;
     a->branch_tick = t;
     rewind_branch(a, t);
     /* live again: sources come from the disk (the edit that made the branch) */
-    source_overlay *o = calloc(1, sizeof *o);
-    if (o != NULL) {
-        overlay_free(a->overlay);
-        a->overlay = o;
-    }
+    fresh_overlay(a);
     printf("rewind: branch at tick %ld (ticks %ld..%ld dropped)\n", t, t + 1, end);
     fflush(stdout);
-    app_format(a->flash, sizeof a->flash, "branch at tick %ld: a new future", t);
-    a->flash_bad = false;
-    a->flash_until = app_clock() + 2.5;
+    app_flash(a, FLASH_OK, 2.5, "branch at tick %ld: a new future", t);
+}
+
+/* The journal as a replay to re-run from tick 0: the rewind's own when the
+ * app is in the past already, else made from the journal so far (NULL,
+ * said on stderr, when it cannot be). */
+static replayer *journal_replay(app *a, long head)
+{
+    replayer *p = a->rep;
+    if (p != NULL) {
+        p->next = 0;
+    } else {
+        size_t len = 0;
+        char *buf = journal_copy(a->rec, head, &len);
+        char err[256];
+        p = buf ? load_replay("(journal)", buf, len, err, sizeof err) : NULL;
+        if (p == NULL) {
+            fprintf(stderr, "steer: rewind: %s\n", buf ? err : "out of memory");
+            return NULL;
+        }
+        p->rewind = true;
+    }
+    p->mouse_valid = false;
+    p->mouse = st_v2(0, 0);
+    p->finished = p->diverged = false;
+    return p;
+}
+
+/* Back from the checkpoint restored at tick from: the journal from its
+ * tick on, the sources and the pointer as they were then, marks up to it. */
+static bool resume_at_checkpoint(app *a, replayer *p, long from)
+{
+    if (!fresh_overlay(a))
+        return false;
+    int i = 0;
+    for (; i < p->n && (p->ev[i].tick < from || (p->ev[i].tick == from && p->ev[i].kind == EV_SUM)); i++) {
+        const rec_event *e = &p->ev[i];
+        if (e->kind == EV_FILE)
+            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+        else if (e->kind == EV_MOUSE) {
+            p->mouse_valid = e->valid;
+            p->mouse = st_v2(e->x, e->y);
+        }
+    }
+    p->next = i;
+    drop_marks_from(a, from);
+    a->steps_run = from;
+    a->resim_from = from;
+    return true;
+}
+
+/* Back to tick 0 with no checkpoint: the same fresh state, the sources as
+ * first loaded. */
+static bool restart_from_zero(app *a, replayer *p)
+{
+    a->resim_from = 0;
+    if (!fresh_overlay(a))
+        return false;
+    serve_start_sources(a, p);
+    a->steps_run = 0;
+    a->mark_count = 0;
+    app_reopen(a);
+    return true;
+}
+
+static void step_to(app *a, long target)
+{
+    while (a->steps_run < target && a->world != NULL && !a->quit)
+        app_step(a);
 }
 
 bool tt_rewind_to(app *a, long target)
 {
     if (a->rep != NULL && !a->rep->rewind) {
-        app_format(a->flash, sizeof a->flash, "no rewinding a --replay");
-        a->flash_bad = true;
-        a->flash_until = app_clock() + 1.5;
+        app_flash(a, FLASH_BAD, 1.5, "no rewinding a --replay");
         return false;
     }
     if (a->rec == NULL || a->rec->failed || a->world == NULL)
@@ -1306,78 +1517,25 @@ bool tt_rewind_to(app *a, long target)
         return true;
     if (target > a->steps_run) {
         /* forward through the known future: the journal feeds the steps */
-        while (a->steps_run < target && a->world != NULL && !a->quit)
-            app_step(a);
+        step_to(a, target);
         return true;
     }
-    replayer *p = a->rep;
-    if (p == NULL) {
-        size_t len = 0;
-        char *buf = journal_copy(a->rec, head, &len);
-        char err[256];
-        p = buf ? load_replay("(journal)", buf, len, err, sizeof err) : NULL;
-        if (p == NULL) {
-            fprintf(stderr, "steer: rewind: %s\n", buf ? err : "out of memory");
-            return false;
-        }
-        p->rewind = true;
-    } else {
-        p->next = 0;
-    }
-    p->mouse_valid = false;
-    p->mouse = st_v2(0, 0);
-    p->finished = p->diverged = false;
+    replayer *p = journal_replay(a, head);
+    if (p == NULL)
+        return false;
     a->rep = p;
     st_agent_id keep = a->selected;
     long from = rewind_restore(a, target);
     if (from >= 0) {
-        /* a checkpoint: the journal from its tick on, the sources and mouse as they were */
-        source_overlay *o = calloc(1, sizeof *o);
-        if (o == NULL)
+        if (!resume_at_checkpoint(a, p, from))
             return false;
-        overlay_free(a->overlay);
-        a->overlay = o;
-        int i = 0;
-        for (; i < p->n && (p->ev[i].tick < from || (p->ev[i].tick == from && p->ev[i].kind == EV_SUM)); i++) {
-            const rec_event *e = &p->ev[i];
-            if (e->kind == EV_FILE)
-                overlay_set(a->overlay, e->root, e->text, e->data, e->len);
-            else if (e->kind == EV_MOUSE) {
-                p->mouse_valid = e->valid;
-                p->mouse = st_v2(e->x, e->y);
-            }
-        }
-        p->next = i;
-        int kept = 0, n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
-        for (int k = 0; k < n; k++) {
-            app_mark m = a->marks[(a->mark_count - n + k) % APP_MAX_MARKS];
-            if (m.tick < from)
-                a->marks[kept++ % APP_MAX_MARKS] = m;
-        }
-        a->mark_count = kept;
-        a->steps_run = from;
-        a->resim_from = from;
-        while (a->steps_run < target && a->world != NULL && !a->quit)
-            app_step(a);
+        step_to(a, target);
         a->paused = true;
         return true;
     }
-    a->resim_from = 0;
-    /* from the start: the same fresh state, the sources as first loaded */
-    source_overlay *o = calloc(1, sizeof *o);
-    if (o == NULL)
+    if (!restart_from_zero(a, p))
         return false;
-    overlay_free(a->overlay);
-    a->overlay = o;
-    while (p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
-        rec_event *e = &p->ev[p->next++];
-        overlay_set(a->overlay, e->root, e->text, e->data, e->len);
-    }
-    a->steps_run = 0;
-    a->mark_count = 0;
-    app_reopen(a);
-    while (a->steps_run < target && a->world != NULL && !a->quit)
-        app_step(a);
+    step_to(a, target);
     if (a->world != NULL && st_agent_alive(a->world, keep))
         a->selected = keep;
     a->paused = true;
@@ -1427,6 +1585,31 @@ int tt_replay_finish(app *a)
     return 0;
 }
 
+/* --rewind-test T:N:FILE=SOURCE, once back at tick `to`: an edit in the
+ * past; the journal's future is dropped and the run goes on from there. */
+static int rewind_test_edit(app *a, long to)
+{
+    char file[PATH_MAX], real[PATH_MAX];
+    app_format(file, sizeof file, "%s", a->opt.rewind_edit);
+    char *eq = strchr(file, '=');
+    *eq = '\0';
+    int root;
+    const char *rel;
+    size_t len;
+    char *src = read_file(eq + 1, &len);
+    if (src == NULL || realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
+        printf("rewind: cannot edit %s with %s\n", file, eq + 1);
+        free(src);
+        return 1;
+    }
+    tt_branch(a);
+    overlay_set(a->overlay, root, rel, src, len);
+    free(src);
+    app_reload_file(a, real, root);
+    a->paused = false;
+    return a->rep == NULL && a->branch_tick == to ? 0 : 1;
+}
+
 int tt_rewind_test(app *a, long by)
 {
     recorder *r = a->rec;
@@ -1451,28 +1634,8 @@ int tt_rewind_test(app *a, long by)
            "every one equal to the first pass: %s)\n",
            from - to, to, back_checked, a->resim_from > 0 ? "the checkpoint at tick" : "the start, tick",
            a->resim_from, ms, r->resim_bad == b0 ? "yes" : "NO");
-    if (a->opt.rewind_edit != NULL) {
-        /* an edit in the past: the journal's future is dropped, the run goes on from here */
-        char file[PATH_MAX], real[PATH_MAX];
-        app_format(file, sizeof file, "%s", a->opt.rewind_edit);
-        char *eq = strchr(file, '=');
-        *eq = '\0';
-        int root;
-        const char *rel;
-        size_t len;
-        char *src = read_file(eq + 1, &len);
-        if (src == NULL || realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
-            printf("rewind: cannot edit %s with %s\n", file, eq + 1);
-            free(src);
-            return 1;
-        }
-        tt_branch(a);
-        overlay_set(a->overlay, root, rel, src, len);
-        free(src);
-        app_reload_file(a, real, root);
-        a->paused = false;
-        return a->rep == NULL && a->branch_tick == to ? 0 : 1;
-    }
+    if (a->opt.rewind_edit != NULL)
+        return rewind_test_edit(a, to);
     long c1 = r->resim_checked, b1 = r->resim_bad;
     while (a->steps_run < from && !a->quit) /* Right, one tick at a time */
         if (!tt_rewind_to(a, a->steps_run + 1))

@@ -3,13 +3,14 @@
  * each other.
  *
  *   main.c      options, then the window or the headless run
+ *   util.c      the app's clock and display text
  *   scene.c     the Lua host: scene load, restart, step, reload, errors
  *   watch.c     stat-polling file watcher (no SDL)
  *   batch.c     vertex batches: one SDL_RenderGeometry call per layer
  *   font.c      a glyph atlas from SDL2_ttf, drawn through a batch
  *   render.c    the world, agents and overlays
  *   gfx.c       the `gfx` table scripts draw with
- *   hud.c       HUD, help, error panel
+ *   hud.c       HUD, help, error panel, the flash message
  *   input.c     keys and mouse
  *   window.c    the windowed loop
  *   headless.c  runs with no window; screenshots through a software renderer
@@ -151,6 +152,7 @@ typedef struct app {
     int world_ref;   ///< registry ref of the world userdata
     int gfx_ref;     ///< registry ref of the gfx table
     st_world *world; ///< the core world behind world_ref (NULL: none)
+    lua_CFunction world_new; ///< steer.world's C function, taken as the state opens
     bool scene_ok;   ///< the scene module loaded and load() ran
     bool update_paused; ///< scene.update raised: skipped until the scene reloads
     bool draw_paused;
@@ -178,9 +180,11 @@ typedef struct app {
     unsigned overlays;
     bool help;
     double speed_factor, force_factor; ///< cumulative live adjustments, for the HUD
-    char flash[256];        ///< a short-lived HUD message (screenshot saved...)
+    char flash[256];        ///< a short-lived HUD message (screenshot saved...): app_flash
     double flash_until;
     bool flash_bad;         ///< the flash reports a failure (drawn in red)
+    double fps;             ///< frames per second, smoothed (the HUD's)
+    double fps_last;        ///< app clock of the last HUD frame (0: none yet)
 
     /* errors */
     app_error errors[APP_MAX_ERRORS];
@@ -206,12 +210,24 @@ typedef struct app {
     bool quit;
 } app;
 
-/* ------------------------------------------------------------------ main.c */
+/* ------------------------------------------------------------------ util.c */
 
 /// Seconds since start, monotonic.
 double app_clock(void);
 /// snprintf for display text, where cutting a long name short is fine.
-void app_format(char *buf, size_t n, const char *fmt, ...);
+void app_format(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------ hud.c */
+
+typedef enum app_flash_kind {
+    FLASH_OK,  ///< news (drawn in green)
+    FLASH_BAD, ///< a failure (drawn in red)
+} app_flash_kind;
+
+/// Shows a one-line message at the top of the HUD for `seconds`, replacing
+/// any message shown.
+void app_flash(app *a, app_flash_kind kind, double seconds, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ------------------------------------------------------------------ scene.c */
 

@@ -29,14 +29,11 @@ static bool save_screenshot(app *a, SDL_Renderer *r, int w, int h)
     SDL_FreeSurface(s);
     if (ok) {
         printf("screenshot: %s\n", path);
-        app_format(a->flash, sizeof a->flash, "saved %s", path);
-        a->flash_bad = false;
+        app_flash(a, FLASH_OK, 2.0, "saved %s", path);
     } else {
         fprintf(stderr, "steer: screenshot failed: %s\n", SDL_GetError());
-        snprintf(a->flash, sizeof a->flash, "screenshot failed");
-        a->flash_bad = true;
+        app_flash(a, FLASH_BAD, 2.0, "screenshot failed");
     }
-    a->flash_until = app_clock() + 2.0;
     return ok;
 }
 
@@ -58,11 +55,10 @@ static void window_size(app *a, int *w, int *h)
     *h = wh < 240 ? 240 : (int)wh;
 }
 
-int app_run_window(app *a)
+/* The window and its renderer (vsync'd and accelerated if possible, else
+ * software); NULL, said on stderr, when there is no display. */
+static SDL_Window *open_window(app *a, SDL_Renderer **out)
 {
-    if (TTF_Init() != 0)
-        fprintf(stderr, "steer: SDL_ttf: %s (no text)\n", TTF_GetError());
-    IMG_Init(IMG_INIT_PNG);
     int w, h;
     window_size(a, &w, &h);
     char title[200];
@@ -72,7 +68,7 @@ int app_run_window(app *a)
     if (win == NULL) {
         fprintf(stderr, "steer: no display available (cannot open a window: %s); run with --headless\n",
                 SDL_GetError());
-        return 2;
+        return NULL;
     }
     SDL_Renderer *r = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (r == NULL)
@@ -80,61 +76,91 @@ int app_run_window(app *a)
     if (r == NULL) {
         fprintf(stderr, "steer: cannot create a renderer: %s\n", SDL_GetError());
         SDL_DestroyWindow(win);
-        return 2;
+        return NULL;
     }
+    *out = r;
+    return win;
+}
+
+/* The simulation's share of a frame of `frame` seconds: the single steps
+ * asked for while paused, else the fixed steps the accumulator holds. */
+static void advance(app *a, double frame)
+{
+    if (a->paused) {
+        for (; a->pending_steps > 0; a->pending_steps--)
+            app_step(a);
+        return;
+    }
+    if (a->world == NULL || !(a->dt > 0.0))
+        return;
+    a->accumulator += frame * a->time_scale;
+    int steps = 0;
+    while (a->accumulator >= a->dt && steps < MAX_STEPS_PER_FRAME) {
+        app_step(a);
+        a->accumulator -= a->dt;
+        steps++;
+    }
+    if (steps == MAX_STEPS_PER_FRAME)
+        a->accumulator = 0.0;
+}
+
+/* The title follows the scene (Tab, a reload that renames it). */
+static void update_title(app *a, SDL_Window *win)
+{
+    char title[200];
+    app_format(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
+    if (strcmp(title, SDL_GetWindowTitle(win)) != 0)
+        SDL_SetWindowTitle(win, title);
+}
+
+/* One frame: events, steps, files, drawing (cut short when the app quits). */
+static void run_frame(app *a, SDL_Window *win, render_ctx *c, double *last)
+{
+    SDL_GetRendererOutputSize(c->r, &c->w, &c->h);
+    if (a->world)
+        render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
+    input_result in = {false};
+    SDL_Event e;
+    while (SDL_PollEvent(&e))
+        input_handle(a, c, &e, &in);
+    if (a->quit)
+        return;
+    tt_frame(a);
+
+    double now = app_clock();
+    double frame = now - *last;
+    *last = now;
+    advance(a, frame > 0.25 ? 0.25 : frame);
+    app_poll_files(a, now);
+    if (a->quit)
+        return;
+
+    update_title(a, win);
+    render_frame(a, c, true);
+    if (in.screenshot)
+        save_screenshot(a, c->r, c->w, c->h);
+    SDL_RenderPresent(c->r);
+
+    /* Without vsync (software renderer, some drivers) do not spin. */
+    double spent = app_clock() - now;
+    if (spent < MIN_FRAME_SECONDS)
+        SDL_Delay((Uint32)((MIN_FRAME_SECONDS - spent) * 1000.0) + 1);
+}
+
+int app_run_window(app *a)
+{
+    if (TTF_Init() != 0)
+        fprintf(stderr, "steer: SDL_ttf: %s (no text)\n", TTF_GetError());
+    IMG_Init(IMG_INIT_PNG);
+    SDL_Renderer *r = NULL;
+    SDL_Window *win = open_window(a, &r);
+    if (win == NULL)
+        return 2;
     render_ctx c;
     render_ctx_init(&c, r);
-
     double last = app_clock();
-    while (!a->quit) {
-        SDL_GetRendererOutputSize(r, &c.w, &c.h);
-        if (a->world)
-            render_ctx_fit(&c, c.w, c.h, st_world_width(a->world), st_world_height(a->world));
-        input_result in = {false};
-        SDL_Event e;
-        while (SDL_PollEvent(&e))
-            input_handle(a, &c, &e, &in);
-        if (a->quit)
-            break;
-        tt_frame(a);
-
-        double now = app_clock();
-        double frame = now - last;
-        last = now;
-        if (frame > 0.25)
-            frame = 0.25;
-        if (a->paused) {
-            for (; a->pending_steps > 0; a->pending_steps--)
-                app_step(a);
-        } else if (a->world && a->dt > 0.0) {
-            a->accumulator += frame * a->time_scale;
-            int steps = 0;
-            while (a->accumulator >= a->dt && steps < MAX_STEPS_PER_FRAME) {
-                app_step(a);
-                a->accumulator -= a->dt;
-                steps++;
-            }
-            if (steps == MAX_STEPS_PER_FRAME)
-                a->accumulator = 0.0;
-        }
-        app_poll_files(a, now);
-        if (a->quit)
-            break;
-
-        app_format(title, sizeof title, "steer - %s", a->title[0] ? a->title : a->scene_module);
-        if (strcmp(title, SDL_GetWindowTitle(win)) != 0)
-            SDL_SetWindowTitle(win, title);
-
-        render_frame(a, &c, true);
-        if (in.screenshot)
-            save_screenshot(a, r, c.w, c.h);
-        SDL_RenderPresent(r);
-
-        /* Without vsync (software renderer, some drivers) do not spin. */
-        double spent = app_clock() - now;
-        if (spent < MIN_FRAME_SECONDS)
-            SDL_Delay((Uint32)((MIN_FRAME_SECONDS - spent) * 1000.0) + 1);
-    }
+    while (!a->quit)
+        run_frame(a, win, &c, &last);
     render_ctx_free(&c);
     SDL_DestroyRenderer(r);
     SDL_DestroyWindow(win);

@@ -19,20 +19,6 @@ static const SDL_Color REC = {235, 70, 60, 255};
 static const SDL_Color PAST = {255, 200, 90, 255};
 static const SDL_Color MARK_COL[3] = {{255, 210, 80, 255}, {110, 220, 130, 255}, {255, 100, 90, 255}};
 
-static void rect(batch *b, float x, float y, float w, float h, SDL_Color c)
-{
-    SDL_FPoint p0 = {x, y}, p1 = {x + w, y}, p2 = {x + w, y + h}, p3 = {x, y + h};
-    batch_tri(b, p0, p1, p2, c);
-    batch_tri(b, p0, p2, p3, c);
-}
-
-static float label(render_ctx *c, float x, float y, const char *s, SDL_Color col)
-{
-    if (c->small == NULL)
-        return x;
-    return font_draw(c->small, &c->layer[LAYER_HUD_TEXT], x, y, s, strlen(s), col);
-}
-
 typedef struct geom {
     float x0, y0, w, h; ///< the panel
     float bx, bw, by;   ///< the bar
@@ -101,21 +87,21 @@ void timeline_draw(app *a, render_ctx *c)
     if (compact(a)) {
         /* the strip: the track, the marks as ticks, no labels */
         float span = end > 0 ? (float)end : 1.0f;
-        rect(b, g.x0, g.y0 + 2.0f, g.w, 3.0f, TRACK);
+        batch_rect(b, g.x0, g.y0 + 2.0f, g.w, 3.0f, TRACK);
         int n = a->mark_count < APP_MAX_MARKS ? a->mark_count : APP_MAX_MARKS;
         for (int i = 0; i < n; i++) {
             const app_mark *m = &a->marks[(a->mark_count - n + i) % APP_MAX_MARKS];
-            rect(b, g.x0 + g.w * (float)m->tick / span - 1.0f, g.y0, 2.0f, g.h, MARK_COL[m->kind]);
+            batch_rect(b, g.x0 + g.w * (float)m->tick / span - 1.0f, g.y0, 2.0f, g.h, MARK_COL[m->kind]);
         }
         return;
     }
-    rect(b, g.x0, g.y0, g.w, g.h, BG);
+    batch_rect(b, g.x0, g.y0, g.w, g.h, BG);
     float bx = g.bx, bw = g.bw, by = g.by, y0 = g.y0;
-    label(c, bx + bw + 12.0f, y0 + 8.0f, g.info, tt_recording(a) ? REC : now < end ? PAST : TEXT);
+    hud_text(c, c->small, bx + bw + 12.0f, y0 + 8.0f, g.info, tt_recording(a) ? REC : now < end ? PAST : TEXT);
 
-    rect(b, bx, by, bw, 6.0f, TRACK);
+    batch_rect(b, bx, by, bw, 6.0f, TRACK);
     float span = end > 0 ? (float)end : 1.0f;
-    rect(b, bx, by, bw * (float)now / span, 6.0f, DONE);
+    batch_rect(b, bx, by, bw * (float)now / span, 6.0f, DONE);
 
     /* marks: a replay's or a rewind's whole list (the future's too), else the app's ring */
     static app_mark list[APP_MAX_MARKS];
@@ -131,11 +117,11 @@ void timeline_draw(app *a, render_ctx *c)
     for (int i = 0; i < n; i++) {
         float x = bx + bw * (float)list[i].tick / span;
         SDL_Color col = MARK_COL[list[i].kind];
-        rect(b, x - 1.0f, by - 5.0f, 2.0f, 16.0f, col);
+        batch_rect(b, x - 1.0f, by - 5.0f, 2.0f, 16.0f, col);
         /* labels of scene marks and reloads where they do not overlap */
         if (list[i].kind != MARK_ERROR && x > last_label)
-            last_label = label(c, x + 3.0f, y0 + 1.0f, list[i].label, col) + 6.0f;
+            last_label = hud_text(c, c->small, x + 3.0f, y0 + 1.0f, list[i].label, col) + 6.0f;
     }
     float cx = bx + bw * (float)now / span;
-    rect(b, cx - 1.5f, by - 8.0f, 3.0f, 20.0f, CURSOR);
+    batch_rect(b, cx - 1.5f, by - 8.0f, 3.0f, 20.0f, CURSOR);
 }

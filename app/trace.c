@@ -162,6 +162,18 @@ static void push_field(lua_State *L, int self, const char *path)
     }
 }
 
+/* s quoted CSV-style: in double quotes, each quote doubled. */
+static void put_quoted(FILE *f, const char *s, size_t len)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"')
+            fputc('"', f);
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}
+
 static void put_cell(FILE *f, lua_State *L, int idx)
 {
     switch (lua_type(L, idx)) {
@@ -177,13 +189,8 @@ static void put_cell(FILE *f, lua_State *L, int idx)
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, idx, &len);
-        fputs(",\"", f);
-        for (size_t i = 0; i < len; i++) {
-            if (s[i] == '"')
-                fputc('"', f);
-            fputc(s[i], f);
-        }
-        fputc('"', f);
+        fputc(',', f);
+        put_quoted(f, s, len);
         break;
     }
     default:
@@ -191,84 +198,85 @@ static void put_cell(FILE *f, lua_State *L, int idx)
     }
 }
 
-static int rows_fn(lua_State *L)
+/* No fields named: every key holding a number in some agent's self, now, sorted. */
+static void discover_fields(lua_State *L, tracer *t, const st_world *w, int world)
 {
-    trace_call *c = lua_touserdata(L, 1);
-    app *a = c->a;
-    tracer *t = c->t;
-    st_world *w = a->world;
-    push_world(a, L);
-    int world = lua_gettop(L);
-    if (!t->header) {
-        if (!t->chosen) {
-            /* every key holding a number in some agent's self, now */
-            for (int k = 0; k < st_world_stored_count(w); k++) {
-                st_agent_id id = st_world_stored(w, k);
-                if (st_id_is_null(id))
-                    continue;
-                steer_lua_pushself(L, world, id);
-                if (lua_istable(L, -1)) {
-                    lua_pushnil(L);
-                    while (lua_next(L, -2)) {
-                        size_t len;
-                        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER) {
-                            const char *key = lua_tolstring(L, -2, &len);
-                            add_field(t, key, len);
-                        }
-                        lua_pop(L, 1);
-                    }
-                }
-                lua_pop(L, 1);
-            }
-            qsort(t->fields, (size_t)t->nfields, sizeof t->fields[0], cmp_str);
-        }
-        fputs("id,tick,time,x,y,vx,vy,speed,force,tag", t->f);
-        for (int i = 0; i < t->nfields; i++) {
-            fputs(",\"", t->f);
-            for (const char *p = t->fields[i]; *p; p++) {
-                if (*p == '"')
-                    fputc('"', t->f);
-                fputc(*p, t->f);
-            }
-            fputc('"', t->f);
-        }
-        fputc('\n', t->f);
-        t->header = true;
-    }
-    unsigned long long tick = (unsigned long long)st_world_tick(w);
-    double time = st_world_time(w);
     for (int k = 0; k < st_world_stored_count(w); k++) {
         st_agent_id id = st_world_stored(w, k);
         if (st_id_is_null(id))
             continue;
-        st_vec2 p = st_agent_pos(w, id), v = st_agent_vel(w, id);
-        const char *tag = steer_lua_tagname(L, world, st_agent_tag(w, id));
-        fprintf(t->f, "%llu,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", (unsigned long long)st_agent_serial(w, id),
-                tick, time, p.x, p.y, v.x, v.y, st_agent_speed(w, id), st_v2_len(st_agent_force(w, id)));
-        if (tag != NULL && strpbrk(tag, ",\"\n") == NULL) {
-            fputs(tag, t->f);
-        } else if (tag != NULL) {
-            fputc('"', t->f);
-            for (const char *q = tag; *q; q++) {
-                if (*q == '"')
-                    fputc('"', t->f);
-                fputc(*q, t->f);
-            }
-            fputc('"', t->f);
-        } else
-            fprintf(t->f, "%d", (int)st_agent_tag(w, id));
-        if (t->nfields > 0) {
-            steer_lua_pushself(L, world, id);
-            int self = lua_gettop(L);
-            for (int i = 0; i < t->nfields; i++) {
-                push_field(L, self, t->fields[i]);
-                put_cell(t->f, L, -1);
+        steer_lua_pushself(L, world, id);
+        if (lua_istable(L, -1)) {
+            lua_pushnil(L);
+            while (lua_next(L, -2)) {
+                size_t len;
+                if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER) {
+                    const char *key = lua_tolstring(L, -2, &len);
+                    add_field(t, key, len);
+                }
                 lua_pop(L, 1);
             }
+        }
+        lua_pop(L, 1);
+    }
+    qsort(t->fields, (size_t)t->nfields, sizeof t->fields[0], cmp_str);
+}
+
+static void write_header(tracer *t)
+{
+    fputs("id,tick,time,x,y,vx,vy,speed,force,tag", t->f);
+    for (int i = 0; i < t->nfields; i++) {
+        fputc(',', t->f);
+        put_quoted(t->f, t->fields[i], strlen(t->fields[i]));
+    }
+    fputc('\n', t->f);
+}
+
+/* One agent's row: the fixed columns, then its fields of self. */
+static void write_row(lua_State *L, tracer *t, const st_world *w, int world, st_agent_id id)
+{
+    st_vec2 p = st_agent_pos(w, id), v = st_agent_vel(w, id);
+    const char *tag = steer_lua_tagname(L, world, st_agent_tag(w, id));
+    fprintf(t->f, "%llu,%llu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", (unsigned long long)st_agent_serial(w, id),
+            (unsigned long long)st_world_tick(w), st_world_time(w), p.x, p.y, v.x, v.y, st_agent_speed(w, id),
+            st_v2_len(st_agent_force(w, id)));
+    if (tag != NULL && strpbrk(tag, ",\"\n") == NULL)
+        fputs(tag, t->f);
+    else if (tag != NULL)
+        put_quoted(t->f, tag, strlen(tag));
+    else
+        fprintf(t->f, "%d", (int)st_agent_tag(w, id));
+    if (t->nfields > 0) {
+        steer_lua_pushself(L, world, id);
+        int self = lua_gettop(L);
+        for (int i = 0; i < t->nfields; i++) {
+            push_field(L, self, t->fields[i]);
+            put_cell(t->f, L, -1);
             lua_pop(L, 1);
         }
-        fputc('\n', t->f);
-        t->rows++;
+        lua_pop(L, 1);
+    }
+    fputc('\n', t->f);
+    t->rows++;
+}
+
+static int rows_fn(lua_State *L)
+{
+    trace_call *c = lua_touserdata(L, 1);
+    tracer *t = c->t;
+    st_world *w = c->a->world;
+    push_world(c->a, L);
+    int world = lua_gettop(L);
+    if (!t->header) {
+        if (!t->chosen)
+            discover_fields(L, t, w, world);
+        write_header(t);
+        t->header = true;
+    }
+    for (int k = 0; k < st_world_stored_count(w); k++) {
+        st_agent_id id = st_world_stored(w, k);
+        if (!st_id_is_null(id))
+            write_row(L, t, w, world, id);
     }
     return 0;
 }

@@ -60,6 +60,13 @@ void batch_tri(batch *b, SDL_FPoint p0, SDL_FPoint p1, SDL_FPoint p2, SDL_Color 
     v[2] = vert(p2, c);
 }
 
+void batch_rect(batch *b, float x, float y, float w, float h, SDL_Color c)
+{
+    SDL_FPoint p0 = {x, y}, p1 = {x + w, y}, p2 = {x + w, y + h}, p3 = {x, y + h};
+    batch_tri(b, p0, p1, p2, c);
+    batch_tri(b, p0, p2, p3, c);
+}
+
 void batch_line(batch *b, SDL_FPoint p0, SDL_FPoint p1, float width, SDL_Color c)
 {
     float dx = p1.x - p0.x, dy = p1.y - p0.y;

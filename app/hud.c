@@ -1,0 +1,273 @@
+/*
+ * hud.c — the heads-up display: run statistics, script status, the
+ * selected agent's `self`, the error panel, the flash message and the F1
+ * help, each panel drawn by a function of its own.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+#include "steer_host.h"
+
+static const SDL_Color HUD_BG = {0, 0, 0, 165};
+static const SDL_Color HUD_TEXT = {225, 228, 235, 255};
+static const SDL_Color HUD_DIM = {150, 156, 170, 255};
+static const SDL_Color HUD_OK = {110, 220, 130, 255};
+static const SDL_Color HUD_BAD = {255, 110, 100, 255};
+static const SDL_Color HUD_WARN = {255, 200, 90, 255};
+
+#define PAD 8.0f
+
+/* Every key the app handles; F1 shows this list. */
+static const char *const HELP[] = {
+    "Space      pause / resume",
+    "N          one step (while paused)",
+    "+ / -      time scale x2 / x0.5",
+    "R          restart the scene (same seed)",
+    "Tab        next scene in scripts/ (Shift+Tab: previous)",
+    "P          screenshot (PNG in the current folder)",
+    "[ / ]      max speed of every agent -10% / +10%",
+    "; / '      max force of every agent -10% / +10%",
+    "click      select the nearest agent (click empty space: none)",
+    "Left/Right while paused: a tick back / forward (Shift: 1 s);",
+    "           an edit, key or click in the past branches from there",
+    "G          plots of the selected agent (speed, force, self), last 10 s",
+    "           the bar at the bottom: ticks, reloads, errors, world:mark;",
+    "           click or drag on it to jump to a tick",
+    "F2         velocity          F3   steering force",
+    "F4         wander circle     F5   view cone",
+    "F6         feelers and detection box",
+    "F7         neighbour links   F8   state names",
+    "F9         paths             F10  HUD on / off",
+    "F11        ORCA half-planes, preferred and chosen velocity",
+    "           of the selected agent (on by default)",
+    "F12        the scene's own (maze: nav grid, paths, flow field)",
+    "F1         this help         Esc  quit",
+    "",
+    "Overlays apply to every agent; the selected one shows all of its own.",
+    "Every key and click also reaches scene.keypressed / scene.mousepressed.",
+    "Save any .lua file of the scene to reload it in place.",
+};
+
+static void panel(render_ctx *c, float x, float y, float w, float h)
+{
+    batch_rect(&c->layer[LAYER_HUD], x, y, w, h, HUD_BG);
+}
+
+float hud_text(render_ctx *c, const font *f, float x, float y, const char *s, SDL_Color col)
+{
+    return font_draw(f, &c->layer[LAYER_HUD_TEXT], x, y, s, strlen(s), col);
+}
+
+static float text(render_ctx *c, float x, float y, const char *s, SDL_Color col)
+{
+    return hud_text(c, c->font, x, y, s, col);
+}
+
+/* Lines of s (split at '\n'), each cut to fit max_w pixels, at most max_lines. */
+static float text_block(render_ctx *c, float x, float y, const char *s, SDL_Color col, float max_w, int max_lines)
+{
+    float lh = (float)font_line_height(c->font);
+    int lines = 0;
+    const char *p = s;
+    while (lines < max_lines && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        /* Wrap long lines rather than losing the end of `file:line: message`. */
+        do {
+            size_t fit = n;
+            while (fit > 1 && font_width(c->font, p, fit) > max_w)
+                fit--;
+            font_draw(c->font, &c->layer[LAYER_HUD_TEXT], x, y, p, fit, col);
+            y += lh;
+            lines++;
+            p += fit;
+            n -= fit;
+        } while (n > 0 && lines < max_lines);
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    return y;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 1;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+void app_flash(app *a, app_flash_kind kind, double seconds, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->flash, sizeof a->flash, fmt, ap);
+    va_end(ap);
+    a->flash_bad = kind == FLASH_BAD;
+    a->flash_until = app_clock() + seconds;
+}
+
+/* Frames per second, smoothed over the last ten frames or so. */
+static void update_fps(app *a, double now)
+{
+    if (a->fps_last > 0.0 && now > a->fps_last)
+        a->fps = a->fps == 0.0 ? 1.0 / (now - a->fps_last) : a->fps * 0.9 + 0.1 / (now - a->fps_last);
+    a->fps_last = now;
+}
+
+/* "script: ok", or the errors and paused brains in red. */
+static void draw_script_status(app *a, render_ctx *c, float x, float y)
+{
+    int paused_brains = app_paused_brains(a);
+    char line[128];
+    float xx = text(c, x, y, "script: ", HUD_TEXT);
+    if (a->error_count == 0 && paused_brains == 0 && a->scene_ok) {
+        text(c, xx, y, "ok", HUD_OK);
+        return;
+    }
+    snprintf(line, sizeof line, "%d error%s%s", a->error_count, a->error_count == 1 ? "" : "s",
+             paused_brains ? "," : "");
+    xx = text(c, xx, y, line, HUD_BAD);
+    if (paused_brains) {
+        snprintf(line, sizeof line, " %d brain%s paused", paused_brains, paused_brains == 1 ? "" : "s");
+        text(c, xx, y, line, HUD_BAD);
+    }
+}
+
+/* The top-left panel: the scene, timing, counts, live factors, script status. */
+static void draw_stats(app *a, render_ctx *c)
+{
+    float lh = (float)font_line_height(c->font);
+    char line[512];
+    int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
+    unsigned long long tick = a->world ? (unsigned long long)st_world_tick(a->world) : 0;
+    float x = PAD + 6.0f, y = PAD + 4.0f;
+    panel(c, PAD, PAD, 360.0f, lh * 7.0f + 10.0f);
+    app_format(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
+    text(c, x, y, line, HUD_TEXT);
+    y += lh;
+    if (a->opt.headless)
+        snprintf(line, sizeof line, "headless   step %.3f ms   tick %llu", a->ms_per_step, tick);
+    else
+        snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %llu", a->fps, a->ms_per_step, tick);
+    text(c, x, y, line, HUD_TEXT);
+    y += lh;
+    snprintf(line, sizeof line, "agents %d   time x%g   seed %llu%s", agents, a->time_scale,
+             (unsigned long long)a->seed, a->paused ? "   PAUSED" : "");
+    text(c, x, y, line, a->paused ? HUD_WARN : HUD_TEXT);
+    y += lh;
+    snprintf(line, sizeof line, "max speed x%.2f   max force x%.2f", a->speed_factor, a->force_factor);
+    text(c, x, y, line, HUD_TEXT);
+    y += lh;
+    draw_script_status(a, c, x, y);
+    y += lh;
+    const char *mode = a->opt.trust ? "trusted" : "sandboxed";
+    snprintf(line, sizeof line, "%s   Lua %.1f MB   update %s   draw %s", mode,
+             a->L ? (double)steer_host_memory(a->L) / (1024.0 * 1024.0) : 0.0,
+             a->update_paused ? "STOPPED" : "ok", a->draw_paused ? "STOPPED" : "ok");
+    text(c, x, y, line, a->update_paused || a->draw_paused ? HUD_BAD : HUD_DIM);
+    y += lh;
+    text(c, x, y, "F1 help", HUD_DIM);
+}
+
+/* The top-right panel: the selected agent's motion, each behaviour's share
+ * of its last step (when traced) and its `self`. */
+static void draw_selected(app *a, render_ctx *c, st_agent_id id)
+{
+    float lh = (float)font_line_height(c->font);
+    char line[512], self[4096];
+    app_describe_self(a, id, self, sizeof self);
+    const st_trace_entry *tr = NULL;
+    int ntr = a->trace_world == a->world && st_id_equal(a->traced, id) ? st_world_trace(a->world, &tr) : 0;
+    int nl = count_lines(self) + 5 + ntr;
+    float w = 320.0f, px = (float)c->w - w - PAD;
+    panel(c, px, PAD, w, lh * (float)nl + 10.0f);
+    float sy = PAD + 4.0f, sx = px + 6.0f;
+    st_vec2 p = st_agent_pos(a->world, id);
+    snprintf(line, sizeof line, "agent %llu", (unsigned long long)st_agent_serial(a->world, id));
+    text(c, sx, sy, line, HUD_WARN);
+    sy += lh;
+    snprintf(line, sizeof line, "pos (%.1f, %.1f)  speed %.1f / %.0f", p.x, p.y, st_agent_speed(a->world, id),
+             st_agent_max_speed(a->world, id));
+    text(c, sx, sy, line, HUD_TEXT);
+    sy += lh;
+    snprintf(line, sizeof line, "force %.1f / %.0f", st_v2_len(st_agent_force(a->world, id)),
+             st_agent_max_force(a->world, id));
+    text(c, sx, sy, line, HUD_TEXT);
+    sy += lh;
+    /* Each behaviour's share of the last step, in its arrow's colour. */
+    for (int i = 0; i < ntr; i++) {
+        snprintf(line, sizeof line, "  %s %.1f x %g", st_behavior_name(tr[i].type), st_v2_len(tr[i].force),
+                 tr[i].weight);
+        text(c, sx, sy, line, behavior_color(tr[i].type));
+        sy += lh;
+    }
+    text(c, sx, sy, "self:", HUD_DIM);
+    sy += lh;
+    text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, 30);
+}
+
+/* The bottom panel: the newest three script errors. */
+static void draw_errors(app *a, render_ctx *c)
+{
+    float lh = (float)font_line_height(c->font);
+    float w = (float)c->w - 2.0f * PAD;
+    int shown = a->error_count < 3 ? a->error_count : 3;
+    float h = lh * (float)(shown * 5) + 10.0f;
+    float y = (float)c->h - h - PAD;
+    panel(c, PAD, y, w, h);
+    y += 4.0f;
+    for (int i = a->error_count - shown; i < a->error_count; i++) {
+        const app_error *e = &a->errors[i];
+        char head[64];
+        snprintf(head, sizeof head, "%s%s", e->kind == APP_ERR_LOAD ? "load error" : "runtime error",
+                 e->count > 1 ? " (repeated)" : "");
+        text(c, PAD + 6.0f, y, head, HUD_WARN);
+        y = text_block(c, PAD + 6.0f, y + lh, e->text, HUD_BAD, w - 12.0f, 4);
+    }
+}
+
+static void draw_flash(app *a, render_ctx *c)
+{
+    float lh = (float)font_line_height(c->font);
+    float tw = font_width(c->font, a->flash, strlen(a->flash));
+    float x = ((float)c->w - tw) * 0.5f, y = PAD + 4.0f;
+    panel(c, x - 8.0f, y - 4.0f, tw + 16.0f, lh + 8.0f);
+    text(c, x, y, a->flash, a->flash_bad ? HUD_BAD : HUD_OK);
+}
+
+static void draw_help(render_ctx *c)
+{
+    float lh = (float)font_line_height(c->font);
+    int n = (int)(sizeof HELP / sizeof HELP[0]);
+    float w = 560.0f, h = lh * (float)(n + 2) + 16.0f;
+    float x = ((float)c->w - w) * 0.5f, y = ((float)c->h - h) * 0.5f;
+    panel(c, x, y, w, h);
+    text(c, x + 12.0f, y + 8.0f, "steer - keys", HUD_WARN);
+    for (int i = 0; i < n; i++)
+        text(c, x + 12.0f, y + 8.0f + lh * (float)(i + 2), HELP[i], HUD_TEXT);
+}
+
+void hud_draw(app *a, render_ctx *c)
+{
+    double now = app_clock();
+    update_fps(a, now);
+    if (a->overlays & OV_HUD) {
+        draw_stats(a, c);
+        if (a->world && st_agent_alive(a->world, a->selected))
+            draw_selected(a, c, a->selected);
+    }
+    /* errors: always shown, whatever the HUD toggle */
+    if (a->error_count > 0)
+        draw_errors(a, c);
+    /* time travel: the timeline bar and the plot panel */
+    timeline_draw(a, c);
+    plot_draw(a, c);
+    if (a->flash[0] && now < a->flash_until)
+        draw_flash(a, c);
+    if (a->help)
+        draw_help(c);
+}
