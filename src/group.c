@@ -539,25 +539,33 @@ static inline void rule1(float x, float y, bool on, const float *body, float wei
 static void forces4(const fsums *f, const st_body *const *b, int n, double dt, const float weight[3],
                     st_vec2 *force, bool *ok)
 {
+    // An agent's inputs a row (its 6 sums, then velocity x, y, max speed,
+    // max force, gain, limit), taken into vectors a column at a time from
+    // scalars: a vector read of scalars just written would wait for them.
     // Lanes past n stay zero: no sum, nothing to steer.
-    float in[6][4] = {{0}}, body[6][4] = {{0}};
-    int32_t has[4] = {0, 0, 0, 0};
-    for (int l = 0; l < n; l++) {
-        for (int k = 0; k < 6; k++) in[k][l] = f[l].v[k];
+    float row[4][12];
+    int32_t has[4];
+    for (int l = 0; l < 4; l++) {
+        if (l >= n) {
+            for (int k = 0; k < 12; k++) row[l][k] = 0.0f;
+            has[l] = 0;
+            continue;
+        }
+        for (int k = 0; k < 6; k++) row[l][k] = f[l].v[k];
         // behaviors.c's gain_of: the gain that turns a velocity change
         // into a force, and the largest change max_force makes.
         double gain = b[l]->mass / dt, limit = b[l]->max_force / gain;
-        body[0][l] = (float)b[l]->vel.x, body[1][l] = (float)b[l]->vel.y;
-        body[2][l] = (float)b[l]->max_speed, body[3][l] = (float)b[l]->max_force;
-        body[4][l] = (float)gain, body[5][l] = (float)limit;
+        row[l][6] = (float)b[l]->vel.x, row[l][7] = (float)b[l]->vel.y;
+        row[l][8] = (float)b[l]->max_speed, row[l][9] = (float)b[l]->max_force;
+        row[l][10] = (float)gain, row[l][11] = (float)limit;
         has[l] = f[l].n > 0 ? -1 : 0;
     }
     float fx[4], fy[4];
     bool bad[4];
 #ifdef ST__LANE_VECTORS
     f4 I[6], B[6];
-    memcpy(I, in, sizeof I);
-    memcpy(B, body, sizeof B);
+    for (int k = 0; k < 6; k++) I[k] = (f4){row[0][k], row[1][k], row[2][k], row[3][k]};
+    for (int k = 0; k < 6; k++) B[k] = (f4){row[0][6 + k], row[1][6 + k], row[2][6 + k], row[3][6 + k]};
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
     i4 BAD = {0, 0, 0, 0};
     for (int k = 0; k < 6; k++) BAD |= out_of_range(I[k]) | out_of_range(B[k]);
@@ -578,16 +586,13 @@ static void forces4(const fsums *f, const st_body *const *b, int n, double dt, c
     for (int l = 0; l < 4; l++) fx[l] = FX[l], fy[l] = FY[l], bad[l] = BAD[l] != 0;
 #else
     for (int l = 0; l < 4; l++) {
-        float bl[6];
+        const float *in = row[l], *bl = row[l] + 6;
         bad[l] = false;
-        for (int k = 0; k < 6; k++) {
-            bl[k] = body[k][l];
-            bad[l] |= !(fabsf(in[k][l]) <= HUGE1) || !(fabsf(bl[k]) <= HUGE1);
-        }
+        for (int k = 0; k < 12; k++) bad[l] |= !(fabsf(row[l][k]) <= HUGE1);
         fx[l] = fy[l] = 0.0f;
-        rule1(in[0][l], in[1][l], true, bl, weight[0], &fx[l], &fy[l], &bad[l]);
-        rule1(in[2][l], in[3][l], has[l], bl, weight[1], &fx[l], &fy[l], &bad[l]);
-        rule1(in[4][l], in[5][l], has[l], bl, weight[2], &fx[l], &fy[l], &bad[l]);
+        rule1(in[0], in[1], true, bl, weight[0], &fx[l], &fy[l], &bad[l]);
+        rule1(in[2], in[3], has[l], bl, weight[1], &fx[l], &fy[l], &bad[l]);
+        rule1(in[4], in[5], has[l], bl, weight[2], &fx[l], &fy[l], &bad[l]);
         float l2 = fx[l] * fx[l] + fy[l] * fy[l];
         float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
         fx[l] *= r;

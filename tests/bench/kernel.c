@@ -255,16 +255,30 @@ static inline void rule4(v4f X, v4f Y, v4i on, v4f VX, v4f VY, float gain, float
 static void forces4(const kflock *k, int i, int m, const sums *s, float dt, float *fx, float *fy)
 {
     const v4f Z = {0.0f, 0.0f, 0.0f, 0.0f};
-    v4f X[3] = {Z, Z, Z}, Y[3] = {Z, Z, Z}, VX = Z, VY = Z;
-    v4i has = {0, 0, 0, 0};
-    for (int l = 0; l < m; l++) {
+    // An agent's inputs a row, into vectors a column at a time (a vector
+    // read of scalars just written would wait for them).
+    float row[4][8];
+    int32_t on[4];
+    for (int l = 0; l < 4; l++) {
+        if (l >= m) {
+            for (int c = 0; c < 8; c++) row[l][c] = 0.0f;
+            on[l] = 0;
+            continue;
+        }
         const sums *a = &s[l];
-        X[0][l] = hsum(a->sx), Y[0][l] = hsum(a->sy);
-        X[1][l] = hsum(a->hx), Y[1][l] = hsum(a->hy);
-        X[2][l] = hsum(a->ox), Y[2][l] = hsum(a->oy);
-        has[l] = a->n[0] + a->n[1] + a->n[2] + a->n[3] > 0 ? -1 : 0;
-        VX[l] = k->ux[i + l], VY[l] = k->uy[i + l];
+        row[l][0] = hsum(a->sx), row[l][1] = hsum(a->sy);
+        row[l][2] = hsum(a->hx), row[l][3] = hsum(a->hy);
+        row[l][4] = hsum(a->ox), row[l][5] = hsum(a->oy);
+        row[l][6] = k->ux[i + l], row[l][7] = k->uy[i + l];
+        on[l] = a->n[0] + a->n[1] + a->n[2] + a->n[3] > 0 ? -1 : 0;
     }
+    v4f X[3], Y[3];
+    for (int r = 0; r < 3; r++) {
+        X[r] = (v4f){row[0][2 * r], row[1][2 * r], row[2][2 * r], row[3][2 * r]};
+        Y[r] = (v4f){row[0][2 * r + 1], row[1][2 * r + 1], row[2][2 * r + 1], row[3][2 * r + 1]};
+    }
+    const v4f VX = {row[0][6], row[1][6], row[2][6], row[3][6]}, VY = {row[0][7], row[1][7], row[2][7], row[3][7]};
+    const v4i has = {on[0], on[1], on[2], on[3]};
     const float gain = K_MASS / dt, limit = K_MAX_FORCE / gain;
     const v4i all = {-1, -1, -1, -1};
     v4f FX = Z, FY = Z;
