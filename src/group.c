@@ -19,7 +19,10 @@
  * Precision: float. Positions are kept relative to their block of cells
  * (st_grid_lanes) and each run's offset to the agent is worked out in
  * double before it is rounded, so an offset is good to about 1e-4 wherever
- * the world lies. The forces made from the sums are double (behaviors.c).
+ * the world lies. The flock's three rules are float too, four agents a
+ * vector (st__flock_batch, for the standing pass's batches and for one
+ * agent alike); separate, align and cohere make their forces in double
+ * (behaviors.c), as does the flock where float will not hold its numbers.
  * Two rare cases take a second, careful pass over the same candidates:
  * neighbours on the agent's own spot (they push apart in a direction of
  * their own, see st__coincident_dir) and distances so small that the
