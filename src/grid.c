@@ -27,15 +27,14 @@ void st__grid_free(st_grid *g)
     free(g->cell_start);
     free(g->items);
     free(g->hist);
-    free(g->lane_mem);
+    free(g->lanes);
     free(g->ids);
     g->cell_start = NULL;
     g->items = NULL;
     g->hist = NULL;
-    g->lane_mem = NULL;
+    g->lanes = NULL;
     g->ids = NULL;
-    memset(&g->lanes, 0, sizeof g->lanes);
-    g->cell_cap = g->agent_cap = g->hist_cap = g->lane_cap = g->ids_cap = 0;
+    g->cell_cap = g->agent_cap = g->hist_cap = g->ids_cap = 0;
 }
 
 static void grid_dims_for(const st_world *w, st_grid *g, double cell)
@@ -92,20 +91,23 @@ static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
         g->items = it;
         g->agent_cap = n;
     }
-    if (lanes && g->lane_cap < g->agent_cap) {
-        // Five arrays of cap + pad four-byte values in one block.
+    if (lanes && (!g->lanes || g->lanes->cap < g->agent_cap)) {
+        // Five arrays of cap + pad four-byte values behind the header.
         size_t each = (size_t)g->agent_cap + ST_GRID_LANE_PAD;
-        float *m = malloc(5 * each * sizeof(float));
+        size_t head = (sizeof(st_grid_lanes) + 63) / 64 * 64;
+        char *m = malloc(head + 5 * each * sizeof(float));
         if (!m) return false;
-        st__advise_huge(m, 5 * each * sizeof(float));
-        free(g->lane_mem);
-        g->lane_mem = m;
-        g->lane_cap = g->agent_cap;
-        g->lanes.x = m;
-        g->lanes.y = m + each;
-        g->lanes.hx = m + 2 * each;
-        g->lanes.hy = m + 3 * each;
-        g->lanes.index = (uint32_t *)(m + 4 * each);
+        st__advise_huge(m, head + 5 * each * sizeof(float));
+        st_grid_lanes *l = (st_grid_lanes *)m;
+        float *a = (float *)(m + head);
+        l->x = a;
+        l->y = a + each;
+        l->hx = a + 2 * each;
+        l->hy = a + 3 * each;
+        l->index = (uint32_t *)(a + 4 * each);
+        l->cap = g->agent_cap;
+        free(g->lanes);
+        g->lanes = l;
     }
     return true;
 }
@@ -138,8 +140,8 @@ static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
     it->pos = p;
     it->index = (uint32_t)i;
     it->tag = w->tags[i];
-    st_grid_lanes *l = &g->lanes;
-    if (l->x) {
+    st_grid_lanes *l = g->lanes;
+    if (l) {
         l->x[k] = (float)(p.x - st__block_x(g, cx));
         l->y[k] = (float)(p.y - st__block_y(g, cy));
         l->hx[k] = (float)b->heading.x;
@@ -152,8 +154,8 @@ static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
 /// and defined all the same.
 static void lanes_pad(st_grid *g)
 {
-    st_grid_lanes *l = &g->lanes;
-    if (!l->x) return;
+    st_grid_lanes *l = g->lanes;
+    if (!l) return;
     for (int k = g->item_count; k < g->item_count + ST_GRID_LANE_PAD; k++) {
         l->x[k] = l->y[k] = l->hx[k] = l->hy[k] = 0.0f;
         l->index[k] = UINT32_MAX;

@@ -125,7 +125,7 @@ static inline void one(lanes *q, int l, float dx, float dy, float ghx, float ghy
 /// Runs r[0..m), one candidate at a time.
 static void spans_scalar(lanes *q, const st__run *r, int m)
 {
-    const st_grid_lanes *L = &q->g->lanes;
+    const st_grid_lanes *L = q->g->lanes;
     for (int s = 0; s < m; s++) {
         const float kx = (float)(r[s].bx - q->cx), ky = (float)(r[s].by - q->cy);
         for (int k = r[s].k0; k < r[s].k1; k++)
@@ -138,7 +138,7 @@ static void spans_scalar(lanes *q, const st__run *r, int m)
 /// the all-pairs mode.
 static void run_exact(lanes *q, int k0, int k1, st_vec2 c, bool fold)
 {
-    const st_grid_lanes *L = &q->g->lanes;
+    const st_grid_lanes *L = q->g->lanes;
     const st_grid_item *items = q->g->items;
     for (int k = k0; k < k1; k++) {
         st_vec2 d = st__run_offset(q->w, &items[k], 0.0, 0.0, c, fold);
@@ -209,7 +209,7 @@ ST__INLINE void four(acc4 *a, const con4 *c, const st_grid_lanes *L, int k, i4 l
 ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filtered)
 {
     static const i4 tail[4] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
-    const st_grid_lanes *L = &q->g->lanes;
+    const st_grid_lanes *L = q->g->lanes;
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
     con4 c;
     c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.c2 = Z + q->cos2, c.r2 = Z + q->r2, c.sep2 = Z + q->sep2;
@@ -454,7 +454,7 @@ static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st
 }
 
 /// No grid to read (none yet, or it ran out of memory): no neighbours.
-static bool no_grid(const st_grid *g) { return !g->cell_start || g->item_count == 0 || !g->lanes.x; }
+static bool no_grid(const st_grid *g) { return !g->cell_start || g->item_count == 0 || !g->lanes; }
 
 void st__group_query(const st_world *w, int i, const st_flock_params *p, double cos_half, double sep_radius,
                      st__group *out, st__runs_memo *memo)

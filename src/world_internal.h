@@ -109,6 +109,7 @@ typedef struct st_grid_lanes {
     float *x, *y;    // relative to the block's corner
     float *hx, *hy;  // heading
     uint32_t *index; // dense index, as items[k].index
+    int cap;         // items the arrays hold (past them: ST_GRID_LANE_PAD)
 } st_grid_lanes;
 
 
@@ -117,9 +118,10 @@ typedef struct st_grid {
     int nx, ny;
     int32_t *cell_start;      // nx*ny + 1 prefix sums
     st_grid_item *items;      // sorted by cell
-    st_grid_lanes lanes;      // the main grid only (NULL arrays in tag grids)
-    void *lane_mem;           // the lanes' one allocation, for lane_cap items
-    int lane_cap;
+    // The main grid's lanes, one allocation with their arrays behind them;
+    // NULL in tag grids (a pointer: a world copy in every snapshot carries
+    // five grids).
+    st_grid_lanes *lanes;
     int item_count;
     int cell_cap, agent_cap;
     int32_t *hist;            // the parallel sort's counters, (threads - 1) * cells
