@@ -92,12 +92,12 @@ static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
         g->agent_cap = n;
     }
     if (lanes && (!g->lanes || g->lanes->cap < g->agent_cap)) {
-        // Five arrays of cap + pad four-byte values behind the header.
+        // Six arrays of cap + pad four-byte values behind the header.
         size_t each = (size_t)g->agent_cap + ST_GRID_LANE_PAD;
         size_t head = (sizeof(st_grid_lanes) + 63) / 64 * 64;
-        char *m = malloc(head + 5 * each * sizeof(float));
+        char *m = malloc(head + 6 * each * sizeof(float));
         if (!m) return false;
-        st__advise_huge(m, head + 5 * each * sizeof(float));
+        st__advise_huge(m, head + 6 * each * sizeof(float));
         st_grid_lanes *l = (st_grid_lanes *)m;
         float *a = (float *)(m + head);
         l->x = a;
@@ -105,6 +105,7 @@ static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
         l->hx = a + 2 * each;
         l->hy = a + 3 * each;
         l->index = (uint32_t *)(a + 4 * each);
+        l->tag = (int32_t *)(a + 5 * each);
         l->cap = g->agent_cap;
         free(g->lanes);
         g->lanes = l;
@@ -147,6 +148,7 @@ static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
         l->hx[k] = (float)b->heading.x;
         l->hy[k] = (float)b->heading.y;
         l->index[k] = (uint32_t)i;
+        l->tag[k] = it->tag;
     }
 }
 
@@ -159,6 +161,7 @@ static void lanes_pad(st_grid *g)
     for (int k = g->item_count; k < g->item_count + ST_GRID_LANE_PAD; k++) {
         l->x[k] = l->y[k] = l->hx[k] = l->hy[k] = 0.0f;
         l->index[k] = UINT32_MAX;
+        l->tag[k] = ST_TAG_ANY;
     }
 }
 

@@ -161,11 +161,15 @@ static inline i4 load_i4(const uint32_t *p)
     return v;
 }
 
-/// The rarely failing checks of four candidates from k on (k1: the run's end).
-static i4 kept4(const lanes *q, int k, int k1)
+/// The filter of four candidates from k on (k1: the run's end): their tag,
+/// a vector compare; agents removed during this step, one by one (rare).
+static inline i4 kept4(const lanes *q, int k, int k1)
 {
-    i4 m = {0, 0, 0, 0};
-    for (int l = 0; l < 4 && k + l < k1; l++) m[l] = kept(q, k + l) ? -1 : 0;
+    i4 m = {-1, -1, -1, -1};
+    if (q->tag != ST_TAG_ANY) m = load_i4((const uint32_t *)q->g->lanes->tag + k) == q->tag;
+    if (q->w->removed_in_step)
+        for (int l = 0; l < 4 && k + l < k1; l++)
+            if (m[l] && !q->w->agents[q->g->lanes->index[k + l]].alive) m[l] = 0;
     return m;
 }
 

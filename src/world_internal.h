@@ -109,6 +109,7 @@ typedef struct st_grid_lanes {
     float *x, *y;    // relative to the block's corner
     float *hx, *hy;  // heading
     uint32_t *index; // dense index, as items[k].index
+    int32_t *tag;    // as items[k].tag
     int cap;         // items the arrays hold (past them: ST_GRID_LANE_PAD)
 } st_grid_lanes;
 
