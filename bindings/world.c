@@ -311,6 +311,11 @@ int sl_world_new(lua_State *L)
 
 static int world_gc(lua_State *L)
 {
+    /* The class table is the metatable of every world's own metatable, so
+     * those tables are finalized through it too: nothing to do for them
+     * (Lua 5.3 reports an error from a finalizer; 5.4 would warn). */
+    if (lua_type(L, 1) == LUA_TTABLE)
+        return 0;
     sl_world *sw = sl_toworld(L, 1);
     if (sw == NULL)
         return luaL_typeerror(L, 1, SL_WORLD);
