@@ -17,7 +17,7 @@
 #include <float.h>
 #include <stdlib.h>
 
-#include "grid_iter.h"
+#include "integrate.h"
 
 /// Look-ahead (seconds of travel) used by contain.
 #define ST_CONTAIN_LOOKAHEAD 0.5
@@ -296,25 +296,9 @@ static st_vec2 wander(const st_world *w, st_body *b, st_agent *a, double dt)
 
 /* ---- group rules ---- */
 
-typedef struct group {
-    st_vec2 sep;          // sum of away / distance over close neighbours
-    st_vec2 heading_sum;
-    st_vec2 offset_sum;
-    int n;
-    double sep_r2;
-    uint32_t self;        // dense index of the agent the sums are for
-} group;
-
-/// Two agents on the same spot still push apart, each its own way: a
-/// direction that depends only on the pair, flipped for one of them.
-static st_vec2 coincident_dir(uint64_t self, uint64_t other)
-{
-    uint64_t lo = self < other ? self : other, hi = self < other ? other : self;
-    uint64_t s = lo * 0x9E3779B97F4A7C15ull ^ hi;
-    double angle = st_rng_double(&s) * 2.0 * ST_PI;
-    st_vec2 d = st_v2_from_angle(angle, 1.0);
-    return self < other ? d : st_v2_neg(d);
-}
+// The sums over the neighbours come from group.c (st__group_query); a
+// list of agents given by a brain is summed here.
+typedef st__group group;
 
 static inline void group_add(group *g, const st_world *w, uint32_t j, st_vec2 offset, double d2)
 {
@@ -326,10 +310,8 @@ static inline void group_add(group *g, const st_world *w, uint32_t j, st_vec2 of
             // away / |away|^2 = unit away / distance: nearer pushes harder.
             g->sep = st_v2_sub(g->sep, st_v2_scale(offset, 1.0 / d2));
         } else {
-            // The serials are read only here: a pair on one spot is rare, and
-            // the flocking kernel need not fetch them for every agent.
             uint64_t self = w->agents[g->self].serial;
-            g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(self, w->agents[j].serial), 1e6));
+            g->sep = st_v2_add(g->sep, st_v2_scale(st__coincident_dir(self, w->agents[j].serial), 1e6));
         }
     }
 }
@@ -356,183 +338,10 @@ static inline st_vec2 cohesion_force(const st_body *b, const group *g, steer_gai
     return steer_velocity_k(b, st_v2_scale(dir_safe(c), b->max_speed), k);
 }
 
-/* The flocking kernel. A candidate from the grid passes or fails on a few
- * comparisons whose outcome is a coin toss (about a third of the cells'
- * agents lie in the disc), so branching on each would mispredict most of the
- * time. Instead every candidate is tested without branches, two at a time
- * where the compiler offers vectors, and written to a small batch whose end
- * advances only when it passed; the batch is then summed in order. The
- * order of the sums, and so every bit of the result, is what a plain loop
- * over the same candidates gives. Checks that rarely fail (the agent itself,
- * a tag, a removal) wait for the batch: they cost per neighbour, not per
- * candidate. */
-
-#define GROUP_BATCH 64
-
-typedef struct group_ctx {
-    group *g;
-    const st_world *w;
-    uint32_t self;
-    int32_t tag;          // ST_TAG_ANY or the one tag to flock with
-    double cos2;          // cos_half^2
-    st_vec2 heading;
-    int n;                // candidates waiting in the batch
-    const st_grid_item *hit[GROUP_BATCH];
-    double dx[GROUP_BATCH], dy[GROUP_BATCH], d2[GROUP_BATCH];
-} group_ctx;
-
-/// Adds the batch to the sums, in the order the grid listed the candidates.
-static inline void group_flush(group_ctx *q)
+static inline void group_query(const st_world *w, int i, const st_flock_params *p, double cos_half,
+                               double sep_radius, group *g)
 {
-    group *g = q->g;
-    const st_world *w = q->w;
-    for (int m = 0; m < q->n; m++) {
-        const st_grid_item *it = q->hit[m];
-        if (it->index == q->self) continue;
-        if (q->tag != ST_TAG_ANY && it->tag != q->tag) continue;
-        if (w->removed_in_step && !w->agents[it->index].alive) continue;
-        double dx = q->dx[m], dy = q->dy[m], d2 = q->d2[m];
-        g->n++;
-        g->heading_sum.x += it->hx;
-        g->heading_sum.y += it->hy;
-        g->offset_sum.x += dx;
-        g->offset_sum.y += dy;
-        if (d2 < g->sep_r2) {
-            if (d2 > 0.0) {
-                // away / |away|^2 = unit away / distance: nearer pushes harder.
-                double s = 1.0 / d2;
-                g->sep.x -= dx * s;
-                g->sep.y -= dy * s;
-            } else {
-                uint64_t self = w->agents[g->self].serial;
-                g->sep = st_v2_add(g->sep, st_v2_scale(coincident_dir(self, w->agents[it->index].serial), 1e6));
-            }
-        }
-    }
-    q->n = 0;
-}
-
-/// A full batch mid-query (a crowded cell): summed out of line, so the
-/// inlined run loops stay small.
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void group_spill(group_ctx *q)
-{
-    group_flush(q);
-}
-
-/// View cones, as a constant of each specialised run loop.
-enum { CONE_NONE, CONE_WIDE, CONE_NARROW }; // none; half-angle >= 90 degrees; < 90 degrees
-
-/// st__in_cone without branches (and an agent on top of us is seen), for
-/// scalars or vectors alike.
-#define GROUP_IN_CONE(cone, dot, c2, d2, zero)                                                     \
-    ((cone) == CONE_NARROW ? (((dot) >= (zero)) & ((dot) * (dot) >= (c2))) | ((d2) <= (zero))     \
-                           : ((dot) >= (zero)) | ((dot) * (dot) <= (c2)) | ((d2) <= (zero)))
-
-ST__INLINE void group_run(group_ctx *q, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
-                          double r2, bool fold, int cone)
-{
-    const double hx = q->heading.x, hy = q->heading.y, cos2 = q->cos2;
-    for (int k = k0; k < k1;) {
-        if (q->n == GROUP_BATCH) group_spill(q);
-        int end = k1 - k > GROUP_BATCH - q->n ? k + (GROUP_BATCH - q->n) : k1;
-        int n = q->n;
-#if defined(__GNUC__)
-        if (!fold) {
-            // Two candidates per vector op: the same operations in the same
-            // order as the scalar loop below, lane by lane.
-            typedef double v2d __attribute__((vector_size(16)));
-            typedef int64_t v2l __attribute__((vector_size(16)));
-            const v2d SX = {sx, sx}, SY = {sy, sy}, CX = {c.x, c.x}, CY = {c.y, c.y}, R2 = {r2, r2};
-            const v2d HX = {hx, hx}, HY = {hy, hy}, COS2 = {cos2, cos2}, Z = {0.0, 0.0};
-            for (; k + 1 < end; k += 2) {
-                const st_grid_item *a = &items[k], *b = &items[k + 1];
-                v2d X = {a->pos.x, b->pos.x}, Y = {a->pos.y, b->pos.y};
-                v2d DX = X + SX - CX, DY = Y + SY - CY;
-                v2d D2 = DX * DX + DY * DY;
-                v2l keep = D2 <= R2;
-                if (cone != CONE_NONE) {
-                    v2d DOT = DX * HX + DY * HY;
-                    v2d C2 = COS2 * D2;
-                    keep &= GROUP_IN_CONE(cone, DOT, C2, D2, Z);
-                }
-                q->hit[n] = a;
-                q->dx[n] = DX[0];
-                q->dy[n] = DY[0];
-                q->d2[n] = D2[0];
-                n += (int)(keep[0] & 1);
-                q->hit[n] = b;
-                q->dx[n] = DX[1];
-                q->dy[n] = DY[1];
-                q->d2[n] = D2[1];
-                n += (int)(keep[1] & 1);
-            }
-        }
-#endif
-        for (; k < end; k++) {
-            const st_grid_item *it = &items[k];
-            st_vec2 d = st__run_offset(q->w, it, sx, sy, c, fold);
-            double d2 = d.x * d.x + d.y * d.y;
-            int keep = d2 <= r2;
-            if (cone != CONE_NONE) {
-                double dot = d.x * hx + d.y * hy;
-                double c2 = cos2 * d2;
-                keep &= GROUP_IN_CONE(cone, dot, c2, d2, 0.0);
-            }
-            q->hit[n] = it;
-            q->dx[n] = d.x;
-            q->dy[n] = d.y;
-            q->d2[n] = d2;
-            n += keep;
-        }
-        q->n = n;
-    }
-}
-
-ST__INLINE void group_run_none(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy,
-                               st_vec2 c, double r2, bool fold)
-{
-    group_run(ctx, items, k0, k1, sx, sy, c, r2, fold, CONE_NONE);
-}
-
-ST__INLINE void group_run_wide(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy,
-                               st_vec2 c, double r2, bool fold)
-{
-    group_run(ctx, items, k0, k1, sx, sy, c, r2, fold, CONE_WIDE);
-}
-
-ST__INLINE void group_run_narrow(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy,
-                                 st_vec2 c, double r2, bool fold)
-{
-    group_run(ctx, items, k0, k1, sx, sy, c, r2, fold, CONE_NARROW);
-}
-
-/// One pass over the grid cells around agent i, the three rules' sums
-/// gathered on the fly (no neighbour list, no allocation). cos_half: cosine
-/// of half the view cone, from view_cos.
-static void group_query(const st_world *w, int i, const st_flock_params *p, double cos_half, double sep_radius,
-                        group *g)
-{
-    const st_body *b = &w->bodies[i];
-    g->sep = g->heading_sum = g->offset_sum = ZERO;
-    g->n = 0;
-    g->sep_r2 = sep_radius * sep_radius;
-    g->self = (uint32_t)i;
-    group_ctx q;
-    q.g = g;
-    q.w = w;
-    q.self = (uint32_t)i;
-    q.tag = p->tag;
-    q.cos2 = cos_half * cos_half;
-    q.heading = b->heading;
-    q.n = 0;
-    const st_grid *grid = &w->grid;
-    if (cos_half <= -2.0) st__grid_runs(w, grid, b->pos, p->radius, group_run_none, &q);
-    else if (cos_half < 0.0) st__grid_runs(w, grid, b->pos, p->radius, group_run_wide, &q);
-    else st__grid_runs(w, grid, b->pos, p->radius, group_run_narrow, &q);
-    group_flush(&q);
+    st__group_query(w, i, p, cos_half, sep_radius, g, NULL);
 }
 
 /// Cosine of half the view cone, or -2 when the cone is all around.
@@ -546,16 +355,54 @@ static double flock_sep_radius(const st_flock_params *p)
     return p->separation_radius >= 0.0 ? p->separation_radius : 0.5 * p->radius;
 }
 
+/// steer_velocity_k toward `dir` (unit or zero) at max speed, for the
+/// flock's three rules: past the limit the force is dv scaled by
+/// max_force / |dv|, the length already at hand (no second square root).
+static inline st_vec2 flock_steer(const st_body *b, st_vec2 dir, steer_gain k)
+{
+    st_vec2 dv = st_v2_sub(st_v2_scale(dir, b->max_speed), b->vel);
+    double need = st_v2_len(dv);
+    if (need < k.limit) return st_v2_scale(dv, k.gain);
+    if (need > 0.0 && need <= DBL_MAX) return st_v2_scale(dv, b->max_force / need);
+    return st_v2_scale(dir_safe(dv), b->max_force); // inf or nan: as steer_velocity_k
+}
+
+/// The flock's force in double, from its sums g: for the bodies and sums
+/// st__flock_batch leaves to it.
+static st_vec2 flock_force_double(const st_body *b, const group *g, const st_flock_params *p, steer_gain k)
+{
+    st_vec2 f = ZERO;
+    if (g->sep.x != 0.0 || g->sep.y != 0.0) f = st_v2_scale(flock_steer(b, dir_safe(g->sep), k), p->separation);
+    if (g->n > 0) {
+        st_vec2 h = dir_safe(g->heading_sum);
+        if (h.x != 0.0 || h.y != 0.0) f = st_v2_add(f, st_v2_scale(flock_steer(b, h, k), p->alignment));
+        // The mean offset's direction is the offset sum's.
+        st_vec2 c = dir_safe(g->offset_sum);
+        if (c.x != 0.0 || c.y != 0.0) f = st_v2_add(f, st_v2_scale(flock_steer(b, c, k), p->cohesion));
+    }
+    return st_v2_truncate_safe(f, b->max_force);
+}
+
+/// The flock's forces of agents index[0..n) (n <= ST_FLOCK_BATCH) with
+/// parameters p: float lanes (st__flock_batch), double where float will not do.
+static void flock_forces(const st_world *w, const int *index, int n, const st_flock_params *p, double cos_half,
+                         double dt, st_vec2 *force, st__runs_memo *runs)
+{
+    group g[ST_FLOCK_BATCH];
+    bool ok[ST_FLOCK_BATCH];
+    st__flock_batch(w, p, cos_half, flock_sep_radius(p), index, n, dt, force, ok, g, runs);
+    for (int m = 0; m < n; m++) {
+        if (ok[m]) continue;
+        const st_body *b = &w->bodies[index[m]];
+        force[m] = flock_force_double(b, &g[m], p, gain_of(b, dt));
+    }
+}
+
 static st_vec2 flock(const st_world *w, int i, const st_flock_params *p, double cos_half, double dt)
 {
-    const st_body *b = &w->bodies[i];
-    group g;
-    group_query(w, i, p, cos_half, flock_sep_radius(p), &g);
-    steer_gain k = gain_of(b, dt);
-    st_vec2 f = st_v2_scale(separation_force(b, &g, k), p->separation);
-    f = st_v2_add(f, st_v2_scale(alignment_force(b, &g, k), p->alignment));
-    f = st_v2_add(f, st_v2_scale(cohesion_force(b, &g, k), p->cohesion));
-    return st_v2_truncate_safe(f, b->max_force);
+    st_vec2 f;
+    flock_forces(w, &i, 1, p, cos_half, dt, &f, NULL);
+    return f;
 }
 
 /* ---- obstacles, walls, edges ---- */
@@ -944,7 +791,7 @@ static bool traced(const st_world *w, int i)
            w->slots[a->slot].generation == w->trace_id.generation;
 }
 
-void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type)
+ST__INLINE void accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type)
 {
     st_body *b = &w->bodies[i];
     if (traced(w, i)) {
@@ -968,6 +815,11 @@ void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavio
     st_vec2 sum = st_v2_add(b->accum, f);
     // The sum is truncated to max_force at integration anyway: keep it finite.
     b->accum = st_v2_finite(sum) ? sum : st_v2_scale(dir_safe(sum), DBL_MAX / 4.0);
+}
+
+void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type)
+{
+    accumulate(w, i, force, weight, type);
 }
 
 st_vec2 st_agent_force_of(st_world *w, st_agent_id id, const st_behavior *b)
@@ -1053,6 +905,46 @@ st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double s
     return arrive(w, b, target, slowing, ST_DECEL_LINEAR, dt);
 }
 
+/// Agents whose one standing behaviour is a flock are gathered (up to
+/// ST_FLOCK_BATCH, the same list) and done together: their sums, then their
+/// forces, then their moves. The forces are a chain of square roots and
+/// divisions an agent, which the processor overlaps when several
+/// independent ones come in a row rather than each between two neighbour
+/// loops.
+typedef struct flock_batch {
+    int n;
+    const st_behavior *bh;  // the one standing behaviour they share
+    int index[ST_FLOCK_BATCH];
+} flock_batch;
+
+/// What the standing pass does once an agent's forces are in.
+typedef struct mover {
+    bool integrate; // it moves the agents (st__standing_pass)
+    bool all_alive;
+    double dt;
+} mover;
+
+/// Moves agent i when the pass moves agents and it is alive.
+ST__INLINE void move_agent(st_world *w, int i, const mover *mv)
+{
+    if (mv->integrate && (mv->all_alive || w->agents[i].alive)) st__integrate_inline(w, i, mv->dt);
+}
+
+static void flock_batch_finish(st_world *w, flock_batch *fb, const mover *mv, view_memo *memo,
+                               st__runs_memo *runs)
+{
+    if (fb->n == 0) return;
+    const st_behavior *bh = fb->bh;
+    st_vec2 f[ST_FLOCK_BATCH];
+    flock_forces(w, fb->index, fb->n, &bh->flock, view_cos_memo(memo, bh->flock.fov), mv->dt, f, runs);
+    for (int m = 0; m < fb->n; m++) accumulate(w, fb->index[m], f[m], bh->weight, ST_FLOCK);
+    for (int m = 0; m < fb->n; m++) move_agent(w, fb->index[m], mv);
+    fb->n = 0;
+}
+
+/// How many agents in grid order a thread of the standing pass takes at a time.
+#define ST_STANDING_CHUNK 512
+
 void st__standing_pass(st_world *w, bool integrate)
 {
     // Grid order: the agents of one cell run one after another, so the
@@ -1074,32 +966,50 @@ void st__standing_pass(st_world *w, bool integrate)
     // Integrating along: agents removed during this step are in the grid
     // but must not move.
     const bool all_alive = w->dead == 0;
+    const int chunks = (n + ST_STANDING_CHUNK - 1) / ST_STANDING_CHUNK;
     // Called by every thread of st_world_step_end's team (or by one, with
     // no team): the loop below is shared out among them.
     {
+        const mover mv = {integrate, all_alive, dt};
         view_memo memo = {-1.0, view_cos(-1.0)}; // each thread its own
+        flock_batch fb;
+        fb.n = 0;
+        st__runs_memo runs;
+        runs.epoch = 0;
 #ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(dynamic, 512)
+#pragma omp for schedule(dynamic, 1)
 #endif
-        for (int k = 0; k < n; k++) {
-            int i = by_grid ? (int)items[k].index : k;
-            if (by_grid && k + ST_PREFETCH_AHEAD < n) {
-                int j = (int)items[k + ST_PREFETCH_AHEAD].index;
-                // Its body's two lines: all the pass reads of the agent
-                // unless a behaviour keeps state (wander, paths).
-                const char *bj = (const char *)&w->bodies[j];
-                ST__PREFETCH(bj);
-                ST__PREFETCH(bj + ST_BODY_ALIGN);
-            }
-            // A removed agent's list is gone: no need to look at `alive`.
-            const st_blist *l = w->bodies[i].behaviors;
-            if (l) {
-                for (int m = 0; m < l->count; m++) {
-                    const st_behavior *bh = &l->items[m];
-                    st__accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
+        for (int c = 0; c < chunks; c++) {
+            int k1 = (c + 1) * ST_STANDING_CHUNK < n ? (c + 1) * ST_STANDING_CHUNK : n;
+            for (int k = c * ST_STANDING_CHUNK; k < k1; k++) {
+                int i = by_grid ? (int)items[k].index : k;
+                if (by_grid && k + ST_PREFETCH_AHEAD < n) {
+                    int j = (int)items[k + ST_PREFETCH_AHEAD].index;
+                    // Its body's two lines: all the pass reads of the agent
+                    // unless a behaviour keeps state (wander, paths).
+                    const char *bj = (const char *)&w->bodies[j];
+                    ST__PREFETCH(bj);
+                    ST__PREFETCH(bj + ST_BODY_ALIGN);
                 }
+                // A removed agent's list is gone: no need to look at `alive`.
+                const st_blist *l = w->bodies[i].behaviors;
+                if (l && l->count == 1 && l->items[0].type == ST_FLOCK) {
+                    // Batched with the agents before it that share its list.
+                    if (fb.n > 0 && fb.bh != &l->items[0]) flock_batch_finish(w, &fb, &mv, &memo, &runs);
+                    fb.bh = &l->items[0];
+                    fb.index[fb.n] = i;
+                    if (++fb.n == ST_FLOCK_BATCH) flock_batch_finish(w, &fb, &mv, &memo, &runs);
+                    continue;
+                }
+                if (l) {
+                    for (int m = 0; m < l->count; m++) {
+                        const st_behavior *bh = &l->items[m];
+                        accumulate(w, i, force_of(w, i, bh, &memo), bh->weight, bh->type);
+                    }
+                }
+                move_agent(w, i, &mv);
             }
-            if (integrate && (all_alive || w->agents[i].alive)) st__integrate(w, i, dt);
+            flock_batch_finish(w, &fb, &mv, &memo, &runs);
         }
     }
 }

@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef STEER_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -31,11 +32,13 @@ void st__grid_free(st_grid *g)
     free(g->items);
     free(g->hist);
     free(g->counts);
+    free(g->lanes);
     free(g->ids);
     g->cell_start = NULL;
     g->items = NULL;
     g->hist = NULL;
     g->counts = NULL;
+    g->lanes = NULL;
     g->ids = NULL;
     g->cell_cap = g->agent_cap = g->hist_cap = g->counts_cap = g->ids_cap = 0;
 }
@@ -93,7 +96,9 @@ static bool counts_reserve(st_grid *g, int cells)
 }
 
 /// Room in g for `cells` cells and `count` items. False when out of memory.
-static bool grid_reserve(st_grid *g, int cells, int count)
+/// Room in g for `cells` cells and `count` items, and with `lanes` for the
+/// grid lanes too. False when out of memory.
+static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
 {
     int cell_cap = g->cell_cap;
     if (!grow_i32(&g->cell_start, &cell_cap, cells + 1)) return false;
@@ -108,8 +113,30 @@ static bool grid_reserve(st_grid *g, int cells, int count)
         g->items = it;
         g->agent_cap = n;
     }
+    if (lanes && (!g->lanes || g->lanes->cap < g->agent_cap)) {
+        // Six arrays of cap + pad four-byte values behind the header.
+        size_t each = (size_t)g->agent_cap + ST_GRID_LANE_PAD;
+        size_t head = (sizeof(st_grid_lanes) + 63) / 64 * 64;
+        char *m = malloc(head + 6 * each * sizeof(float));
+        if (!m) return false;
+        st__advise_huge(m, head + 6 * each * sizeof(float));
+        st_grid_lanes *l = (st_grid_lanes *)m;
+        float *a = (float *)(m + head);
+        l->x = a;
+        l->y = a + each;
+        l->hx = a + 2 * each;
+        l->hy = a + 3 * each;
+        l->index = (uint32_t *)(a + 4 * each);
+        l->tag = (int32_t *)(a + 5 * each);
+        l->cap = g->agent_cap;
+        free(g->lanes);
+        g->lanes = l;
+    }
     return true;
 }
+
+// The build streams the bodies a line each: fetched this many ahead.
+#define ST_BUILD_AHEAD 16
 
 // Below this many agents one thread sorts faster than two can start.
 #define ST_GRID_PARALLEL_MIN 32768
@@ -121,30 +148,57 @@ static inline bool counted(const st_world *w, int i)
     return w->dead == 0 || w->agents[i].alive;
 }
 
-static inline void fill_item(const st_world *w, st_grid_item *it, int i)
+static inline void fill_item(const st_world *w, st_grid *g, int k, int cx, int cy, int i)
 {
-    it->pos = w->bodies[i].pos;
+    st_grid_item *it = &g->items[k];
+    const st_body *b = &w->bodies[i];
+    st_vec2 p = b->pos;
     if (w->edges == ST_EDGES_WRAP) {
-        it->pos.x = st__wrap_coord(it->pos.x, w->width);
-        it->pos.y = st__wrap_coord(it->pos.y, w->height);
+        p.x = st__wrap_coord(p.x, w->width);
+        p.y = st__wrap_coord(p.y, w->height);
     }
-    it->hx = (float)w->bodies[i].heading.x;
-    it->hy = (float)w->bodies[i].heading.y;
+    it->pos = p;
     it->index = (uint32_t)i;
     it->tag = w->tags[i];
+    st_grid_lanes *l = g->lanes;
+    if (l) {
+        l->x[k] = (float)(p.x - st__block_x(g, cx));
+        l->y[k] = (float)(p.y - st__block_y(g, cy));
+        l->hx[k] = (float)b->heading.x;
+        l->hy[k] = (float)b->heading.y;
+        l->index[k] = (uint32_t)i;
+        l->tag[k] = it->tag;
+    }
+}
+
+/// The lanes' slack past the last item: read by whole vectors, masked off,
+/// and defined all the same.
+static void lanes_pad(st_grid *g)
+{
+    st_grid_lanes *l = g->lanes;
+    if (!l) return;
+    for (int k = g->item_count; k < g->item_count + ST_GRID_LANE_PAD; k++) {
+        l->x[k] = l->y[k] = l->hx[k] = l->hy[k] = 0.0f;
+        l->index[k] = UINT32_MAX;
+        l->tag[k] = ST_TAG_ANY;
+    }
 }
 
 /// Agent i into its cell at the cursor, which moves on (slices, in order).
 static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
-    fill_item(w, &g->items[cursor[st__cell_of(w, g, w->bodies[i].pos)]++], i);
+    int cx, cy;
+    st__cell_xy(w, g, w->bodies[i].pos, &cx, &cy);
+    fill_item(w, g, cursor[cy * g->nx + cx]++, cx, cy, i);
 }
 
 /// Agent i into its cell just below the cursor, which moves down (the
 /// serial sort, from the last agent to the first).
 static inline void place_back(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
-    fill_item(w, &g->items[--cursor[st__cell_of(w, g, w->bodies[i].pos)]], i);
+    int cx, cy;
+    st__cell_xy(w, g, w->bodies[i].pos, &cx, &cy);
+    fill_item(w, g, --cursor[cy * g->nx + cx], cx, cy, i);
 }
 
 /// The counts (one a cell, in `counts`) become where each cell ends, in
@@ -223,8 +277,10 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
             slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
             for (int c = 0; c < cells; c++) h[c] = 0;
-            for (int i = i0; i < i1; i++)
+            for (int i = i0; i < i1; i++) {
+                ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
                 if (counted(w, i)) h[st__cell_of(w, g, w->bodies[i].pos)]++;
+            }
         }
 #ifdef STEER_HAVE_OPENMP
 #pragma omp barrier
@@ -246,8 +302,10 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
             int i0, i1;
             slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
-            for (int i = i0; i < i1; i++)
+            for (int i = i0; i < i1; i++) {
+                ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
                 if (counted(w, i)) place(w, g, i, h);
+            }
         }
     }
 }
@@ -258,7 +316,7 @@ void st__grid_build(st_world *w, int count)
     grid_dims(w, g);
     int cells = g->nx * g->ny;
 
-    if (!grid_reserve(g, cells, count)) goto fail;
+    if (!grid_reserve(g, cells, count, true)) goto fail;
 
     int32_t *start = g->cell_start;
     int nt = 1;
@@ -294,6 +352,7 @@ void st__grid_build(st_world *w, int count)
             if (counted(w, i)) place_back(w, g, i, start);
     }
     g->item_count = start[cells];
+    lanes_pad(g);
     g->pre_slices = 0; // the histograms now hold cursors
     w->grid_dirty = false;
     w->grid_epoch++;
@@ -339,7 +398,7 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     if (cell < w->cell_size) cell = w->cell_size;
     grid_dims_for(w, t, cell);
     int cells = t->nx * t->ny;
-    if (!grid_reserve(t, cells, count)) return false;
+    if (!grid_reserve(t, cells, count, false)) return false;
     int32_t *start = t->cell_start;
     if (!counts_reserve(t, cells)) return false;
     const st_grid_item *items = g->items;

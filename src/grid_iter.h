@@ -31,6 +31,17 @@ static inline double st__wrap_coord(double x, double size)
     return r >= size || r < 0.0 ? 0.0 : r;
 }
 
+/// floor(x), inline: the library call costs more than the rest of a
+/// query's set-up. Through an integer below 2^52, where every double is one.
+static inline double st__floor(double x)
+{
+    if (fabs(x) < 4503599627370496.0) {
+        double t = (double)(int64_t)x;
+        return t > x ? t - 1.0 : t;
+    }
+    return floor(x);
+}
+
 static inline int st__clamp_cell(double f, int n)
 {
     if (!(f >= 0.0)) return 0;
@@ -46,25 +57,41 @@ static inline int st__clamp_cell(double f, int n)
 #define ST__PREFETCH(p) ((void)(p))
 #endif
 
-/// The grid cell of a position (grid.c sorts by it).
+/// The grid column and row of a position (grid.c sorts by them).
+static inline void st__cell_xy(const st_world *w, const st_grid *g, st_vec2 p, int *cx, int *cy)
+{
+    if (w->edges == ST_EDGES_WRAP) {
+        // Folded into the world first (a user's set_pos may put one
+        // anywhere), as the grid's copy of the position is: the cell is
+        // then the one that copy lies in. Rounding can put a coordinate
+        // just below the width on column nx: it belongs to the last one.
+        double x = st__wrap_coord(p.x, w->width), y = st__wrap_coord(p.y, w->height);
+        int ix = (int)(x / g->cell_w), iy = (int)(y / g->cell_h);
+        *cx = ix < g->nx ? ix : g->nx - 1;
+        *cy = iy < g->ny ? iy : g->ny - 1;
+    } else {
+        *cx = st__clamp_cell(floor(p.x / g->cell_w), g->nx);
+        *cy = st__clamp_cell(floor(p.y / g->cell_h), g->ny);
+    }
+}
+
+/// The grid cell of a position.
 static inline int st__cell_of(const st_world *w, const st_grid *g, st_vec2 p)
 {
     int cx, cy;
-    if (w->edges == ST_EDGES_WRAP) {
-        double fx = floor(p.x / g->cell_w), fy = floor(p.y / g->cell_h);
-        // Positions are inside the world after a step: one division an axis.
-        // A user's set_pos may put one anywhere, so reduce in floating point
-        // before converting (rounding can also land a position just below
-        // the width on column nx, which wraps to 0 the same way).
-        if (!(fx >= 0.0 && fx < g->nx)) fx -= g->nx * floor(fx / g->nx);
-        if (!(fy >= 0.0 && fy < g->ny)) fy -= g->ny * floor(fy / g->ny);
-        cx = st__clamp_cell(fx, g->nx);
-        cy = st__clamp_cell(fy, g->ny);
-    } else {
-        cx = st__clamp_cell(floor(p.x / g->cell_w), g->nx);
-        cy = st__clamp_cell(floor(p.y / g->cell_h), g->ny);
-    }
+    st__cell_xy(w, g, p, &cx, &cy);
     return cy * g->nx + cx;
+}
+
+/// Where the block of cells holding column cx (row cy) begins: the origin
+/// of the grid lanes' positions (st_grid_lanes).
+static inline double st__block_x(const st_grid *g, int cx)
+{
+    return (double)(cx & ~(ST_GRID_BLOCK - 1)) * g->cell_w;
+}
+static inline double st__block_y(const st_grid *g, int cy)
+{
+    return (double)(cy & ~(ST_GRID_BLOCK - 1)) * g->cell_h;
 }
 
 /// Counts body i into a slice's histogram row, as the build's counting pass

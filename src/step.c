@@ -16,10 +16,7 @@
 #include <omp.h>
 #endif
 
-#include "grid_iter.h"
-
-/// Below this speed an agent counts as standing still: its heading stays.
-#define ST_MOVING_SPEED2 1e-12
+#include "integrate.h"
 
 void st_world_step_begin(st_world *w, double dt)
 {
@@ -36,83 +33,7 @@ void st_world_step_begin(st_world *w, double dt)
     w->trace_count[w->trace_cur] = 0;
 }
 
-static double wrap_coord(double x, double size)
-{
-    if (x >= 0.0 && x < size) return x;
-    double r = x - size * floor(x / size);
-    // Rounding can land exactly on `size` for tiny negative x.
-    return r >= size || r < 0.0 ? 0.0 : r;
-}
-
-static void bounce_axis(double *p, double *v, double size)
-{
-    if (*p < 0.0) {
-        *p = -*p;
-        *v = fabs(*v);
-    } else if (*p > size) {
-        *p = 2.0 * size - *p;
-        *v = -fabs(*v);
-    }
-    // A step longer than the world itself: land inside regardless.
-    if (*p < 0.0) *p = 0.0;
-    if (*p > size) *p = size;
-}
-
-/// Steps 4a: the force truncated and applied; returns the velocity the agent
-/// would take (its preferred velocity when avoidance runs next).
-ST__INLINE st_vec2 integrate_velocity(st_world *w, int i, double dt)
-{
-    st_body *b = &w->bodies[i];
-    st_vec2 f = b->accum;
-    double l2 = st_v2_len2(f);
-    if (!isfinite(l2)) f = st_v2_scale(st_v2_normalize_safe(f), b->max_force);
-    else f = st_v2_truncate(f, b->max_force);
-    b->force = f;
-
-    st_vec2 dv = st_v2_scale(f, dt / b->mass);
-    // A force that would overflow the velocity saturates it instead.
-    if (!st_v2_finite(dv)) dv = st_v2_scale(st_v2_normalize_safe(f), 2.0 * b->max_speed);
-    st_vec2 v = st_v2_add(b->vel, dv);
-    if (!st_v2_finite(v) || !isfinite(st_v2_len2(v))) v = st_v2_scale(st_v2_normalize_safe(v), b->max_speed);
-    return st_v2_truncate(v, b->max_speed);
-}
-
-/// Step 4b: move at velocity v, edges, heading, clear the accumulator.
-ST__INLINE void integrate_move(st_world *w, int i, st_vec2 v, double dt)
-{
-    st_body *b = &w->bodies[i];
-    st_vec2 p = st_v2_add(b->pos, st_v2_scale(v, dt));
-    if (!st_v2_finite(p)) p = b->pos; // an unbounded world's last finite place
-
-    switch (w->edges) {
-    case ST_EDGES_WRAP:
-        p.x = wrap_coord(p.x, w->width);
-        p.y = wrap_coord(p.y, w->height);
-        break;
-    case ST_EDGES_BOUNCE:
-        bounce_axis(&p.x, &v.x, w->width);
-        bounce_axis(&p.y, &v.y, w->height);
-        break;
-    case ST_EDGES_NONE:
-        break;
-    }
-    b->pos = p;
-    b->vel = v;
-    if (b->orient) {
-        st__orient_turn(w, i, v, dt); // a turn rate or a facing request (motion.c)
-    } else if (st_v2_len2(v) > ST_MOVING_SPEED2) {
-        // Scaled by the largest component first: v may be astronomically fast
-        // (and this is the arithmetic every recorded checksum was made with).
-        double m = fmax(fabs(v.x), fabs(v.y));
-        st_vec2 u = st_v2_normalize(st_v2(v.x / m, v.y / m));
-        if (u.x != 0.0 || u.y != 0.0) b->heading = u;
-    }
-    b->accum = st_v2(0.0, 0.0);
-}
-
-ST__INLINE void integrate(st_world *w, int i, double dt) { integrate_move(w, i, integrate_velocity(w, i, dt), dt); }
-
-void st__integrate(st_world *w, int i, double dt) { integrate(w, i, dt); }
+void st__integrate(st_world *w, int i, double dt) { st__integrate_inline(w, i, dt); }
 
 /// Steps 3-4 when some agent avoids: the standing pass, every agent's
 /// preferred velocity, then ORCA replaces some of them (reading only the
@@ -129,7 +50,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 #pragma omp for schedule(static)
 #endif
         for (int i = 0; i < n; i++) {
-            if (all_alive || w->agents[i].alive) pref[i] = integrate_velocity(w, i, dt);
+            if (all_alive || w->agents[i].alive) pref[i] = st__integrate_velocity(w, i, dt);
             st__avoid_peer(w, i);
         }
         st__avoid_pass(w, pref);
@@ -146,7 +67,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
                 int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
                 for (int c = 0; c < cells; c++) h[c] = 0;
                 for (int i = i0; i < i1; i++) {
-                    integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
+                    st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
                     st__grid_count(w, h, i);
                 }
             }
@@ -155,7 +76,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 #pragma omp for schedule(static)
 #endif
             for (int i = 0; i < n; i++)
-                if (all_alive || w->agents[i].alive) integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
+                if (all_alive || w->agents[i].alive) st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
         }
     }
 }
@@ -187,7 +108,7 @@ static void step_plain(st_world *w, int n, int ns, bool all_alive, double dt, bo
                 int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
                 for (int c = 0; c < cells; c++) h[c] = 0;
                 for (int i = i0; i < i1; i++) {
-                    integrate(w, i, dt);
+                    st__integrate_inline(w, i, dt);
                     st__grid_count(w, h, i);
                 }
             }
@@ -196,7 +117,7 @@ static void step_plain(st_world *w, int n, int ns, bool all_alive, double dt, bo
 #pragma omp for schedule(dynamic, 4096)
 #endif
             for (int i = 0; i < n; i++)
-                if (all_alive || w->agents[i].alive) integrate(w, i, dt);
+                if (all_alive || w->agents[i].alive) st__integrate_inline(w, i, dt);
         }
     }
 }

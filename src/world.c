@@ -583,6 +583,7 @@ void st__reorder(st_world *w)
             }
             w->slots[w->agents[k].slot].dense = (uint32_t)k;
             items[k].index = (uint32_t)k;
+            if (w->grid.lanes) w->grid.lanes->index[k] = (uint32_t)k;
             if (s == start) break;
             k = s;
         }

@@ -92,10 +92,26 @@ typedef struct st_slot {
 // distance test touches one cache line per candidate.
 typedef struct st_grid_item {
     st_vec2 pos;
-    float hx, hy;    // heading, for alignment without touching the body
     uint32_t index;  // dense index
     int32_t tag;
 } st_grid_item;
+
+/// The main grid's items once more for the group rules (group.c), in float
+/// and one array a field, so that four candidates load at once. Positions
+/// are kept relative to the corner of their block of ST_GRID_BLOCK x
+/// ST_GRID_BLOCK cells: their precision (about 1e-4 at cells of 50) then
+/// does not depend on where in the world the agents are.
+#define ST_GRID_BLOCK_SHIFT 5
+#define ST_GRID_BLOCK (1 << ST_GRID_BLOCK_SHIFT)
+/// Floats past the last item: a vector read past a run's end stays inside.
+#define ST_GRID_LANE_PAD 4
+typedef struct st_grid_lanes {
+    float *x, *y;    // relative to the block's corner
+    float *hx, *hy;  // heading
+    uint32_t *index; // dense index, as items[k].index
+    int32_t *tag;    // as items[k].tag
+    int cap;         // items the arrays hold (past them: ST_GRID_LANE_PAD)
+} st_grid_lanes;
 
 
 typedef struct st_grid {
@@ -103,6 +119,10 @@ typedef struct st_grid {
     int nx, ny;
     int32_t *cell_start;      // nx*ny + 1 prefix sums
     st_grid_item *items;      // sorted by cell
+    // The main grid's lanes, one allocation with their arrays behind them;
+    // NULL in tag grids (a pointer: a world copy in every snapshot carries
+    // five grids).
+    st_grid_lanes *lanes;
     int item_count;
     int cell_cap, agent_cap;
     int32_t *hist;            // the parallel sort's counters, (threads - 1) * cells
@@ -375,6 +395,59 @@ st_vec2 st__motion_force(st_world *w, int i, const st_behavior *bh, double dt);
 /// follow_path in ST_PATH_PREDICT mode.
 st_vec2 st__follow_path_predict(st_world *w, int i, const st_path *p, double predict, double ahead,
                                 double dt);
+
+/* group.c */
+/// The sums behind separate, align, cohere and flock, over an agent's
+/// neighbours (or a given list of agents, behaviors.c).
+typedef struct st__group {
+    st_vec2 sep;          // sum of -offset / distance^2 over neighbours within the separation radius
+    st_vec2 heading_sum;
+    st_vec2 offset_sum;
+    int n;
+    double sep_r2;        // the separation radius^2
+    uint32_t self;        // dense index of the agent the sums are for
+} st__group;
+/// A run of grid items [k0, k1) (group.c) whose lane positions are
+/// relative to (bx, by): their block's corner, shifted across the wrap
+/// edges when the run lies past one.
+typedef struct st__run {
+    int32_t k0, k1;
+    double bx, by;
+} st__run;
+/// The runs a disc covers, kept from one agent to the next by a pass in
+/// grid order: the agents of one cell nearly always cover the same cells,
+/// and the next one only shifts them to its own centre.
+#define ST_RUNS_MEMO 16
+typedef struct st__runs_memo {
+    uint64_t epoch;          // the grid (w->grid_epoch) they are runs of; 0: none
+    double radius;
+    double lo[2], hi[2];     // where a centre may lie for its disc to cover these runs
+    int m;
+    st__run runs[ST_RUNS_MEMO];
+} st__runs_memo;
+/// Agent i's neighbours from the grid: within p's radius and tag, in the
+/// view cone (cos_half: the cosine of half of it, -2 all around), other
+/// than itself; separation counts those within sep_radius. memo: NULL, or
+/// the pass's (st__runs_memo; its epoch 0 to begin with).
+void st__group_query(const st_world *w, int i, const st_flock_params *p, double cos_half, double sep_radius,
+                     st__group *g, st__runs_memo *memo);
+/// How many agents st__flock_batch takes at most.
+#define ST_FLOCK_BATCH 8
+/// The flock's forces for agents index[0..n) (n <= ST_FLOCK_BATCH), all with
+/// flock parameters p: their neighbour sums (as st__group_query), then the
+/// three rules, four agents a vector (separation, alignment and cohesion
+/// each steer toward max speed along their sum's direction with
+/// behaviors.c's velocity matching, weighted, added, and truncated to just
+/// under max_force), in float: force[m]. ok[m] false where float will not do
+/// (a sum, the body or a weight out of its range, or a neighbour on the
+/// agent's own spot): g[m] then holds the sums for the same rules in double.
+/// An agent's force does not depend on the others of the batch.
+void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
+                     const int *index, int n, double dt, st_vec2 *force, bool *ok, st__group *g,
+                     st__runs_memo *memo);
+/// Two agents on the same spot still push apart, each its own way: a
+/// direction that depends only on the pair (by serial), flipped for one.
+st_vec2 st__coincident_dir(uint64_t self, uint64_t other);
 
 /* behaviors.c: the shared pieces other behaviour modules build on */
 st_vec2 st__steer_velocity(const st_body *b, st_vec2 desired, double dt);

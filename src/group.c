@@ -1,0 +1,653 @@
+/*
+ * group.c — the neighbour sums behind separate, align, cohere and flock:
+ * the hot loop of a standing flock.
+ *
+ * One pass over the runs of grid cells around the agent, read from the
+ * grid lanes (st_grid_lanes: float copies of the items, one array a
+ * field). Four candidates at a time go through every test and add their
+ * share under a mask, without a branch: about a third of a run's
+ * candidates lie in the disc, in no order a predictor could learn, so
+ * branching on each would mispredict most of the time.
+ *
+ * Same bits on any thread count, with or without vector instructions: lane
+ * l of a run takes the run's candidates l, l + 4, l + 8 ... in order, and
+ * the four lanes are added in one fixed order at the end. The sums depend on
+ * nothing but the runs' contents. The scalar loop (compilers without GNU
+ * vectors, worlds narrower than a disc, the all-pairs mode) does the same
+ * arithmetic lane by lane.
+ *
+ * Precision: float. Positions are kept relative to their block of cells
+ * (st_grid_lanes) and each run's offset to the agent is worked out in
+ * double before it is rounded, so an offset is good to about 1e-4 wherever
+ * the world lies. The flock's three rules are float too, four agents a
+ * vector (st__flock_batch, for the standing pass's batches and for one
+ * agent alike); separate, align and cohere make their forces in double
+ * (behaviors.c), as does the flock where float will not hold its numbers.
+ * Two rare cases take a second, careful pass over the same candidates:
+ * neighbours on the agent's own spot (they push apart in a direction of
+ * their own, see st__coincident_dir) and distances so small that the
+ * separation overflows float; both show as a sum that is not finite.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "grid_iter.h"
+
+#if defined(__GNUC__)
+#define ST__LANE_VECTORS 1
+typedef float f4 __attribute__((vector_size(16)));
+typedef int32_t i4 __attribute__((vector_size(16)));
+#else
+typedef float f4[4];
+typedef int32_t i4[4];
+#endif
+
+/// View cones, as a constant of each specialised loop.
+enum { CONE_NONE, CONE_WIDE, CONE_NARROW }; // all around; half-angle >= 90 degrees; < 90 degrees
+
+/// In the cone (c2: cos^2 of its half-angle times d^2), without a branch,
+/// for scalars or vectors alike. An agent on top of us is seen: its offset
+/// and so its dot product are 0, and 0 >= 0 passes either test.
+#define IN_CONE(cone, dot, c2, zero)                                                                       \
+    ((cone) == CONE_NARROW ? ((dot) >= (zero)) & ((dot) * (dot) >= (c2))                                   \
+                           : ((dot) >= (zero)) | ((dot) * (dot) <= (c2)))
+
+/// Runs gathered before they are summed: one loop does them all.
+#define SPANS 32
+
+typedef struct lanes {
+    // The sums, lane by lane (cleared together: from sx to n).
+    f4 sx, sy;  // separation: the sum of -offset / distance^2 (float)
+    f4 hx, hy;  // headings
+    f4 ox, oy;  // offsets
+    i4 n;
+    // The careful pass: separation in double, coincident neighbours.
+    double csx[4], csy[4];
+    st_vec2 push;  // the coincident neighbours' pushes, in candidate order
+    bool careful;
+    // The agent and the rules.
+    const st_world *w;
+    const st_grid *g;
+    uint32_t self;
+    int32_t tag;     // ST_TAG_ANY or the one tag to count
+    bool filtered;   // a tag, or agents removed during this step: look at each candidate
+    int cone;
+    float r2, sep2, cos2, hx0, hy0;
+    int m;                  // runs gathered in spans
+    bool spilled;           // spans filled up and were summed before the last
+    st__run spans[SPANS];
+    double cx, cy;          // the centre (folded into a wrap world)
+} lanes;
+
+/// Whether candidate k passes the checks that rarely fail (tag, removal).
+static inline bool kept(const lanes *q, int k)
+{
+    const st_grid_item *it = &q->g->items[k];
+    if (q->tag != ST_TAG_ANY && it->tag != q->tag) return false;
+    return !q->w->removed_in_step || q->w->agents[it->index].alive;
+}
+
+/// One candidate in lane l, at offset (dx, dy) with heading (ghx, ghy):
+/// what the vector loop does to each of its lanes.
+static inline void one(lanes *q, int l, float dx, float dy, float ghx, float ghy, uint32_t index, int k)
+{
+    float d2 = dx * dx + dy * dy;
+    int in = (index != q->self) & (d2 <= q->r2);
+    if (q->cone != CONE_NONE) {
+        float dot = dx * q->hx0 + dy * q->hy0;
+        float c2 = q->cos2 * d2;
+        in &= IN_CONE(q->cone, dot, c2, 0.0f);
+    }
+    if (in && q->filtered) in = kept(q, k);
+    q->n[l] += in;
+    q->hx[l] += in ? ghx : 0.0f;
+    q->hy[l] += in ? ghy : 0.0f;
+    q->ox[l] += in ? dx : 0.0f;
+    q->oy[l] += in ? dy : 0.0f;
+    int close = in & (d2 < q->sep2);
+    if (!q->careful) {
+        float r = 1.0f / d2;
+        q->sx[l] -= close ? dx * r : 0.0f;
+        q->sy[l] -= close ? dy * r : 0.0f;
+    } else if (close && d2 > 0.0f) {
+        // In double: 1 / d2 cannot overflow there.
+        double r = 1.0 / (double)d2;
+        q->csx[l] -= (double)dx * r;
+        q->csy[l] -= (double)dy * r;
+    } else if (close) {
+        // The serials are read only here: a pair on one spot is rare.
+        const st_world *w = q->w;
+        st_vec2 d = st__coincident_dir(w->agents[q->self].serial, w->agents[index].serial);
+        q->push = st_v2_add(q->push, st_v2_scale(d, 1e6));
+    }
+}
+
+/// Runs r[0..m), one candidate at a time.
+static void spans_scalar(lanes *q, const st__run *r, int m)
+{
+    const st_grid_lanes *L = q->g->lanes;
+    for (int s = 0; s < m; s++) {
+        const float kx = (float)(r[s].bx - q->cx), ky = (float)(r[s].by - q->cy);
+        for (int k = r[s].k0; k < r[s].k1; k++)
+            one(q, (k - r[s].k0) & 3, L->x[k] + kx, L->y[k] + ky, L->hx[k], L->hy[k], L->index[k], k);
+    }
+}
+
+/// Candidates [k0, k1) of the items, their offsets from c in double (folded
+/// across the wrap edges with `fold`): a world narrower than the disc, or
+/// the all-pairs mode.
+static void run_exact(lanes *q, int k0, int k1, st_vec2 c, bool fold)
+{
+    const st_grid_lanes *L = q->g->lanes;
+    const st_grid_item *items = q->g->items;
+    for (int k = k0; k < k1; k++) {
+        st_vec2 d = st__run_offset(q->w, &items[k], 0.0, 0.0, c, fold);
+        one(q, (k - k0) & 3, (float)d.x, (float)d.y, L->hx[k], L->hy[k], items[k].index, k);
+    }
+}
+
+#ifdef ST__LANE_VECTORS
+static inline f4 load_f4(const float *p)
+{
+    f4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline i4 load_i4(const uint32_t *p)
+{
+    i4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/// The filter of four candidates from k on (k1: the run's end): their tag,
+/// a vector compare; agents removed during this step, one by one (rare).
+static inline i4 kept4(const lanes *q, int k, int k1)
+{
+    i4 m = {-1, -1, -1, -1};
+    if (q->tag != ST_TAG_ANY) m = load_i4((const uint32_t *)q->g->lanes->tag + k) == q->tag;
+    if (q->w->removed_in_step)
+        for (int l = 0; l < 4 && k + l < k1; l++)
+            if (m[l] && !q->w->agents[q->g->lanes->index[k + l]].alive) m[l] = 0;
+    return m;
+}
+
+/// The vector loop's sums, in registers while it runs.
+typedef struct acc4 {
+    f4 sx, sy, hx, hy, ox, oy;
+    i4 n;
+} acc4;
+
+/// The vector loop's constants.
+typedef struct con4 {
+    f4 kx, ky, hx, hy, c2, r2, sep2;
+} con4;
+
+/// Four candidates from k on: those of `live` in the disc and the cone
+/// added to the sums.
+ST__INLINE void four(acc4 *a, const con4 *c, const st_grid_lanes *L, int k, i4 live, int cone)
+{
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    f4 DX = load_f4(L->x + k) + c->kx, DY = load_f4(L->y + k) + c->ky;
+    f4 D2 = DX * DX + DY * DY;
+    i4 in = live & (D2 <= c->r2);
+    if (cone != CONE_NONE) {
+        f4 DOT = DX * c->hx + DY * c->hy;
+        f4 C = c->c2 * D2;
+        in &= IN_CONE(cone, DOT, C, Z);
+    }
+    a->n -= in;
+    a->hx += (f4)((i4)load_f4(L->hx + k) & in);
+    a->hy += (f4)((i4)load_f4(L->hy + k) & in);
+    a->ox += (f4)((i4)DX & in);
+    a->oy += (f4)((i4)DY & in);
+    i4 close = in & (D2 < c->sep2);
+    f4 R = (Z + 1.0f) / D2;
+    a->sx -= (f4)((i4)(DX * R) & close);
+    a->sy -= (f4)((i4)(DY * R) & close);
+}
+
+/// Runs r[0..m), four candidates at a time: spans_scalar's arithmetic,
+/// lane by lane. Whole vectors, then the run's last few under a mask.
+ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filtered)
+{
+    static const i4 tail[4] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}};
+    const st_grid_lanes *L = q->g->lanes;
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    con4 c;
+    c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.c2 = Z + q->cos2, c.r2 = Z + q->r2, c.sep2 = Z + q->sep2;
+    const i4 SELF = (i4){0, 0, 0, 0} + (int32_t)q->self;
+    acc4 a = {q->sx, q->sy, q->hx, q->hy, q->ox, q->oy, q->n};
+    for (int s = 0; s < m; s++) {
+        const int k0 = r[s].k0, k1 = r[s].k1;
+        c.kx = Z + (float)(r[s].bx - q->cx), c.ky = Z + (float)(r[s].by - q->cy);
+        int k = k0;
+        for (; k + 4 <= k1; k += 4) {
+            i4 live = load_i4(L->index + k) != SELF;
+            if (filtered) live &= kept4(q, k, k1);
+            four(&a, &c, L, k, live, cone);
+        }
+        if (k < k1) {
+            i4 live = (load_i4(L->index + k) != SELF) & tail[k1 - k];
+            if (filtered) live &= kept4(q, k, k1);
+            four(&a, &c, L, k, live, cone);
+        }
+    }
+    q->sx = a.sx, q->sy = a.sy, q->hx = a.hx, q->hy = a.hy, q->ox = a.ox, q->oy = a.oy;
+    q->n = a.n;
+}
+#endif
+
+/// Sums runs r[0..m), in the loop specialised for the cone and the filter
+/// (the tests they drop cost every candidate).
+static void sum_runs(lanes *q, const st__run *r, int m)
+{
+#ifdef ST__LANE_VECTORS
+    if (!q->careful) {
+        switch (q->cone + 3 * q->filtered) {
+        case CONE_NONE: spans_vec(q, r, m, CONE_NONE, false); break;
+        case CONE_WIDE: spans_vec(q, r, m, CONE_WIDE, false); break;
+        case CONE_NARROW: spans_vec(q, r, m, CONE_NARROW, false); break;
+        case 3 + CONE_NONE: spans_vec(q, r, m, CONE_NONE, true); break;
+        case 3 + CONE_WIDE: spans_vec(q, r, m, CONE_WIDE, true); break;
+        default: spans_vec(q, r, m, CONE_NARROW, true); break;
+        }
+        return;
+    }
+#endif
+    spans_scalar(q, r, m);
+}
+
+/// Run [k0, k1) of items relative to (bx, by), gathered (the list summed
+/// when full).
+static inline void add_span(lanes *q, int k0, int k1, double bx, double by)
+{
+    if (k0 >= k1) return;
+    if (q->m == SPANS) {
+        sum_runs(q, q->spans, q->m);
+        q->m = 0;
+        q->spilled = true;
+    }
+    st__run *s = &q->spans[q->m++];
+    s->k0 = k0;
+    s->k1 = k1;
+    s->bx = bx;
+    s->by = by;
+}
+
+/// Columns a..b of one row (start: the row's cell starts), shifted by sx
+/// across the wrap edge, by: the row's block corner (shifted): a run per
+/// block of cells, each from its own corner.
+static inline void row_runs(lanes *q, const int32_t *start, int a, int b, double sx, double by)
+{
+    if ((a >> ST_GRID_BLOCK_SHIFT) == (b >> ST_GRID_BLOCK_SHIFT)) { // nearly always
+        add_span(q, start[a], start[b + 1], st__block_x(q->g, a) + sx, by);
+        return;
+    }
+    while (a <= b) {
+        int e = a | (ST_GRID_BLOCK - 1);
+        if (e > b) e = b;
+        add_span(q, start[a], start[e + 1], st__block_x(q->g, a) + sx, by);
+        a = e + 1;
+    }
+}
+
+/// Whether the memo holds the runs of a disc of `radius` around the centre
+/// q->(cx, cy) in this grid: the centre lies where every disc covers the
+/// memo's cells. If so they are summed.
+static inline bool recall(lanes *q, const st__runs_memo *memo, double radius)
+{
+    if (!memo || memo->epoch != q->w->grid_epoch || memo->radius != radius || !(q->cx >= memo->lo[0]) ||
+        !(q->cx < memo->hi[0]) || !(q->cy >= memo->lo[1]) || !(q->cy < memo->hi[1]))
+        return false;
+    sum_runs(q, memo->runs, memo->m);
+    return true;
+}
+
+/// Where the centre of a disc of radius r may lie for its cells to be
+/// first..first + span - 1 on an axis of cells of `cell`: [lo, hi), narrowed
+/// by far more than the rounding of the division that finds them.
+static inline void box_axis(double first, double last, double cell, double r, double *lo, double *hi)
+{
+    double a = fmax(first * cell + r, last * cell - r), b = fmin((first + 1.0) * cell + r, (last + 1.0) * cell - r);
+    double margin = 1e-9 * (fabs(a) + fabs(b) + cell + r);
+    *lo = a + margin;
+    *hi = b - margin;
+}
+
+/// The runs just gathered for the disc of `radius` whose cells (before any
+/// clamping) are f[0..3] = first and last column and row: summed, and kept
+/// in the memo when they fit.
+static void finish_walk(lanes *q, st__runs_memo *memo, const double f[4], double radius)
+{
+    sum_runs(q, q->spans, q->m);
+    if (!memo) return;
+    memo->epoch = 0;
+    if (q->spilled || q->m > ST_RUNS_MEMO) return;
+    memcpy(memo->runs, q->spans, (size_t)q->m * sizeof *q->spans);
+    memo->m = q->m;
+    memo->radius = radius;
+    box_axis(f[0], f[1], q->g->cell_w, radius, &memo->lo[0], &memo->hi[0]);
+    box_axis(f[2], f[3], q->g->cell_h, radius, &memo->lo[1], &memo->hi[1]);
+    memo->epoch = q->w->grid_epoch;
+}
+
+/// Every run of the disc of `radius` around c (st__grid_runs' geometry),
+/// summed; with a memo, the runs of the agent before when they are the same.
+static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
+{
+    const st_world *w = q->w;
+    const st_grid *g = q->g;
+    const int32_t *start = g->cell_start;
+    const int nx = g->nx, ny = g->ny;
+    q->m = 0;
+    q->spilled = false;
+    if (w->edges != ST_EDGES_WRAP) {
+        if (w->brute_force) {
+            run_exact(q, 0, g->item_count, c, false);
+            return;
+        }
+        q->cx = c.x, q->cy = c.y;
+        if (recall(q, memo, radius)) return;
+        const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
+                             st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
+        const int cx0 = st__clamp_cell(f[0], nx), cx1 = st__clamp_cell(f[1], nx);
+        const int cy0 = st__clamp_cell(f[2], ny), cy1 = st__clamp_cell(f[3], ny);
+        for (int cy = cy0; cy <= cy1; cy++) row_runs(q, start + cy * nx, cx0, cx1, 0.0, st__block_y(g, cy));
+        finish_walk(q, memo, f, radius);
+        return;
+    }
+    const double W = w->width, H = w->height;
+    c = st_v2(st__wrap_coord(c.x, W), st__wrap_coord(c.y, H));
+    q->cx = c.x, q->cy = c.y;
+    if (recall(q, memo, radius)) return;
+    const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
+                         st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
+    if (w->brute_force || st__grid_folds(g, f[0], f[1], f[2], f[3])) {
+        run_exact(q, 0, g->item_count, c, true);
+        return;
+    }
+    const int cx0 = (int)f[0], cx1 = (int)f[1]; // -nx < cx0 <= cx1 < 2 nx
+    for (int cy = (int)f[2]; cy <= (int)f[3]; cy++) {
+        int row = cy < 0 ? cy + ny : cy >= ny ? cy - ny : cy;
+        double sy = cy < 0 ? -H : cy >= ny ? H : 0.0;
+        const int32_t *rs = start + row * nx;
+        double by = st__block_y(g, row) + sy;
+        if (cx0 < 0) {
+            row_runs(q, rs, cx0 + nx, nx - 1, -W, by);
+            row_runs(q, rs, 0, cx1, 0.0, by);
+        } else if (cx1 >= nx) {
+            row_runs(q, rs, cx0, nx - 1, 0.0, by);
+            row_runs(q, rs, 0, cx1 - nx, W, by);
+        } else {
+            row_runs(q, rs, cx0, cx1, 0.0, by);
+        }
+    }
+    finish_walk(q, memo, f, radius);
+}
+
+static void clear(lanes *q)
+{
+    memset(&q->sx, 0, (size_t)((char *)&q->n - (char *)&q->sx) + sizeof q->n);
+    if (q->careful) {
+        memset(q->csx, 0, sizeof q->csx);
+        memset(q->csy, 0, sizeof q->csy);
+        q->push = st_v2(0.0, 0.0);
+    }
+}
+
+static inline float sum4(const f4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+
+/// The rules' settings, shared by every agent of a query or a batch.
+static void setup(lanes *q, const st_world *w, const st_flock_params *p, double cos_half, double sep_radius)
+{
+    q->w = w;
+    q->g = &w->grid;
+    q->tag = p->tag;
+    q->filtered = p->tag != ST_TAG_ANY || w->removed_in_step;
+    q->cone = cos_half <= -2.0 ? CONE_NONE : cos_half < 0.0 ? CONE_WIDE : CONE_NARROW;
+    // A radius past float's range counts every agent, as a double one would.
+    q->r2 = (float)(p->radius * p->radius);
+    q->sep2 = (float)(sep_radius * sep_radius);
+    q->cos2 = (float)(cos_half * cos_half);
+}
+
+/// An agent's sums as the lanes left them (float): separation x, y,
+/// heading sum x, y, offset sum x, y; or, after a careful pass, none.
+typedef struct fsums {
+    float v[6];
+    int n;
+    bool careful; // the sums are in the st__group instead
+} fsums;
+
+/// The float sums f as the group's (double) sums.
+static inline void fsums_to(const fsums *f, st__group *out)
+{
+    out->sep = st_v2(f->v[0], f->v[1]);
+    out->heading_sum = st_v2(f->v[2], f->v[3]);
+    out->offset_sum = st_v2(f->v[4], f->v[5]);
+    out->n = f->n;
+}
+
+/// Agent i's sums (q set up): in f, or after a careful pass in out
+/// (double; f->careful set).
+static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
+{
+    const st_body *b = &q->w->bodies[i];
+    q->self = (uint32_t)i;
+    q->hx0 = (float)b->heading.x;
+    q->hy0 = (float)b->heading.y;
+    q->careful = false;
+    clear(q);
+    walk(q, b->pos, radius, memo);
+    f->v[0] = sum4(q->sx), f->v[1] = sum4(q->sy);
+    f->v[2] = sum4(q->hx), f->v[3] = sum4(q->hy);
+    f->v[4] = sum4(q->ox), f->v[5] = sum4(q->oy);
+    f->n = (q->n[0] + q->n[1]) + (q->n[2] + q->n[3]);
+    f->careful = !isfinite(f->v[0]) || !isfinite(f->v[1]);
+    if (!f->careful) return;
+    // A neighbour on the agent's own spot (0 / 0) or nearly (1 / d2 past
+    // float): once more, with the separation in double.
+    q->careful = true;
+    clear(q);
+    walk(q, b->pos, radius, memo);
+    fsums_to(f, out);
+    out->sep.x = (q->csx[0] + q->csx[1]) + (q->csx[2] + q->csx[3]) + q->push.x;
+    out->sep.y = (q->csy[0] + q->csy[1]) + (q->csy[2] + q->csy[3]) + q->push.y;
+}
+
+/// No grid to read (none yet, or it ran out of memory): no neighbours.
+static bool no_grid(const st_grid *g) { return !g->cell_start || g->item_count == 0 || !g->lanes; }
+
+void st__group_query(const st_world *w, int i, const st_flock_params *p, double cos_half, double sep_radius,
+                     st__group *out, st__runs_memo *memo)
+{
+    *out = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_radius * sep_radius, (uint32_t)i};
+    if (no_grid(&w->grid)) return;
+    lanes q;
+    setup(&q, w, p, cos_half, sep_radius);
+    fsums f;
+    sums_of(&q, i, p->radius, &f, out, memo);
+    if (!f.careful) fsums_to(&f, out);
+}
+
+#ifdef ST__LANE_VECTORS
+/// sqrt of each lane: one instruction with SSE, else lane by lane; correctly
+/// rounded either way, so the same bits.
+static inline f4 sqrt4(f4 v)
+{
+#if defined(__SSE__)
+    return __builtin_ia32_sqrtps(v);
+#else
+    f4 r;
+    for (int l = 0; l < 4; l++) r[l] = sqrtf(v[l]);
+    return r;
+#endif
+}
+#endif
+
+/// Below this the square root's reciprocal of a squared length leaves float.
+#define TINY2 1e-30f
+/// Above this a number has no room to be squared in float.
+#define HUGE1 1e18f
+/// A saturated force is scaled to this share of max_force: short of it by
+/// more than float's rounding, so that double's truncation finds nothing
+/// to do (and costs no square root).
+#define UNDER_MAX (1.0f - 1e-6f)
+
+#ifdef ST__LANE_VECTORS
+/// Lanes that are not numbers within +-HUGE1 (a double past float's range
+/// converts to inf, a nan stays one: both fail).
+static inline i4 out_of_range(f4 v)
+{
+    const f4 H = {HUGE1, HUGE1, HUGE1, HUGE1};
+    return ~((f4)((i4)v & 0x7fffffff) <= H);
+}
+#endif
+
+#ifdef ST__LANE_VECTORS
+/// One rule for four agents, a lane each: toward max speed along (X, Y)
+/// where `on` and the sum is not zero, weighted, added to (FX, FY).
+static inline void rule4(f4 X, f4 Y, i4 on, const f4 *body, float weight, f4 *FX, f4 *FY, i4 *bad)
+{
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    const f4 VX = body[0], VY = body[1], SPEED = body[2], MOST = body[3], GAIN = body[4], LIMIT = body[5];
+    f4 L2 = X * X + Y * Y;
+    i4 live = on & (L2 > Z);
+    *bad |= live & (L2 < TINY2);
+    f4 INV = (Z + 1.0f) / sqrt4(L2);
+    f4 DX = X * INV * SPEED - VX, DY = Y * INV * SPEED - VY;
+    f4 NEED = sqrt4(DX * DX + DY * DY);
+    // steer_velocity: (desired - vel) * gain, or max_force along it past the limit.
+    i4 past = NEED >= LIMIT;
+    f4 G = (f4)(((i4)(MOST / NEED) & past) | ((i4)GAIN & ~past));
+    *FX += (f4)((i4)(DX * G * weight) & live);
+    *FY += (f4)((i4)(DY * G * weight) & live);
+}
+#else
+/// rule4, one lane.
+static inline void rule1(float x, float y, bool on, const float *body, float weight, float *fx, float *fy, bool *bad)
+{
+    float l2 = x * x + y * y;
+    bool live = on && l2 > 0.0f;
+    if (live && l2 < TINY2) *bad = true;
+    float inv = 1.0f / sqrtf(l2);
+    float dx = x * inv * body[2] - body[0], dy = y * inv * body[2] - body[1];
+    float need = sqrtf(dx * dx + dy * dy);
+    float gl = need >= body[5] ? body[3] / need : body[4];
+    *fx += live ? dx * gl * weight : 0.0f;
+    *fy += live ? dy * gl * weight : 0.0f;
+}
+#endif
+
+/// The three rules for n <= 4 agents from their float sums f[m] (none
+/// careful), bodies b[m], a vector lane each (st__flock_batch).
+static void forces4(const fsums *f, const st_body *const *b, int n, double dt, const float weight[3],
+                    st_vec2 *force, bool *ok)
+{
+    // An agent's inputs a row (its 6 sums, then velocity x, y, max speed,
+    // max force, gain, limit), taken into vectors a column at a time from
+    // scalars: a vector read of scalars just written would wait for them.
+    // Lanes past n stay zero: no sum, nothing to steer.
+    float row[4][12];
+    int32_t has[4];
+    for (int l = 0; l < 4; l++) {
+        if (l >= n) {
+            for (int k = 0; k < 12; k++) row[l][k] = 0.0f;
+            has[l] = 0;
+            continue;
+        }
+        for (int k = 0; k < 6; k++) row[l][k] = f[l].v[k];
+        // behaviors.c's gain_of: the gain that turns a velocity change
+        // into a force, and the largest change max_force makes.
+        double gain = b[l]->mass / dt, limit = b[l]->max_force / gain;
+        row[l][6] = (float)b[l]->vel.x, row[l][7] = (float)b[l]->vel.y;
+        row[l][8] = (float)b[l]->max_speed, row[l][9] = (float)b[l]->max_force;
+        row[l][10] = (float)gain, row[l][11] = (float)limit;
+        has[l] = f[l].n > 0 ? -1 : 0;
+    }
+    float fx[4], fy[4];
+    bool bad[4];
+#ifdef ST__LANE_VECTORS
+    f4 I[6], B[6];
+    for (int k = 0; k < 6; k++) I[k] = (f4){row[0][k], row[1][k], row[2][k], row[3][k]};
+    for (int k = 0; k < 6; k++) B[k] = (f4){row[0][6 + k], row[1][6 + k], row[2][6 + k], row[3][6 + k]};
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    i4 BAD = {0, 0, 0, 0};
+    for (int k = 0; k < 6; k++) BAD |= out_of_range(I[k]) | out_of_range(B[k]);
+    const i4 ALL = {-1, -1, -1, -1}, HAS = {has[0], has[1], has[2], has[3]};
+    f4 FX = Z, FY = Z;
+    rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
+    rule4(I[2], I[3], HAS, B, weight[1], &FX, &FY, &BAD);
+    rule4(I[4], I[5], HAS, B, weight[2], &FX, &FY, &BAD);
+    // Truncated to max_force here, in float, just under it.
+    f4 L2 = FX * FX + FY * FY;
+    i4 over = L2 > B[3] * B[3];
+    f4 R = (f4)(((i4)(B[3] / sqrt4(L2) * UNDER_MAX) & over) | ((i4)(Z + 1.0f) & ~over));
+    FX *= R;
+    FY *= R;
+    // Degenerate bodies (no max force, a limit of 0 ...) can make 0 / 0:
+    // double sorts those out.
+    BAD |= out_of_range(FX) | out_of_range(FY);
+    for (int l = 0; l < 4; l++) fx[l] = FX[l], fy[l] = FY[l], bad[l] = BAD[l] != 0;
+#else
+    for (int l = 0; l < 4; l++) {
+        const float *in = row[l], *bl = row[l] + 6;
+        bad[l] = false;
+        for (int k = 0; k < 12; k++) bad[l] |= !(fabsf(row[l][k]) <= HUGE1);
+        fx[l] = fy[l] = 0.0f;
+        rule1(in[0], in[1], true, bl, weight[0], &fx[l], &fy[l], &bad[l]);
+        rule1(in[2], in[3], has[l], bl, weight[1], &fx[l], &fy[l], &bad[l]);
+        rule1(in[4], in[5], has[l], bl, weight[2], &fx[l], &fy[l], &bad[l]);
+        float l2 = fx[l] * fx[l] + fy[l] * fy[l];
+        float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
+        fx[l] *= r;
+        fy[l] *= r;
+        bad[l] |= !(fabsf(fx[l]) <= HUGE1) || !(fabsf(fy[l]) <= HUGE1);
+    }
+#endif
+    for (int l = 0; l < n; l++) {
+        ok[l] = !bad[l];
+        force[l] = st_v2((double)fx[l], (double)fy[l]);
+    }
+}
+
+void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
+                     const int *index, int n, double dt, st_vec2 *force, bool *ok, st__group *g,
+                     st__runs_memo *memo)
+{
+    assert(n <= ST_FLOCK_BATCH);
+    fsums f[ST_FLOCK_BATCH];
+    const st_body *b[ST_FLOCK_BATCH];
+    const bool grid = !no_grid(&w->grid);
+    lanes q;
+    if (grid) setup(&q, w, p, cos_half, sep_radius);
+    for (int m = 0; m < n; m++) {
+        b[m] = &w->bodies[index[m]];
+        g[m] = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_radius * sep_radius, (uint32_t)index[m]};
+        if (grid) sums_of(&q, index[m], p->radius, &f[m], &g[m], memo);
+        else f[m] = (fsums){{0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, 0, false};
+    }
+    // A weight past float's range: all in double.
+    const bool wide = !(fabs(p->separation) <= (double)HUGE1 && fabs(p->alignment) <= (double)HUGE1 &&
+                        fabs(p->cohesion) <= (double)HUGE1);
+    const float weight[3] = {(float)p->separation, (float)p->alignment, (float)p->cohesion};
+    for (int m = 0; m < n; m += 4) {
+        int k = n - m < 4 ? n - m : 4;
+        forces4(f + m, b + m, k, dt, weight, force + m, ok + m);
+    }
+    for (int m = 0; m < n; m++) {
+        if (f[m].careful || wide) ok[m] = false;
+        if (!ok[m] && !f[m].careful) fsums_to(&f[m], &g[m]);
+    }
+}
+
+st_vec2 st__coincident_dir(uint64_t self, uint64_t other)
+{
+    uint64_t lo = self < other ? self : other, hi = self < other ? other : self;
+    uint64_t s = lo * 0x9E3779B97F4A7C15ull ^ hi;
+    double angle = st_rng_double(&s) * 2.0 * ST_PI;
+    st_vec2 d = st_v2_from_angle(angle, 1.0);
+    return self < other ? d : st_v2_neg(d);
+}
