@@ -35,6 +35,9 @@
  *    units, with each agent's cost split into step, dispatch, Lua and query
  *    (density.c)
  *
+ * 12. each core's speed (cores.c), before the rows and after them: a
+ *    2-thread row is held back by the slower core
+ *
  * Each flock configuration runs in a child process (fork) so its peak RSS is
  * its own. The brains run in a bare Lua state (luaL_newstate and the standard
  * libraries, as stock lua5.4 makes) and, for the last rows, in the app. Timing uses CLOCK_MONOTONIC here, in the benchmark, never in the core.
@@ -51,6 +54,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "cores.h"
 #include "density.h"
 #include "kernel.h"
 #include "steer.h"
@@ -1091,9 +1095,10 @@ int main(int argc, char **argv)
          do_rewind = !only || !strcmp(only, "rewind");
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n\n",
+    printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n",
            ST_VERSION, cores);
-    printf("%-22s %9s %7s %10s %12s %12s\n", "case", "N", "threads", "ms/step", "ns/agent", "steps/s");
+    cores_line("start");
+    printf("\n%-22s %9s %7s %10s %12s %12s\n", "case", "N", "threads", "ms/step", "ns/agent", "steps/s");
 
     int sizes[] = {1000, 10000, 100000, 1000000};
     int nsizes = !do_flock ? 0 : quick ? 3 : 4;
@@ -1185,6 +1190,8 @@ int main(int argc, char **argv)
         printf("\n");
         run_rewind(app, scripts);
     }
+    printf("\n");
+    cores_line("end");
     if (!do_flock) return 0;
 
     printf("\nchecksums (flock, 1 vs 2 threads):\n");
