@@ -29,6 +29,7 @@
  * separation overflows float; both show as a sum that is not finite.
  */
 #include <assert.h>
+#include <float.h>
 #include <string.h>
 
 #include "grid_iter.h"
@@ -72,7 +73,9 @@ typedef struct lanes {
     int32_t tag;     // ST_TAG_ANY or the one tag to count
     bool filtered;   // a tag, or agents removed during this step: look at each candidate
     int cone;
+    bool scalar;            // the vector loop's wide cone would differ (see four)
     float r2, sep2, cos2, hx0, hy0;
+    f4 r2v, sep2v, c2v;     // r2, sep2, cos2 in every lane
     int m;                  // runs gathered in spans
     bool spilled;           // spans filled up and were summed before the last
     st__run spans[SPANS];
@@ -179,7 +182,7 @@ typedef struct acc4 {
     i4 n;
 } acc4;
 
-/// The vector loop's constants.
+/// The vector loop's constants. c2 is negated for a wide cone (see four).
 typedef struct con4 {
     f4 kx, ky, hx, hy, c2, r2, sep2;
 } con4;
@@ -192,7 +195,16 @@ ST__INLINE void four(acc4 *a, const con4 *c, const st_grid_lanes *L, int k, i4 l
     f4 DX = load_f4(L->x + k) + c->kx, DY = load_f4(L->y + k) + c->ky;
     f4 D2 = DX * DX + DY * DY;
     i4 in = live & (D2 <= c->r2);
-    if (cone != CONE_NONE) {
+    if (cone == CONE_WIDE) {
+        // IN_CONE's wide test in one compare: dot |dot| >= -c2 d^2 is
+        // dot >= 0 or dot^2 <= c2 d^2, bit for bit (rounding is symmetric
+        // in sign; a dot^2 that underflows to 0 passes both). They part
+        // only where c2 d^2 is nan (c2 0, d^2 inf), which setup sends to
+        // the scalar loop.
+        f4 DOT = DX * c->hx + DY * c->hy;
+        f4 ADOT = (f4)((i4)DOT & 0x7fffffff);
+        in &= DOT * ADOT >= c->c2 * D2;
+    } else if (cone != CONE_NONE) {
         f4 DOT = DX * c->hx + DY * c->hy;
         f4 C = c->c2 * D2;
         in &= IN_CONE(cone, DOT, C, Z);
@@ -216,7 +228,8 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
     const st_grid_lanes *L = q->g->lanes;
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
     con4 c;
-    c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.c2 = Z + q->cos2, c.r2 = Z + q->r2, c.sep2 = Z + q->sep2;
+    c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.r2 = q->r2v, c.sep2 = q->sep2v;
+    c.c2 = cone == CONE_WIDE ? -q->c2v : q->c2v;
     const i4 SELF = (i4){0, 0, 0, 0} + (int32_t)q->self;
     acc4 a = {q->sx, q->sy, q->hx, q->hy, q->ox, q->oy, q->n};
     for (int s = 0; s < m; s++) {
@@ -244,7 +257,7 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
 static void sum_runs(lanes *q, const st__run *r, int m)
 {
 #ifdef ST__LANE_VECTORS
-    if (!q->careful) {
+    if (!q->careful && !q->scalar) {
         switch (q->cone + 3 * q->filtered) {
         case CONE_NONE: spans_vec(q, r, m, CONE_NONE, false); break;
         case CONE_WIDE: spans_vec(q, r, m, CONE_WIDE, false); break;
@@ -389,7 +402,14 @@ static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
 
 static void clear(lanes *q)
 {
+#ifdef ST__LANE_VECTORS
+    // Seven vector stores (a memset of them is a string instruction).
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    q->sx = q->sy = q->hx = q->hy = q->ox = q->oy = Z;
+    q->n = (i4){0, 0, 0, 0};
+#else
     memset(&q->sx, 0, (size_t)((char *)&q->n - (char *)&q->sx) + sizeof q->n);
+#endif
     if (q->careful) {
         memset(q->csx, 0, sizeof q->csx);
         memset(q->csy, 0, sizeof q->csy);
@@ -411,6 +431,11 @@ static void setup(lanes *q, const st_world *w, const st_flock_params *p, double 
     q->r2 = (float)(p->radius * p->radius);
     q->sep2 = (float)(sep_radius * sep_radius);
     q->cos2 = (float)(cos_half * cos_half);
+    q->scalar = q->cone == CONE_WIDE && q->cos2 == 0.0f && !(q->r2 <= FLT_MAX);
+#ifdef ST__LANE_VECTORS
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    q->r2v = Z + q->r2, q->sep2v = Z + q->sep2, q->c2v = Z + q->cos2;
+#endif
 }
 
 /// An agent's sums as the lanes left them (float): separation x, y,
@@ -432,7 +457,7 @@ static inline void fsums_to(const fsums *f, st__group *out)
 
 /// Agent i's sums (q set up): in f, or after a careful pass in out
 /// (double; f->careful set).
-static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
+ST__INLINE void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
 {
     const st_body *b = &q->w->bodies[i];
     q->self = (uint32_t)i;
@@ -623,11 +648,13 @@ void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_hal
     const bool grid = !no_grid(&w->grid);
     lanes q;
     if (grid) setup(&q, w, p, cos_half, sep_radius);
+    // g[m] is filled only for the agents left to double (rare): its sums
+    // by a careful pass, or from f[m] below.
     for (int m = 0; m < n; m++) {
         b[m] = &w->bodies[index[m]];
-        g[m] = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_radius * sep_radius, (uint32_t)index[m]};
         if (grid) sums_of(&q, index[m], p->radius, &f[m], &g[m], memo);
         else f[m] = (fsums){{0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, 0, false};
+        if (f[m].careful) g[m].sep_r2 = sep_radius * sep_radius, g[m].self = (uint32_t)index[m];
     }
     // A weight past float's range: all in double.
     const bool wide = !(fabs(p->separation) <= (double)HUGE1 && fabs(p->alignment) <= (double)HUGE1 &&
@@ -639,7 +666,10 @@ void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_hal
     }
     for (int m = 0; m < n; m++) {
         if (f[m].careful || wide) ok[m] = false;
-        if (!ok[m] && !f[m].careful) fsums_to(&f[m], &g[m]);
+        if (!ok[m] && !f[m].careful) {
+            g[m].sep_r2 = sep_radius * sep_radius, g[m].self = (uint32_t)index[m];
+            fsums_to(&f[m], &g[m]);
+        }
     }
 }
 
