@@ -455,31 +455,50 @@ static inline void fsums_to(const fsums *f, st__group *out)
     out->n = f->n;
 }
 
-/// Agent i's sums (q set up): in f, or after a careful pass in out
-/// (double; f->careful set).
-ST__INLINE void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
+/// Agent i as the agent the walks are for (q set up).
+static inline void aim(lanes *q, int i)
 {
     const st_body *b = &q->w->bodies[i];
     q->self = (uint32_t)i;
     q->hx0 = (float)b->heading.x;
     q->hy0 = (float)b->heading.y;
+}
+
+/// Agent i's walk (q set up): its sums left in q's lanes, not yet added.
+ST__INLINE void lanes_of(lanes *q, int i, double radius, st__runs_memo *memo)
+{
+    aim(q, i);
     q->careful = false;
     clear(q);
-    walk(q, b->pos, radius, memo);
+    walk(q, q->w->bodies[i].pos, radius, memo);
+}
+
+/// Agent i's float sums f with a separation that is not finite: a
+/// neighbour on the agent's own spot (0 / 0) or nearly (1 / d2 past
+/// float). Its walk once more, with the separation in double: the sums
+/// into out.
+static void careful_of(lanes *q, int i, double radius, const fsums *f, st__group *out, st__runs_memo *memo)
+{
+    aim(q, i);
+    q->careful = true;
+    clear(q);
+    walk(q, q->w->bodies[i].pos, radius, memo);
+    fsums_to(f, out);
+    out->sep.x = (q->csx[0] + q->csx[1]) + (q->csx[2] + q->csx[3]) + q->push.x;
+    out->sep.y = (q->csy[0] + q->csy[1]) + (q->csy[2] + q->csy[3]) + q->push.y;
+}
+
+/// Agent i's sums (q set up): in f, or after a careful pass in out
+/// (double; f->careful set).
+static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
+{
+    lanes_of(q, i, radius, memo);
     f->v[0] = sum4(q->sx), f->v[1] = sum4(q->sy);
     f->v[2] = sum4(q->hx), f->v[3] = sum4(q->hy);
     f->v[4] = sum4(q->ox), f->v[5] = sum4(q->oy);
     f->n = (q->n[0] + q->n[1]) + (q->n[2] + q->n[3]);
     f->careful = !isfinite(f->v[0]) || !isfinite(f->v[1]);
-    if (!f->careful) return;
-    // A neighbour on the agent's own spot (0 / 0) or nearly (1 / d2 past
-    // float): once more, with the separation in double.
-    q->careful = true;
-    clear(q);
-    walk(q, b->pos, radius, memo);
-    fsums_to(f, out);
-    out->sep.x = (q->csx[0] + q->csx[1]) + (q->csx[2] + q->csx[3]) + q->push.x;
-    out->sep.y = (q->csy[0] + q->csy[1]) + (q->csy[2] + q->csy[3]) + q->push.y;
+    if (f->careful) careful_of(q, i, radius, f, out, memo);
 }
 
 /// No grid to read (none yet, or it ran out of memory): no neighbours.
@@ -550,6 +569,120 @@ static inline void rule4(f4 X, f4 Y, i4 on, const f4 *body, float weight, f4 *FX
     *FX += (f4)((i4)(DX * G * weight) & live);
     *FY += (f4)((i4)(DY * G * weight) & live);
 }
+#endif
+
+#ifdef ST__LANE_VECTORS
+typedef double d4 __attribute__((vector_size(32)));
+
+/// Lane l: the sum of the four lanes of the l-th of a, b, c, d, added as
+/// sum4 adds them ((0 + 1) + (2 + 3)), so to the same bits. Pairs first:
+/// (a0 + a1, a2 + a3, b0 + b1, b2 + b3) and the same of c, d.
+static inline f4 across(f4 a, f4 b, f4 c, f4 d)
+{
+    const i4 EVEN = {0, 2, 4, 6}, ODD = {1, 3, 5, 7};
+    f4 ab = __builtin_shuffle(a, b, EVEN) + __builtin_shuffle(a, b, ODD);
+    f4 cd = __builtin_shuffle(c, d, EVEN) + __builtin_shuffle(c, d, ODD);
+    return __builtin_shuffle(ab, cd, EVEN) + __builtin_shuffle(ab, cd, ODD);
+}
+
+static inline i4 across_i(i4 a, i4 b, i4 c, i4 d)
+{
+    const i4 EVEN = {0, 2, 4, 6}, ODD = {1, 3, 5, 7};
+    i4 ab = __builtin_shuffle(a, b, EVEN) + __builtin_shuffle(a, b, ODD);
+    i4 cd = __builtin_shuffle(c, d, EVEN) + __builtin_shuffle(c, d, ODD);
+    return __builtin_shuffle(ab, cd, EVEN) + __builtin_shuffle(ab, cd, ODD);
+}
+
+/// An agent's sums as its walk left them in the lanes (not yet added).
+typedef struct lsums {
+    f4 v[6]; // separation x, y, heading sum x, y, offset sum x, y
+    i4 n;
+} lsums;
+
+/// The bodies' inputs to the rules, a lane each (lanes past n zero):
+/// velocity x, y, max speed, max force, and behaviors.c's gain_of: the
+/// gain that turns a velocity change into a force, and the largest change
+/// max_force makes. Converted to float two lanes an instruction.
+static void body4(const st_body *const *b, int n, double dt, f4 B[6])
+{
+    double c[6][4];
+    for (int l = 0; l < 4; l++) {
+        if (l >= n) {
+            for (int k = 0; k < 6; k++) c[k][l] = 0.0;
+            continue;
+        }
+        double gain = b[l]->mass / dt;
+        c[0][l] = b[l]->vel.x, c[1][l] = b[l]->vel.y;
+        c[2][l] = b[l]->max_speed, c[3][l] = b[l]->max_force;
+        c[4][l] = gain, c[5][l] = b[l]->max_force / gain;
+    }
+    for (int k = 0; k < 6; k++) B[k] = __builtin_convertvector(((d4){c[k][0], c[k][1], c[k][2], c[k][3]}), f4);
+}
+
+/// The three rules for four agents, a vector lane each, from their sums I
+/// (HAS: the lanes with neighbours) and bodies B: the forces, and bad where
+/// float will not do.
+static void rules4(const f4 I[6], i4 HAS, const f4 B[6], const float weight[3], f4 *fx, f4 *fy, i4 *bad)
+{
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    i4 BAD = {0, 0, 0, 0};
+    for (int k = 0; k < 6; k++) BAD |= out_of_range(I[k]) | out_of_range(B[k]);
+    const i4 ALL = {-1, -1, -1, -1};
+    f4 FX = Z, FY = Z;
+    rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
+    rule4(I[2], I[3], HAS, B, weight[1], &FX, &FY, &BAD);
+    rule4(I[4], I[5], HAS, B, weight[2], &FX, &FY, &BAD);
+    // Truncated to max_force here, in float, just under it.
+    f4 L2 = FX * FX + FY * FY;
+    i4 over = L2 > B[3] * B[3];
+    f4 R = (f4)(((i4)(B[3] / sqrt4(L2) * UNDER_MAX) & over) | ((i4)(Z + 1.0f) & ~over));
+    FX *= R;
+    FY *= R;
+    // Degenerate bodies (no max force, a limit of 0 ...) can make 0 / 0:
+    // double sorts those out.
+    BAD |= out_of_range(FX) | out_of_range(FY);
+    *fx = FX, *fy = FY, *bad = BAD;
+}
+
+/// The flock's forces of n <= 4 agents index[0..n) (st__flock_batch; q
+/// set up, or NULL with no grid): their walks, their sums added across the
+/// lanes four agents at once, the rules in float. ok[l] false where float
+/// will not do or `wide`; then g[l] holds the sums (double).
+static void batch4(const st_world *w, lanes *q, double radius, double sep_radius, const int *index, int n,
+                   double dt, const float weight[3], bool wide, st_vec2 *force, bool *ok, st__group *g,
+                   st__runs_memo *memo)
+{
+    lsums s[4];
+    const st_body *b[4];
+    for (int l = 0; l < 4; l++) {
+        if (l < n && q) {
+            lanes_of(q, index[l], radius, memo);
+            s[l] = (lsums){{q->sx, q->sy, q->hx, q->hy, q->ox, q->oy}, q->n};
+        } else {
+            s[l] = (lsums){{{0.0f}}, {0, 0, 0, 0}};
+        }
+    }
+    f4 I[6];
+    for (int k = 0; k < 6; k++) I[k] = across(s[0].v[k], s[1].v[k], s[2].v[k], s[3].v[k]);
+    const i4 N = across_i(s[0].n, s[1].n, s[2].n, s[3].n);
+    for (int l = 0; l < n; l++) b[l] = &w->bodies[index[l]];
+    f4 B[6], FX, FY;
+    i4 BAD;
+    body4(b, n, dt, B);
+    rules4(I, N > 0, B, weight, &FX, &FY, &BAD);
+    // Not finite: the separation overflowed float (see careful_of).
+    const f4 FMAX = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX};
+    const i4 CAREFUL = ~((f4)((i4)I[0] & 0x7fffffff) <= FMAX) | ~((f4)((i4)I[1] & 0x7fffffff) <= FMAX);
+    for (int l = 0; l < n; l++) {
+        force[l] = st_v2((double)FX[l], (double)FY[l]);
+        ok[l] = !BAD[l] && !CAREFUL[l] && !wide;
+        if (ok[l]) continue;
+        const fsums f = {{I[0][l], I[1][l], I[2][l], I[3][l], I[4][l], I[5][l]}, N[l], CAREFUL[l] != 0};
+        g[l].sep_r2 = sep_radius * sep_radius, g[l].self = (uint32_t)index[l];
+        if (f.careful) careful_of(q, index[l], radius, &f, &g[l], memo);
+        else fsums_to(&f, &g[l]);
+    }
+}
 #else
 /// rule4, one lane.
 static inline void rule1(float x, float y, bool on, const float *body, float weight, float *fx, float *fy, bool *bad)
@@ -564,112 +697,54 @@ static inline void rule1(float x, float y, bool on, const float *body, float wei
     *fx += live ? dx * gl * weight : 0.0f;
     *fy += live ? dy * gl * weight : 0.0f;
 }
-#endif
 
-/// The three rules for n <= 4 agents from their float sums f[m] (none
-/// careful), bodies b[m], a vector lane each (st__flock_batch).
-static void forces4(const fsums *f, const st_body *const *b, int n, double dt, const float weight[3],
-                    st_vec2 *force, bool *ok)
+/// batch4 one agent at a time: the same arithmetic.
+static void batch4(const st_world *w, lanes *q, double radius, double sep_radius, const int *index, int n,
+                   double dt, const float weight[3], bool wide, st_vec2 *force, bool *ok, st__group *g,
+                   st__runs_memo *memo)
 {
-    // An agent's inputs a row (its 6 sums, then velocity x, y, max speed,
-    // max force, gain, limit), taken into vectors a column at a time from
-    // scalars: a vector read of scalars just written would wait for them.
-    // Lanes past n stay zero: no sum, nothing to steer.
-    float row[4][12];
-    int32_t has[4];
-    for (int l = 0; l < 4; l++) {
-        if (l >= n) {
-            for (int k = 0; k < 12; k++) row[l][k] = 0.0f;
-            has[l] = 0;
-            continue;
-        }
-        for (int k = 0; k < 6; k++) row[l][k] = f[l].v[k];
-        // behaviors.c's gain_of: the gain that turns a velocity change
-        // into a force, and the largest change max_force makes.
-        double gain = b[l]->mass / dt, limit = b[l]->max_force / gain;
-        row[l][6] = (float)b[l]->vel.x, row[l][7] = (float)b[l]->vel.y;
-        row[l][8] = (float)b[l]->max_speed, row[l][9] = (float)b[l]->max_force;
-        row[l][10] = (float)gain, row[l][11] = (float)limit;
-        has[l] = f[l].n > 0 ? -1 : 0;
-    }
-    float fx[4], fy[4];
-    bool bad[4];
-#ifdef ST__LANE_VECTORS
-    f4 I[6], B[6];
-    for (int k = 0; k < 6; k++) I[k] = (f4){row[0][k], row[1][k], row[2][k], row[3][k]};
-    for (int k = 0; k < 6; k++) B[k] = (f4){row[0][6 + k], row[1][6 + k], row[2][6 + k], row[3][6 + k]};
-    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
-    i4 BAD = {0, 0, 0, 0};
-    for (int k = 0; k < 6; k++) BAD |= out_of_range(I[k]) | out_of_range(B[k]);
-    const i4 ALL = {-1, -1, -1, -1}, HAS = {has[0], has[1], has[2], has[3]};
-    f4 FX = Z, FY = Z;
-    rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
-    rule4(I[2], I[3], HAS, B, weight[1], &FX, &FY, &BAD);
-    rule4(I[4], I[5], HAS, B, weight[2], &FX, &FY, &BAD);
-    // Truncated to max_force here, in float, just under it.
-    f4 L2 = FX * FX + FY * FY;
-    i4 over = L2 > B[3] * B[3];
-    f4 R = (f4)(((i4)(B[3] / sqrt4(L2) * UNDER_MAX) & over) | ((i4)(Z + 1.0f) & ~over));
-    FX *= R;
-    FY *= R;
-    // Degenerate bodies (no max force, a limit of 0 ...) can make 0 / 0:
-    // double sorts those out.
-    BAD |= out_of_range(FX) | out_of_range(FY);
-    for (int l = 0; l < 4; l++) fx[l] = FX[l], fy[l] = FY[l], bad[l] = BAD[l] != 0;
-#else
-    for (int l = 0; l < 4; l++) {
-        const float *in = row[l], *bl = row[l] + 6;
-        bad[l] = false;
-        for (int k = 0; k < 12; k++) bad[l] |= !(fabsf(row[l][k]) <= HUGE1);
-        fx[l] = fy[l] = 0.0f;
-        rule1(in[0], in[1], true, bl, weight[0], &fx[l], &fy[l], &bad[l]);
-        rule1(in[2], in[3], has[l], bl, weight[1], &fx[l], &fy[l], &bad[l]);
-        rule1(in[4], in[5], has[l], bl, weight[2], &fx[l], &fy[l], &bad[l]);
-        float l2 = fx[l] * fx[l] + fy[l] * fy[l];
-        float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
-        fx[l] *= r;
-        fy[l] *= r;
-        bad[l] |= !(fabsf(fx[l]) <= HUGE1) || !(fabsf(fy[l]) <= HUGE1);
-    }
-#endif
     for (int l = 0; l < n; l++) {
-        ok[l] = !bad[l];
-        force[l] = st_v2((double)fx[l], (double)fy[l]);
+        fsums f = {{0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, 0, false};
+        g[l].sep_r2 = sep_radius * sep_radius, g[l].self = (uint32_t)index[l];
+        if (q) sums_of(q, index[l], radius, &f, &g[l], memo);
+        const st_body *b = &w->bodies[index[l]];
+        double gain = b->mass / dt, limit = b->max_force / gain;
+        const float bl[6] = {(float)b->vel.x, (float)b->vel.y, (float)b->max_speed, (float)b->max_force, (float)gain,
+                             (float)limit};
+        bool bad = false;
+        for (int k = 0; k < 6; k++) bad |= !(fabsf(f.v[k]) <= HUGE1) || !(fabsf(bl[k]) <= HUGE1);
+        float fx = 0.0f, fy = 0.0f;
+        rule1(f.v[0], f.v[1], true, bl, weight[0], &fx, &fy, &bad);
+        rule1(f.v[2], f.v[3], f.n > 0, bl, weight[1], &fx, &fy, &bad);
+        rule1(f.v[4], f.v[5], f.n > 0, bl, weight[2], &fx, &fy, &bad);
+        float l2 = fx * fx + fy * fy;
+        float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
+        fx *= r;
+        fy *= r;
+        bad |= !(fabsf(fx) <= HUGE1) || !(fabsf(fy) <= HUGE1);
+        force[l] = st_v2((double)fx, (double)fy);
+        ok[l] = !bad && !f.careful && !wide;
+        if (!ok[l] && !f.careful) fsums_to(&f, &g[l]);
     }
 }
+#endif
 
 void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
                      const int *index, int n, double dt, st_vec2 *force, bool *ok, st__group *g,
                      st__runs_memo *memo)
 {
     assert(n <= ST_FLOCK_BATCH);
-    fsums f[ST_FLOCK_BATCH];
-    const st_body *b[ST_FLOCK_BATCH];
-    const bool grid = !no_grid(&w->grid);
     lanes q;
+    const bool grid = !no_grid(&w->grid);
     if (grid) setup(&q, w, p, cos_half, sep_radius);
-    // g[m] is filled only for the agents left to double (rare): its sums
-    // by a careful pass, or from f[m] below.
-    for (int m = 0; m < n; m++) {
-        b[m] = &w->bodies[index[m]];
-        if (grid) sums_of(&q, index[m], p->radius, &f[m], &g[m], memo);
-        else f[m] = (fsums){{0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, 0, false};
-        if (f[m].careful) g[m].sep_r2 = sep_radius * sep_radius, g[m].self = (uint32_t)index[m];
-    }
     // A weight past float's range: all in double.
     const bool wide = !(fabs(p->separation) <= (double)HUGE1 && fabs(p->alignment) <= (double)HUGE1 &&
                         fabs(p->cohesion) <= (double)HUGE1);
     const float weight[3] = {(float)p->separation, (float)p->alignment, (float)p->cohesion};
     for (int m = 0; m < n; m += 4) {
         int k = n - m < 4 ? n - m : 4;
-        forces4(f + m, b + m, k, dt, weight, force + m, ok + m);
-    }
-    for (int m = 0; m < n; m++) {
-        if (f[m].careful || wide) ok[m] = false;
-        if (!ok[m] && !f[m].careful) {
-            g[m].sep_r2 = sep_radius * sep_radius, g[m].self = (uint32_t)index[m];
-            fsums_to(&f[m], &g[m]);
-        }
+        batch4(w, grid ? &q : NULL, p->radius, sep_radius, index + m, k, dt, weight, wide, force + m, ok + m, g + m,
+               memo);
     }
 }
 
