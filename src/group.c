@@ -56,12 +56,18 @@ enum { CONE_NONE, CONE_WIDE, CONE_NARROW }; // all around; half-angle >= 90 degr
 /// Runs gathered before they are summed: one loop does them all.
 #define SPANS 32
 
-typedef struct lanes {
-    // The sums, lane by lane (cleared together: from sx to n).
-    f4 sx, sy;  // separation: the sum of -offset / distance^2 (float)
-    f4 hx, hy;  // headings
-    f4 ox, oy;  // offsets
+/// An agent's sums, lane by lane, as a walk leaves them.
+typedef struct lsums {
+    f4 sx, sy; // separation: the sum of -offset / distance^2 (float)
+    f4 hx, hy; // headings
+    f4 ox, oy; // offsets
     i4 n;
+} lsums;
+
+typedef struct lanes {
+    // Where the walk adds up: own, or a batch's (batch4).
+    lsums *sum;
+    lsums own;
     // The careful pass: separation in double, coincident neighbours.
     double csx[4], csy[4];
     st_vec2 push;  // the coincident neighbours' pushes, in candidate order
@@ -102,16 +108,17 @@ static inline void one(lanes *q, int l, float dx, float dy, float ghx, float ghy
         in &= IN_CONE(q->cone, dot, c2, 0.0f);
     }
     if (in && q->filtered) in = kept(q, k);
-    q->n[l] += in;
-    q->hx[l] += in ? ghx : 0.0f;
-    q->hy[l] += in ? ghy : 0.0f;
-    q->ox[l] += in ? dx : 0.0f;
-    q->oy[l] += in ? dy : 0.0f;
+    lsums *S = q->sum;
+    S->n[l] += in;
+    S->hx[l] += in ? ghx : 0.0f;
+    S->hy[l] += in ? ghy : 0.0f;
+    S->ox[l] += in ? dx : 0.0f;
+    S->oy[l] += in ? dy : 0.0f;
     int close = in & (d2 < q->sep2);
     if (!q->careful) {
         float r = 1.0f / d2;
-        q->sx[l] -= close ? dx * r : 0.0f;
-        q->sy[l] -= close ? dy * r : 0.0f;
+        S->sx[l] -= close ? dx * r : 0.0f;
+        S->sy[l] -= close ? dy * r : 0.0f;
     } else if (close && d2 > 0.0f) {
         // In double: 1 / d2 cannot overflow there.
         double r = 1.0 / (double)d2;
@@ -177,10 +184,7 @@ static inline i4 kept4(const lanes *q, int k, int k1)
 }
 
 /// The vector loop's sums, in registers while it runs.
-typedef struct acc4 {
-    f4 sx, sy, hx, hy, ox, oy;
-    i4 n;
-} acc4;
+typedef lsums acc4;
 
 /// The vector loop's constants. c2 is negated for a wide cone (see four).
 typedef struct con4 {
@@ -231,7 +235,7 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
     c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.r2 = q->r2v, c.sep2 = q->sep2v;
     c.c2 = cone == CONE_WIDE ? -q->c2v : q->c2v;
     const i4 SELF = (i4){0, 0, 0, 0} + (int32_t)q->self;
-    acc4 a = {q->sx, q->sy, q->hx, q->hy, q->ox, q->oy, q->n};
+    acc4 a = *q->sum;
     for (int s = 0; s < m; s++) {
         const int k0 = r[s].k0, k1 = r[s].k1;
         c.kx = Z + (float)(r[s].bx - q->cx), c.ky = Z + (float)(r[s].by - q->cy);
@@ -247,8 +251,7 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
             four(&a, &c, L, k, live, cone);
         }
     }
-    q->sx = a.sx, q->sy = a.sy, q->hx = a.hx, q->hy = a.hy, q->ox = a.ox, q->oy = a.oy;
-    q->n = a.n;
+    *q->sum = a;
 }
 #endif
 
@@ -405,10 +408,11 @@ static void clear(lanes *q)
 #ifdef ST__LANE_VECTORS
     // Seven vector stores (a memset of them is a string instruction).
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
-    q->sx = q->sy = q->hx = q->hy = q->ox = q->oy = Z;
-    q->n = (i4){0, 0, 0, 0};
+    lsums *S = q->sum;
+    S->sx = S->sy = S->hx = S->hy = S->ox = S->oy = Z;
+    S->n = (i4){0, 0, 0, 0};
 #else
-    memset(&q->sx, 0, (size_t)((char *)&q->n - (char *)&q->sx) + sizeof q->n);
+    memset(q->sum, 0, sizeof *q->sum);
 #endif
     if (q->careful) {
         memset(q->csx, 0, sizeof q->csx);
@@ -480,6 +484,7 @@ ST__INLINE void lanes_of(lanes *q, int i, double radius, st__runs_memo *memo)
 static void careful_of(lanes *q, int i, double radius, const fsums *f, st__group *out, st__runs_memo *memo)
 {
     aim(q, i);
+    q->sum = &q->own;
     q->careful = true;
     clear(q);
     walk(q, q->w->bodies[i].pos, radius, memo);
@@ -492,11 +497,12 @@ static void careful_of(lanes *q, int i, double radius, const fsums *f, st__group
 /// (double; f->careful set).
 static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
 {
+    const lsums *S = q->sum = &q->own;
     lanes_of(q, i, radius, memo);
-    f->v[0] = sum4(q->sx), f->v[1] = sum4(q->sy);
-    f->v[2] = sum4(q->hx), f->v[3] = sum4(q->hy);
-    f->v[4] = sum4(q->ox), f->v[5] = sum4(q->oy);
-    f->n = (q->n[0] + q->n[1]) + (q->n[2] + q->n[3]);
+    f->v[0] = sum4(S->sx), f->v[1] = sum4(S->sy);
+    f->v[2] = sum4(S->hx), f->v[3] = sum4(S->hy);
+    f->v[4] = sum4(S->ox), f->v[5] = sum4(S->oy);
+    f->n = (S->n[0] + S->n[1]) + (S->n[2] + S->n[3]);
     f->careful = !isfinite(f->v[0]) || !isfinite(f->v[1]);
     if (f->careful) careful_of(q, i, radius, f, out, memo);
 }
@@ -573,6 +579,7 @@ static inline void rule4(f4 X, f4 Y, i4 on, const f4 *body, float weight, f4 *FX
 
 #ifdef ST__LANE_VECTORS
 typedef double d4 __attribute__((vector_size(32)));
+_Static_assert(sizeof(st_vec2) == 2 * sizeof(double), "batch4 stores forces two at a time");
 
 /// Lane l: the sum of the four lanes of the l-th of a, b, c, d, added as
 /// sum4 adds them ((0 + 1) + (2 + 3)), so to the same bits. Pairs first:
@@ -593,11 +600,15 @@ static inline i4 across_i(i4 a, i4 b, i4 c, i4 d)
     return __builtin_shuffle(ab, cd, EVEN) + __builtin_shuffle(ab, cd, ODD);
 }
 
-/// An agent's sums as its walk left them in the lanes (not yet added).
-typedef struct lsums {
-    f4 v[6]; // separation x, y, heading sum x, y, offset sum x, y
-    i4 n;
-} lsums;
+/// Whether any lane of a mask is set.
+static inline bool any4(i4 m)
+{
+#if defined(__SSE__)
+    return __builtin_ia32_movmskps((f4)m) != 0;
+#else
+    return (m[0] | m[1]) | (m[2] | m[3]);
+#endif
+}
 
 /// The bodies' inputs to the rules, a lane each (lanes past n zero):
 /// velocity x, y, max speed, max force, and behaviors.c's gain_of: the
@@ -656,14 +667,16 @@ static void batch4(const st_world *w, lanes *q, double radius, double sep_radius
     const st_body *b[4];
     for (int l = 0; l < 4; l++) {
         if (l < n && q) {
+            q->sum = &s[l]; // the walk adds up right there
             lanes_of(q, index[l], radius, memo);
-            s[l] = (lsums){{q->sx, q->sy, q->hx, q->hy, q->ox, q->oy}, q->n};
         } else {
-            s[l] = (lsums){{{0.0f}}, {0, 0, 0, 0}};
+            const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+            s[l] = (lsums){Z, Z, Z, Z, Z, Z, {0, 0, 0, 0}};
         }
     }
-    f4 I[6];
-    for (int k = 0; k < 6; k++) I[k] = across(s[0].v[k], s[1].v[k], s[2].v[k], s[3].v[k]);
+    const f4 I[6] = {across(s[0].sx, s[1].sx, s[2].sx, s[3].sx), across(s[0].sy, s[1].sy, s[2].sy, s[3].sy),
+                     across(s[0].hx, s[1].hx, s[2].hx, s[3].hx), across(s[0].hy, s[1].hy, s[2].hy, s[3].hy),
+                     across(s[0].ox, s[1].ox, s[2].ox, s[3].ox), across(s[0].oy, s[1].oy, s[2].oy, s[3].oy)};
     const i4 N = across_i(s[0].n, s[1].n, s[2].n, s[3].n);
     for (int l = 0; l < n; l++) b[l] = &w->bodies[index[l]];
     f4 B[6], FX, FY;
@@ -673,9 +686,19 @@ static void batch4(const st_world *w, lanes *q, double radius, double sep_radius
     // Not finite: the separation overflowed float (see careful_of).
     const f4 FMAX = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX};
     const i4 CAREFUL = ~((f4)((i4)I[0] & 0x7fffffff) <= FMAX) | ~((f4)((i4)I[1] & 0x7fffffff) <= FMAX);
+    const i4 OFF = BAD | CAREFUL | ((i4){0, 0, 0, 0} - (int32_t)wide); // lanes left to double
+    if (n == 4 && !any4(OFF)) {
+        // The forces in double, two agents (x, y, x, y) a conversion.
+        const d4 F01 = __builtin_convertvector(__builtin_shuffle(FX, FY, ((i4){0, 4, 1, 5})), d4);
+        const d4 F23 = __builtin_convertvector(__builtin_shuffle(FX, FY, ((i4){2, 6, 3, 7})), d4);
+        memcpy(force, &F01, sizeof F01);
+        memcpy(force + 2, &F23, sizeof F23);
+        ok[0] = ok[1] = ok[2] = ok[3] = true;
+        return;
+    }
     for (int l = 0; l < n; l++) {
         force[l] = st_v2((double)FX[l], (double)FY[l]);
-        ok[l] = !BAD[l] && !CAREFUL[l] && !wide;
+        ok[l] = !OFF[l];
         if (ok[l]) continue;
         const fsums f = {{I[0][l], I[1][l], I[2][l], I[3][l], I[4][l], I[5][l]}, N[l], CAREFUL[l] != 0};
         g[l].sep_r2 = sep_radius * sep_radius, g[l].self = (uint32_t)index[l];
