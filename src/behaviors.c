@@ -937,8 +937,11 @@ static void flock_batch_finish(st_world *w, flock_batch *fb, const mover *mv, vi
     const st_behavior *bh = fb->bh;
     st_vec2 f[ST_FLOCK_BATCH];
     flock_forces(w, fb->index, fb->n, &bh->flock, view_cos_memo(memo, bh->flock.fov), mv->dt, f, runs);
-    for (int m = 0; m < fb->n; m++) accumulate(w, fb->index[m], f[m], bh->weight, ST_FLOCK);
-    for (int m = 0; m < fb->n; m++) move_agent(w, fb->index[m], mv);
+    // Each agent's force in, then its move: neither reads another's body.
+    for (int m = 0; m < fb->n; m++) {
+        accumulate(w, fb->index[m], f[m], bh->weight, ST_FLOCK);
+        move_agent(w, fb->index[m], mv);
+    }
     fb->n = 0;
 }
 
