@@ -201,6 +201,31 @@ static inline void place_back(st_world *w, st_grid *g, int i, int32_t *cursor)
     fill_item(w, g, --cursor[cy * g->nx + cx], cx, cy, i);
 }
 
+/// Agents [i0, i1) counted into their cells' counters h (fetching bodies
+/// ahead with `ahead`). A wrap world with every agent alive has a loop of
+/// its own, as in place_agents.
+ST__INLINE void count_agents(const st_world *w, const st_grid *g, int i0, int i1, int32_t *h, bool ahead)
+{
+    if (w->edges != ST_EDGES_WRAP || w->dead != 0) {
+        for (int i = i0; i < i1; i++) {
+            if (ahead) ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
+            if (counted(w, i)) h[st__cell_of(w, g, w->bodies[i].pos)]++;
+        }
+        return;
+    }
+    const st_body *bodies = w->bodies;
+    const double W = w->width, H = w->height, cw = g->cell_w, ch = g->cell_h;
+    const int nx = g->nx, ny = g->ny;
+    for (int i = i0; i < i1; i++) {
+        if (ahead) ST__PREFETCH(&bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
+        // st__cell_xy, as place_agents.
+        int cx = (int)(st__wrap_coord(bodies[i].pos.x, W) / cw), cy = (int)(st__wrap_coord(bodies[i].pos.y, H) / ch);
+        cx = cx < nx ? cx : nx - 1;
+        cy = cy < ny ? cy : ny - 1;
+        h[cy * nx + cx]++;
+    }
+}
+
 /// Agents [i0, i1) into their cells at the cursors: first to last, each
 /// cursor moving on (place), or with `back` last to first, each moving down
 /// (place_back). A wrap world with every agent alive (the common case) has
@@ -326,10 +351,7 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
             slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
             for (int c = 0; c < cells; c++) h[c] = 0;
-            for (int i = i0; i < i1; i++) {
-                ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
-                if (counted(w, i)) h[st__cell_of(w, g, w->bodies[i].pos)]++;
-            }
+            count_agents(w, g, i0, i1, h, true);
         }
 #ifdef STEER_HAVE_OPENMP
 #pragma omp barrier
@@ -387,8 +409,7 @@ void st__grid_build(st_world *w, int count)
         int32_t *counts = g->counts;
         // Two passes, the cell computed in each rather than stored: 4 bytes an
         // agent saved for a division an axis.
-        for (int i = 0; i < count; i++)
-            if (counted(w, i)) counts[st__cell_of(w, g, w->bodies[i].pos)]++;
+        count_agents(w, g, 0, count, counts, false);
         counts_to_ends(counts, start, cells);
         // Each cell lists its agents in dense (spawn) order, so queries
         // visit candidates deterministically; start[c] is the cursor, and
