@@ -81,7 +81,7 @@ typedef struct lanes {
     int cone;
     bool scalar;            // the vector loop's wide cone would differ (see four)
     float r2, sep2, cos2, hx0, hy0;
-    f4 r2v, sep2v, c2v;     // r2, sep2, cos2 in every lane
+    f4 r2v, sep2v, c2v;     // r2, sep2, cos2 in every lane (-cos2 for a wide cone, see four)
     int m;                  // runs gathered in spans
     bool spilled;           // spans filled up and were summed before the last
     st__run spans[SPANS];
@@ -233,7 +233,7 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
     con4 c;
     c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.r2 = q->r2v, c.sep2 = q->sep2v;
-    c.c2 = cone == CONE_WIDE ? -q->c2v : q->c2v;
+    c.c2 = q->c2v;
     const i4 SELF = (i4){0, 0, 0, 0} + (int32_t)q->self;
     acc4 a = *q->sum;
     for (int s = 0; s < m; s++) {
@@ -438,7 +438,7 @@ static void setup(lanes *q, const st_world *w, const st_flock_params *p, double 
     q->scalar = q->cone == CONE_WIDE && q->cos2 == 0.0f && !(q->r2 <= FLT_MAX);
 #ifdef ST__LANE_VECTORS
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
-    q->r2v = Z + q->r2, q->sep2v = Z + q->sep2, q->c2v = Z + q->cos2;
+    q->r2v = Z + q->r2, q->sep2v = Z + q->sep2, q->c2v = Z + (q->cone == CONE_WIDE ? -q->cos2 : q->cos2);
 #endif
 }
 
@@ -547,13 +547,15 @@ static inline f4 sqrt4(f4 v)
 #define UNDER_MAX (1.0f - 1e-6f)
 
 #ifdef ST__LANE_VECTORS
-/// Lanes that are not numbers within +-HUGE1 (a double past float's range
+/// Lanes that are numbers within +-HUGE1 (a double past float's range
 /// converts to inf, a nan stays one: both fail).
-static inline i4 out_of_range(f4 v)
+static inline i4 in_range(f4 v)
 {
     const f4 H = {HUGE1, HUGE1, HUGE1, HUGE1};
-    return ~((f4)((i4)v & 0x7fffffff) <= H);
+    return (f4)((i4)v & 0x7fffffff) <= H;
 }
+
+static inline i4 out_of_range(f4 v) { return ~in_range(v); }
 #endif
 
 #ifdef ST__LANE_VECTORS
@@ -636,8 +638,9 @@ static void body4(const st_body *const *b, int n, double dt, f4 B[6])
 static void rules4(const f4 I[6], i4 HAS, const f4 B[6], const float weight[3], f4 *fx, f4 *fy, i4 *bad)
 {
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
-    i4 BAD = {0, 0, 0, 0};
-    for (int k = 0; k < 6; k++) BAD |= out_of_range(I[k]) | out_of_range(B[k]);
+    i4 IN = in_range(I[0]) & in_range(B[0]);
+    for (int k = 1; k < 6; k++) IN &= in_range(I[k]) & in_range(B[k]);
+    i4 BAD = ~IN;
     const i4 ALL = {-1, -1, -1, -1};
     f4 FX = Z, FY = Z;
     rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
