@@ -43,6 +43,14 @@ typedef float f4[4];
 typedef int32_t i4[4];
 #endif
 
+/// A function kept out of its callers: walk, so that an agent whose runs
+/// the memo holds costs a short call, and walk_cells, so that walk is short.
+#if defined(__GNUC__)
+#define ST__OUT_OF_LINE static __attribute__((noinline))
+#else
+#define ST__OUT_OF_LINE static
+#endif
+
 /// View cones, as a constant of each specialised loop.
 enum { CONE_NONE, CONE_WIDE, CONE_NARROW }; // all around; half-angle >= 90 degrees; < 90 degrees
 
@@ -349,25 +357,17 @@ static void finish_walk(lanes *q, st__runs_memo *memo, const double f[4], double
     memo->epoch = q->w->grid_epoch;
 }
 
-/// Every run of the disc of `radius` around c (st__grid_runs' geometry),
-/// summed; with a memo, the runs of the agent before when they are the same.
-static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
+/// walk's cells when the memo does not hold them (c folded into a wrap
+/// world already): every run gathered and summed, and kept in the memo.
+ST__OUT_OF_LINE void walk_cells(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
 {
     const st_world *w = q->w;
     const st_grid *g = q->g;
     const int32_t *start = g->cell_start;
     const int nx = g->nx, ny = g->ny;
-    q->m = 0;
-    q->spilled = false;
+    const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
+                         st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
     if (w->edges != ST_EDGES_WRAP) {
-        if (w->brute_force) {
-            run_exact(q, 0, g->item_count, c, false);
-            return;
-        }
-        q->cx = c.x, q->cy = c.y;
-        if (recall(q, memo, radius)) return;
-        const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
-                             st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
         const int cx0 = st__clamp_cell(f[0], nx), cx1 = st__clamp_cell(f[1], nx);
         const int cy0 = st__clamp_cell(f[2], ny), cy1 = st__clamp_cell(f[3], ny);
         for (int cy = cy0; cy <= cy1; cy++) row_runs(q, start + cy * nx, cx0, cx1, 0.0, st__block_y(g, cy));
@@ -375,11 +375,6 @@ static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
         return;
     }
     const double W = w->width, H = w->height;
-    c = st_v2(st__wrap_coord(c.x, W), st__wrap_coord(c.y, H));
-    q->cx = c.x, q->cy = c.y;
-    if (recall(q, memo, radius)) return;
-    const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
-                         st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
     if (w->brute_force || st__grid_folds(g, f[0], f[1], f[2], f[3])) {
         run_exact(q, 0, g->item_count, c, true);
         return;
@@ -401,6 +396,26 @@ static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
         }
     }
     finish_walk(q, memo, f, radius);
+}
+
+/// Every run of the disc of `radius` around c (st__grid_runs' geometry),
+/// summed; with a memo, the runs of the agent before when they are the
+/// same (most agents: a short function, the rest in walk_cells).
+ST__OUT_OF_LINE void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
+{
+    const st_world *w = q->w;
+    q->m = 0;
+    q->spilled = false;
+    if (w->edges != ST_EDGES_WRAP) {
+        if (w->brute_force) {
+            run_exact(q, 0, q->g->item_count, c, false);
+            return;
+        }
+    } else {
+        c = st_v2(st__wrap_coord(c.x, w->width), st__wrap_coord(c.y, w->height));
+    }
+    q->cx = c.x, q->cy = c.y;
+    if (!recall(q, memo, radius)) walk_cells(q, c, radius, memo);
 }
 
 static void clear(lanes *q)
