@@ -937,8 +937,11 @@ static void flock_batch_finish(st_world *w, flock_batch *fb, const mover *mv, vi
     const st_behavior *bh = fb->bh;
     st_vec2 f[ST_FLOCK_BATCH];
     flock_forces(w, fb->index, fb->n, &bh->flock, view_cos_memo(memo, bh->flock.fov), mv->dt, f, runs);
-    for (int m = 0; m < fb->n; m++) accumulate(w, fb->index[m], f[m], bh->weight, ST_FLOCK);
-    for (int m = 0; m < fb->n; m++) move_agent(w, fb->index[m], mv);
+    // Each agent's force in, then its move: neither reads another's body.
+    for (int m = 0; m < fb->n; m++) {
+        accumulate(w, fb->index[m], f[m], bh->weight, ST_FLOCK);
+        move_agent(w, fb->index[m], mv);
+    }
     fb->n = 0;
 }
 
@@ -958,10 +961,11 @@ void st__standing_pass(st_world *w, bool integrate)
     // only its own accumulator, wander and path state, so neither the order
     // nor the thread count changes a single bit of the result.
     int n = w->step_count;
-    const st_grid_item *items = w->grid.items;
-    // The grid lists every agent of the step unless building it ran out of
-    // memory; then spawn order it is.
-    bool by_grid = w->grid.item_count == n;
+    // The grid's order, from its lanes' index (4 bytes an agent to stream,
+    // not an item's 24). The grid lists every agent of the step unless
+    // building it ran out of memory; then spawn order it is.
+    const uint32_t *order = w->grid.lanes ? w->grid.lanes->index : NULL;
+    bool by_grid = w->grid.item_count == n && order;
     const double dt = w->step_dt;
     // Integrating along: agents removed during this step are in the grid
     // but must not move.
@@ -982,9 +986,9 @@ void st__standing_pass(st_world *w, bool integrate)
         for (int c = 0; c < chunks; c++) {
             int k1 = (c + 1) * ST_STANDING_CHUNK < n ? (c + 1) * ST_STANDING_CHUNK : n;
             for (int k = c * ST_STANDING_CHUNK; k < k1; k++) {
-                int i = by_grid ? (int)items[k].index : k;
+                int i = by_grid ? (int)order[k] : k;
                 if (by_grid && k + ST_PREFETCH_AHEAD < n) {
-                    int j = (int)items[k + ST_PREFETCH_AHEAD].index;
+                    int j = (int)order[k + ST_PREFETCH_AHEAD];
                     // Its body's two lines: all the pass reads of the agent
                     // unless a behaviour keeps state (wander, paths).
                     const char *bj = (const char *)&w->bodies[j];

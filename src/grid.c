@@ -201,6 +201,80 @@ static inline void place_back(st_world *w, st_grid *g, int i, int32_t *cursor)
     fill_item(w, g, --cursor[cy * g->nx + cx], cx, cy, i);
 }
 
+/// Agents [i0, i1) counted into their cells' counters h (fetching bodies
+/// ahead with `ahead`). A wrap world with every agent alive has a loop of
+/// its own, as in place_agents.
+ST__INLINE void count_agents(const st_world *w, const st_grid *g, int i0, int i1, int32_t *h, bool ahead)
+{
+    if (w->edges != ST_EDGES_WRAP || w->dead != 0) {
+        for (int i = i0; i < i1; i++) {
+            if (ahead) ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
+            if (counted(w, i)) h[st__cell_of(w, g, w->bodies[i].pos)]++;
+        }
+        return;
+    }
+    const st_body *bodies = w->bodies;
+    const double W = w->width, H = w->height, cw = g->cell_w, ch = g->cell_h;
+    const int nx = g->nx, ny = g->ny;
+    for (int i = i0; i < i1; i++) {
+        if (ahead) ST__PREFETCH(&bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
+        // st__cell_xy, as place_agents.
+        int cx = (int)(st__wrap_coord(bodies[i].pos.x, W) / cw), cy = (int)(st__wrap_coord(bodies[i].pos.y, H) / ch);
+        cx = cx < nx ? cx : nx - 1;
+        cy = cy < ny ? cy : ny - 1;
+        h[cy * nx + cx]++;
+    }
+}
+
+/// Agents [i0, i1) into their cells at the cursors: first to last, each
+/// cursor moving on (place), or with `back` last to first, each moving down
+/// (place_back). A wrap world with every agent alive (the common case) has
+/// a loop of its own: place's arithmetic, with the world's settings and the
+/// lanes' arrays in locals (the loop's stores could alias them for all the
+/// compiler knows) and each position folded once.
+ST__INLINE void place_agents(st_world *w, st_grid *g, int i0, int i1, int32_t *cursor, bool back)
+{
+    const st_grid_lanes *l = g->lanes;
+    if (!l || w->edges != ST_EDGES_WRAP || w->dead != 0) {
+        for (int n = 0; n < i1 - i0; n++) {
+            int i = back ? i1 - 1 - n : i0 + n;
+            if (!back) ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
+            if (!counted(w, i)) continue;
+            if (back) place_back(w, g, i, cursor);
+            else place(w, g, i, cursor);
+        }
+        return;
+    }
+    float *lx = l->x, *ly = l->y, *lhx = l->hx, *lhy = l->hy;
+    uint32_t *lindex = l->index;
+    int32_t *ltag = l->tag;
+    st_grid_item *items = g->items;
+    const st_body *bodies = w->bodies;
+    const int32_t *tags = w->tags;
+    const double W = w->width, H = w->height, cw = g->cell_w, ch = g->cell_h;
+    const int nx = g->nx, ny = g->ny;
+    for (int n = 0; n < i1 - i0; n++) {
+        int i = back ? i1 - 1 - n : i0 + n;
+        if (!back) ST__PREFETCH(&bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
+        const st_body *b = &bodies[i];
+        // st__cell_xy's cell of the folded position, as fill_item keeps it.
+        const st_vec2 p = st_v2(st__wrap_coord(b->pos.x, W), st__wrap_coord(b->pos.y, H));
+        int cx = (int)(p.x / cw), cy = (int)(p.y / ch);
+        cx = cx < nx ? cx : nx - 1;
+        cy = cy < ny ? cy : ny - 1;
+        const int k = back ? --cursor[cy * nx + cx] : cursor[cy * nx + cx]++;
+        const int32_t tag = tags[i];
+        items[k] = (st_grid_item){p, (uint32_t)i, tag};
+        // st__block_x, st__block_y: the corner of the cell's block.
+        lx[k] = (float)(p.x - (double)(cx & ~(ST_GRID_BLOCK - 1)) * cw);
+        ly[k] = (float)(p.y - (double)(cy & ~(ST_GRID_BLOCK - 1)) * ch);
+        lhx[k] = (float)b->heading.x;
+        lhy[k] = (float)b->heading.y;
+        lindex[k] = (uint32_t)i;
+        ltag[k] = tag;
+    }
+}
+
 /// The counts (one a cell, in `counts`) become where each cell ends, in
 /// start (start[cells]: the total), and the counts are cleared for the
 /// next build. Placing then fills each cell from its end down, taking the
@@ -277,10 +351,7 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
             slice_range(count, s, ns, &i0, &i1);
             int32_t *h = slice_row(g, s, cells);
             for (int c = 0; c < cells; c++) h[c] = 0;
-            for (int i = i0; i < i1; i++) {
-                ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
-                if (counted(w, i)) h[st__cell_of(w, g, w->bodies[i].pos)]++;
-            }
+            count_agents(w, g, i0, i1, h, true);
         }
 #ifdef STEER_HAVE_OPENMP
 #pragma omp barrier
@@ -301,11 +372,7 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
         for (int s = t0; s < ns; s += nth) {
             int i0, i1;
             slice_range(count, s, ns, &i0, &i1);
-            int32_t *h = slice_row(g, s, cells);
-            for (int i = i0; i < i1; i++) {
-                ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
-                if (counted(w, i)) place(w, g, i, h);
-            }
+            place_agents(w, g, i0, i1, slice_row(g, s, cells), false);
         }
     }
 }
@@ -342,14 +409,12 @@ void st__grid_build(st_world *w, int count)
         int32_t *counts = g->counts;
         // Two passes, the cell computed in each rather than stored: 4 bytes an
         // agent saved for a division an axis.
-        for (int i = 0; i < count; i++)
-            if (counted(w, i)) counts[st__cell_of(w, g, w->bodies[i].pos)]++;
+        count_agents(w, g, 0, count, counts, false);
         counts_to_ends(counts, start, cells);
         // Each cell lists its agents in dense (spawn) order, so queries
         // visit candidates deterministically; start[c] is the cursor, and
         // ends where cell c begins.
-        for (int i = count - 1; i >= 0; i--)
-            if (counted(w, i)) place_back(w, g, i, start);
+        place_agents(w, g, 0, count, start, true);
     }
     g->item_count = start[cells];
     lanes_pad(g);

@@ -29,6 +29,7 @@
  * separation overflows float; both show as a sum that is not finite.
  */
 #include <assert.h>
+#include <float.h>
 #include <string.h>
 
 #include "grid_iter.h"
@@ -40,6 +41,14 @@ typedef int32_t i4 __attribute__((vector_size(16)));
 #else
 typedef float f4[4];
 typedef int32_t i4[4];
+#endif
+
+/// A function kept out of its callers: walk, so that an agent whose runs
+/// the memo holds costs a short call, and walk_cells, so that walk is short.
+#if defined(__GNUC__)
+#define ST__OUT_OF_LINE static __attribute__((noinline))
+#else
+#define ST__OUT_OF_LINE static
 #endif
 
 /// View cones, as a constant of each specialised loop.
@@ -55,12 +64,18 @@ enum { CONE_NONE, CONE_WIDE, CONE_NARROW }; // all around; half-angle >= 90 degr
 /// Runs gathered before they are summed: one loop does them all.
 #define SPANS 32
 
-typedef struct lanes {
-    // The sums, lane by lane (cleared together: from sx to n).
-    f4 sx, sy;  // separation: the sum of -offset / distance^2 (float)
-    f4 hx, hy;  // headings
-    f4 ox, oy;  // offsets
+/// An agent's sums, lane by lane, as a walk leaves them.
+typedef struct lsums {
+    f4 sx, sy; // separation: the sum of -offset / distance^2 (float)
+    f4 hx, hy; // headings
+    f4 ox, oy; // offsets
     i4 n;
+} lsums;
+
+typedef struct lanes {
+    // Where the walk adds up: own, or a batch's (batch4).
+    lsums *sum;
+    lsums own;
     // The careful pass: separation in double, coincident neighbours.
     double csx[4], csy[4];
     st_vec2 push;  // the coincident neighbours' pushes, in candidate order
@@ -72,7 +87,9 @@ typedef struct lanes {
     int32_t tag;     // ST_TAG_ANY or the one tag to count
     bool filtered;   // a tag, or agents removed during this step: look at each candidate
     int cone;
+    bool scalar;            // the vector loop's wide cone would differ (see four)
     float r2, sep2, cos2, hx0, hy0;
+    f4 r2v, sep2v, c2v;     // r2, sep2, cos2 in every lane (-cos2 for a wide cone, see four)
     int m;                  // runs gathered in spans
     bool spilled;           // spans filled up and were summed before the last
     st__run spans[SPANS];
@@ -99,16 +116,17 @@ static inline void one(lanes *q, int l, float dx, float dy, float ghx, float ghy
         in &= IN_CONE(q->cone, dot, c2, 0.0f);
     }
     if (in && q->filtered) in = kept(q, k);
-    q->n[l] += in;
-    q->hx[l] += in ? ghx : 0.0f;
-    q->hy[l] += in ? ghy : 0.0f;
-    q->ox[l] += in ? dx : 0.0f;
-    q->oy[l] += in ? dy : 0.0f;
+    lsums *S = q->sum;
+    S->n[l] += in;
+    S->hx[l] += in ? ghx : 0.0f;
+    S->hy[l] += in ? ghy : 0.0f;
+    S->ox[l] += in ? dx : 0.0f;
+    S->oy[l] += in ? dy : 0.0f;
     int close = in & (d2 < q->sep2);
     if (!q->careful) {
         float r = 1.0f / d2;
-        q->sx[l] -= close ? dx * r : 0.0f;
-        q->sy[l] -= close ? dy * r : 0.0f;
+        S->sx[l] -= close ? dx * r : 0.0f;
+        S->sy[l] -= close ? dy * r : 0.0f;
     } else if (close && d2 > 0.0f) {
         // In double: 1 / d2 cannot overflow there.
         double r = 1.0 / (double)d2;
@@ -174,12 +192,9 @@ static inline i4 kept4(const lanes *q, int k, int k1)
 }
 
 /// The vector loop's sums, in registers while it runs.
-typedef struct acc4 {
-    f4 sx, sy, hx, hy, ox, oy;
-    i4 n;
-} acc4;
+typedef lsums acc4;
 
-/// The vector loop's constants.
+/// The vector loop's constants. c2 is negated for a wide cone (see four).
 typedef struct con4 {
     f4 kx, ky, hx, hy, c2, r2, sep2;
 } con4;
@@ -192,7 +207,16 @@ ST__INLINE void four(acc4 *a, const con4 *c, const st_grid_lanes *L, int k, i4 l
     f4 DX = load_f4(L->x + k) + c->kx, DY = load_f4(L->y + k) + c->ky;
     f4 D2 = DX * DX + DY * DY;
     i4 in = live & (D2 <= c->r2);
-    if (cone != CONE_NONE) {
+    if (cone == CONE_WIDE) {
+        // IN_CONE's wide test in one compare: dot |dot| >= -c2 d^2 is
+        // dot >= 0 or dot^2 <= c2 d^2, bit for bit (rounding is symmetric
+        // in sign; a dot^2 that underflows to 0 passes both). They part
+        // only where c2 d^2 is nan (c2 0, d^2 inf), which setup sends to
+        // the scalar loop.
+        f4 DOT = DX * c->hx + DY * c->hy;
+        f4 ADOT = (f4)((i4)DOT & 0x7fffffff);
+        in &= DOT * ADOT >= c->c2 * D2;
+    } else if (cone != CONE_NONE) {
         f4 DOT = DX * c->hx + DY * c->hy;
         f4 C = c->c2 * D2;
         in &= IN_CONE(cone, DOT, C, Z);
@@ -216,9 +240,10 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
     const st_grid_lanes *L = q->g->lanes;
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
     con4 c;
-    c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.c2 = Z + q->cos2, c.r2 = Z + q->r2, c.sep2 = Z + q->sep2;
+    c.hx = Z + q->hx0, c.hy = Z + q->hy0, c.r2 = q->r2v, c.sep2 = q->sep2v;
+    c.c2 = q->c2v;
     const i4 SELF = (i4){0, 0, 0, 0} + (int32_t)q->self;
-    acc4 a = {q->sx, q->sy, q->hx, q->hy, q->ox, q->oy, q->n};
+    acc4 a = *q->sum;
     for (int s = 0; s < m; s++) {
         const int k0 = r[s].k0, k1 = r[s].k1;
         c.kx = Z + (float)(r[s].bx - q->cx), c.ky = Z + (float)(r[s].by - q->cy);
@@ -234,8 +259,7 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
             four(&a, &c, L, k, live, cone);
         }
     }
-    q->sx = a.sx, q->sy = a.sy, q->hx = a.hx, q->hy = a.hy, q->ox = a.ox, q->oy = a.oy;
-    q->n = a.n;
+    *q->sum = a;
 }
 #endif
 
@@ -244,7 +268,7 @@ ST__INLINE void spans_vec(lanes *q, const st__run *r, int m, int cone, bool filt
 static void sum_runs(lanes *q, const st__run *r, int m)
 {
 #ifdef ST__LANE_VECTORS
-    if (!q->careful) {
+    if (!q->careful && !q->scalar) {
         switch (q->cone + 3 * q->filtered) {
         case CONE_NONE: spans_vec(q, r, m, CONE_NONE, false); break;
         case CONE_WIDE: spans_vec(q, r, m, CONE_WIDE, false); break;
@@ -333,25 +357,17 @@ static void finish_walk(lanes *q, st__runs_memo *memo, const double f[4], double
     memo->epoch = q->w->grid_epoch;
 }
 
-/// Every run of the disc of `radius` around c (st__grid_runs' geometry),
-/// summed; with a memo, the runs of the agent before when they are the same.
-static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
+/// walk's cells when the memo does not hold them (c folded into a wrap
+/// world already): every run gathered and summed, and kept in the memo.
+ST__OUT_OF_LINE void walk_cells(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
 {
     const st_world *w = q->w;
     const st_grid *g = q->g;
     const int32_t *start = g->cell_start;
     const int nx = g->nx, ny = g->ny;
-    q->m = 0;
-    q->spilled = false;
+    const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
+                         st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
     if (w->edges != ST_EDGES_WRAP) {
-        if (w->brute_force) {
-            run_exact(q, 0, g->item_count, c, false);
-            return;
-        }
-        q->cx = c.x, q->cy = c.y;
-        if (recall(q, memo, radius)) return;
-        const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
-                             st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
         const int cx0 = st__clamp_cell(f[0], nx), cx1 = st__clamp_cell(f[1], nx);
         const int cy0 = st__clamp_cell(f[2], ny), cy1 = st__clamp_cell(f[3], ny);
         for (int cy = cy0; cy <= cy1; cy++) row_runs(q, start + cy * nx, cx0, cx1, 0.0, st__block_y(g, cy));
@@ -359,11 +375,6 @@ static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
         return;
     }
     const double W = w->width, H = w->height;
-    c = st_v2(st__wrap_coord(c.x, W), st__wrap_coord(c.y, H));
-    q->cx = c.x, q->cy = c.y;
-    if (recall(q, memo, radius)) return;
-    const double f[4] = {st__floor((c.x - radius) / g->cell_w), st__floor((c.x + radius) / g->cell_w),
-                         st__floor((c.y - radius) / g->cell_h), st__floor((c.y + radius) / g->cell_h)};
     if (w->brute_force || st__grid_folds(g, f[0], f[1], f[2], f[3])) {
         run_exact(q, 0, g->item_count, c, true);
         return;
@@ -387,9 +398,37 @@ static void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
     finish_walk(q, memo, f, radius);
 }
 
+/// Every run of the disc of `radius` around c (st__grid_runs' geometry),
+/// summed; with a memo, the runs of the agent before when they are the
+/// same (most agents: a short function, the rest in walk_cells).
+ST__OUT_OF_LINE void walk(lanes *q, st_vec2 c, double radius, st__runs_memo *memo)
+{
+    const st_world *w = q->w;
+    q->m = 0;
+    q->spilled = false;
+    if (w->edges != ST_EDGES_WRAP) {
+        if (w->brute_force) {
+            run_exact(q, 0, q->g->item_count, c, false);
+            return;
+        }
+    } else {
+        c = st_v2(st__wrap_coord(c.x, w->width), st__wrap_coord(c.y, w->height));
+    }
+    q->cx = c.x, q->cy = c.y;
+    if (!recall(q, memo, radius)) walk_cells(q, c, radius, memo);
+}
+
 static void clear(lanes *q)
 {
-    memset(&q->sx, 0, (size_t)((char *)&q->n - (char *)&q->sx) + sizeof q->n);
+#ifdef ST__LANE_VECTORS
+    // Seven vector stores (a memset of them is a string instruction).
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    lsums *S = q->sum;
+    S->sx = S->sy = S->hx = S->hy = S->ox = S->oy = Z;
+    S->n = (i4){0, 0, 0, 0};
+#else
+    memset(q->sum, 0, sizeof *q->sum);
+#endif
     if (q->careful) {
         memset(q->csx, 0, sizeof q->csx);
         memset(q->csy, 0, sizeof q->csy);
@@ -411,6 +450,11 @@ static void setup(lanes *q, const st_world *w, const st_flock_params *p, double 
     q->r2 = (float)(p->radius * p->radius);
     q->sep2 = (float)(sep_radius * sep_radius);
     q->cos2 = (float)(cos_half * cos_half);
+    q->scalar = q->cone == CONE_WIDE && q->cos2 == 0.0f && !(q->r2 <= FLT_MAX);
+#ifdef ST__LANE_VECTORS
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    q->r2v = Z + q->r2, q->sep2v = Z + q->sep2, q->c2v = Z + (q->cone == CONE_WIDE ? -q->cos2 : q->cos2);
+#endif
 }
 
 /// An agent's sums as the lanes left them (float): separation x, y,
@@ -430,31 +474,52 @@ static inline void fsums_to(const fsums *f, st__group *out)
     out->n = f->n;
 }
 
-/// Agent i's sums (q set up): in f, or after a careful pass in out
-/// (double; f->careful set).
-static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
+/// Agent i as the agent the walks are for (q set up).
+static inline void aim(lanes *q, int i)
 {
     const st_body *b = &q->w->bodies[i];
     q->self = (uint32_t)i;
     q->hx0 = (float)b->heading.x;
     q->hy0 = (float)b->heading.y;
+}
+
+/// Agent i's walk (q set up): its sums left in q's lanes, not yet added.
+ST__INLINE void lanes_of(lanes *q, int i, double radius, st__runs_memo *memo)
+{
+    aim(q, i);
     q->careful = false;
     clear(q);
-    walk(q, b->pos, radius, memo);
-    f->v[0] = sum4(q->sx), f->v[1] = sum4(q->sy);
-    f->v[2] = sum4(q->hx), f->v[3] = sum4(q->hy);
-    f->v[4] = sum4(q->ox), f->v[5] = sum4(q->oy);
-    f->n = (q->n[0] + q->n[1]) + (q->n[2] + q->n[3]);
-    f->careful = !isfinite(f->v[0]) || !isfinite(f->v[1]);
-    if (!f->careful) return;
-    // A neighbour on the agent's own spot (0 / 0) or nearly (1 / d2 past
-    // float): once more, with the separation in double.
+    walk(q, q->w->bodies[i].pos, radius, memo);
+}
+
+/// Agent i's float sums f with a separation that is not finite: a
+/// neighbour on the agent's own spot (0 / 0) or nearly (1 / d2 past
+/// float). Its walk once more, with the separation in double: the sums
+/// into out.
+static void careful_of(lanes *q, int i, double radius, const fsums *f, st__group *out, st__runs_memo *memo)
+{
+    aim(q, i);
+    q->sum = &q->own;
     q->careful = true;
     clear(q);
-    walk(q, b->pos, radius, memo);
+    walk(q, q->w->bodies[i].pos, radius, memo);
     fsums_to(f, out);
     out->sep.x = (q->csx[0] + q->csx[1]) + (q->csx[2] + q->csx[3]) + q->push.x;
     out->sep.y = (q->csy[0] + q->csy[1]) + (q->csy[2] + q->csy[3]) + q->push.y;
+}
+
+/// Agent i's sums (q set up): in f, or after a careful pass in out
+/// (double; f->careful set).
+static void sums_of(lanes *q, int i, double radius, fsums *f, st__group *out, st__runs_memo *memo)
+{
+    const lsums *S = q->sum = &q->own;
+    lanes_of(q, i, radius, memo);
+    f->v[0] = sum4(S->sx), f->v[1] = sum4(S->sy);
+    f->v[2] = sum4(S->hx), f->v[3] = sum4(S->hy);
+    f->v[4] = sum4(S->ox), f->v[5] = sum4(S->oy);
+    f->n = (S->n[0] + S->n[1]) + (S->n[2] + S->n[3]);
+    f->careful = !isfinite(f->v[0]) || !isfinite(f->v[1]);
+    if (f->careful) careful_of(q, i, radius, f, out, memo);
 }
 
 /// No grid to read (none yet, or it ran out of memory): no neighbours.
@@ -497,13 +562,15 @@ static inline f4 sqrt4(f4 v)
 #define UNDER_MAX (1.0f - 1e-6f)
 
 #ifdef ST__LANE_VECTORS
-/// Lanes that are not numbers within +-HUGE1 (a double past float's range
+/// Lanes that are numbers within +-HUGE1 (a double past float's range
 /// converts to inf, a nan stays one: both fail).
-static inline i4 out_of_range(f4 v)
+static inline i4 in_range(f4 v)
 {
     const f4 H = {HUGE1, HUGE1, HUGE1, HUGE1};
-    return ~((f4)((i4)v & 0x7fffffff) <= H);
+    return (f4)((i4)v & 0x7fffffff) <= H;
 }
+
+static inline i4 out_of_range(f4 v) { return ~in_range(v); }
 #endif
 
 #ifdef ST__LANE_VECTORS
@@ -525,6 +592,138 @@ static inline void rule4(f4 X, f4 Y, i4 on, const f4 *body, float weight, f4 *FX
     *FX += (f4)((i4)(DX * G * weight) & live);
     *FY += (f4)((i4)(DY * G * weight) & live);
 }
+#endif
+
+#ifdef ST__LANE_VECTORS
+typedef double d4 __attribute__((vector_size(32)));
+_Static_assert(sizeof(st_vec2) == 2 * sizeof(double), "batch4 stores forces two at a time");
+
+/// Lane l: the sum of the four lanes of the l-th of a, b, c, d, added as
+/// sum4 adds them ((0 + 1) + (2 + 3)), so to the same bits. Pairs first:
+/// (a0 + a1, a2 + a3, b0 + b1, b2 + b3) and the same of c, d.
+static inline f4 across(f4 a, f4 b, f4 c, f4 d)
+{
+    const i4 EVEN = {0, 2, 4, 6}, ODD = {1, 3, 5, 7};
+    f4 ab = __builtin_shuffle(a, b, EVEN) + __builtin_shuffle(a, b, ODD);
+    f4 cd = __builtin_shuffle(c, d, EVEN) + __builtin_shuffle(c, d, ODD);
+    return __builtin_shuffle(ab, cd, EVEN) + __builtin_shuffle(ab, cd, ODD);
+}
+
+static inline i4 across_i(i4 a, i4 b, i4 c, i4 d)
+{
+    const i4 EVEN = {0, 2, 4, 6}, ODD = {1, 3, 5, 7};
+    i4 ab = __builtin_shuffle(a, b, EVEN) + __builtin_shuffle(a, b, ODD);
+    i4 cd = __builtin_shuffle(c, d, EVEN) + __builtin_shuffle(c, d, ODD);
+    return __builtin_shuffle(ab, cd, EVEN) + __builtin_shuffle(ab, cd, ODD);
+}
+
+/// Whether any lane of a mask is set.
+static inline bool any4(i4 m)
+{
+#if defined(__SSE__)
+    return __builtin_ia32_movmskps((f4)m) != 0;
+#else
+    return (m[0] | m[1]) | (m[2] | m[3]);
+#endif
+}
+
+/// The bodies' inputs to the rules, a lane each (lanes past n zero):
+/// velocity x, y, max speed, max force, and behaviors.c's gain_of: the
+/// gain that turns a velocity change into a force, and the largest change
+/// max_force makes. Converted to float two lanes an instruction.
+static void body4(const st_body *const *b, int n, double dt, f4 B[6])
+{
+    double c[6][4];
+    for (int l = 0; l < 4; l++) {
+        if (l >= n) {
+            for (int k = 0; k < 6; k++) c[k][l] = 0.0;
+            continue;
+        }
+        double gain = b[l]->mass / dt;
+        c[0][l] = b[l]->vel.x, c[1][l] = b[l]->vel.y;
+        c[2][l] = b[l]->max_speed, c[3][l] = b[l]->max_force;
+        c[4][l] = gain, c[5][l] = b[l]->max_force / gain;
+    }
+    for (int k = 0; k < 6; k++) B[k] = __builtin_convertvector(((d4){c[k][0], c[k][1], c[k][2], c[k][3]}), f4);
+}
+
+/// The three rules for four agents, a vector lane each, from their sums I
+/// (HAS: the lanes with neighbours) and bodies B: the forces, and bad where
+/// float will not do.
+static void rules4(const f4 I[6], i4 HAS, const f4 B[6], const float weight[3], f4 *fx, f4 *fy, i4 *bad)
+{
+    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+    i4 IN = in_range(I[0]) & in_range(B[0]);
+    for (int k = 1; k < 6; k++) IN &= in_range(I[k]) & in_range(B[k]);
+    i4 BAD = ~IN;
+    const i4 ALL = {-1, -1, -1, -1};
+    f4 FX = Z, FY = Z;
+    rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
+    rule4(I[2], I[3], HAS, B, weight[1], &FX, &FY, &BAD);
+    rule4(I[4], I[5], HAS, B, weight[2], &FX, &FY, &BAD);
+    // Truncated to max_force here, in float, just under it.
+    f4 L2 = FX * FX + FY * FY;
+    i4 over = L2 > B[3] * B[3];
+    f4 R = (f4)(((i4)(B[3] / sqrt4(L2) * UNDER_MAX) & over) | ((i4)(Z + 1.0f) & ~over));
+    FX *= R;
+    FY *= R;
+    // Degenerate bodies (no max force, a limit of 0 ...) can make 0 / 0:
+    // double sorts those out.
+    BAD |= out_of_range(FX) | out_of_range(FY);
+    *fx = FX, *fy = FY, *bad = BAD;
+}
+
+/// The flock's forces of n <= 4 agents index[0..n) (st__flock_batch; q
+/// set up, or NULL with no grid): their walks, their sums added across the
+/// lanes four agents at once, the rules in float. ok[l] false where float
+/// will not do or `wide`; then g[l] holds the sums (double).
+static void batch4(const st_world *w, lanes *q, double radius, double sep_radius, const int *index, int n,
+                   double dt, const float weight[3], bool wide, st_vec2 *force, bool *ok, st__group *g,
+                   st__runs_memo *memo)
+{
+    lsums s[4];
+    const st_body *b[4];
+    for (int l = 0; l < 4; l++) {
+        if (l < n && q) {
+            q->sum = &s[l]; // the walk adds up right there
+            lanes_of(q, index[l], radius, memo);
+        } else {
+            const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
+            s[l] = (lsums){Z, Z, Z, Z, Z, Z, {0, 0, 0, 0}};
+        }
+    }
+    const f4 I[6] = {across(s[0].sx, s[1].sx, s[2].sx, s[3].sx), across(s[0].sy, s[1].sy, s[2].sy, s[3].sy),
+                     across(s[0].hx, s[1].hx, s[2].hx, s[3].hx), across(s[0].hy, s[1].hy, s[2].hy, s[3].hy),
+                     across(s[0].ox, s[1].ox, s[2].ox, s[3].ox), across(s[0].oy, s[1].oy, s[2].oy, s[3].oy)};
+    const i4 N = across_i(s[0].n, s[1].n, s[2].n, s[3].n);
+    for (int l = 0; l < n; l++) b[l] = &w->bodies[index[l]];
+    f4 B[6], FX, FY;
+    i4 BAD;
+    body4(b, n, dt, B);
+    rules4(I, N > 0, B, weight, &FX, &FY, &BAD);
+    // Not finite: the separation overflowed float (see careful_of).
+    const f4 FMAX = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX};
+    const i4 CAREFUL = ~((f4)((i4)I[0] & 0x7fffffff) <= FMAX) | ~((f4)((i4)I[1] & 0x7fffffff) <= FMAX);
+    const i4 OFF = BAD | CAREFUL | ((i4){0, 0, 0, 0} - (int32_t)wide); // lanes left to double
+    if (n == 4 && !any4(OFF)) {
+        // The forces in double, two agents (x, y, x, y) a conversion.
+        const d4 F01 = __builtin_convertvector(__builtin_shuffle(FX, FY, ((i4){0, 4, 1, 5})), d4);
+        const d4 F23 = __builtin_convertvector(__builtin_shuffle(FX, FY, ((i4){2, 6, 3, 7})), d4);
+        memcpy(force, &F01, sizeof F01);
+        memcpy(force + 2, &F23, sizeof F23);
+        ok[0] = ok[1] = ok[2] = ok[3] = true;
+        return;
+    }
+    for (int l = 0; l < n; l++) {
+        force[l] = st_v2((double)FX[l], (double)FY[l]);
+        ok[l] = !OFF[l];
+        if (ok[l]) continue;
+        const fsums f = {{I[0][l], I[1][l], I[2][l], I[3][l], I[4][l], I[5][l]}, N[l], CAREFUL[l] != 0};
+        g[l].sep_r2 = sep_radius * sep_radius, g[l].self = (uint32_t)index[l];
+        if (f.careful) careful_of(q, index[l], radius, &f, &g[l], memo);
+        else fsums_to(&f, &g[l]);
+    }
+}
 #else
 /// rule4, one lane.
 static inline void rule1(float x, float y, bool on, const float *body, float weight, float *fx, float *fy, bool *bad)
@@ -539,107 +738,54 @@ static inline void rule1(float x, float y, bool on, const float *body, float wei
     *fx += live ? dx * gl * weight : 0.0f;
     *fy += live ? dy * gl * weight : 0.0f;
 }
-#endif
 
-/// The three rules for n <= 4 agents from their float sums f[m] (none
-/// careful), bodies b[m], a vector lane each (st__flock_batch).
-static void forces4(const fsums *f, const st_body *const *b, int n, double dt, const float weight[3],
-                    st_vec2 *force, bool *ok)
+/// batch4 one agent at a time: the same arithmetic.
+static void batch4(const st_world *w, lanes *q, double radius, double sep_radius, const int *index, int n,
+                   double dt, const float weight[3], bool wide, st_vec2 *force, bool *ok, st__group *g,
+                   st__runs_memo *memo)
 {
-    // An agent's inputs a row (its 6 sums, then velocity x, y, max speed,
-    // max force, gain, limit), taken into vectors a column at a time from
-    // scalars: a vector read of scalars just written would wait for them.
-    // Lanes past n stay zero: no sum, nothing to steer.
-    float row[4][12];
-    int32_t has[4];
-    for (int l = 0; l < 4; l++) {
-        if (l >= n) {
-            for (int k = 0; k < 12; k++) row[l][k] = 0.0f;
-            has[l] = 0;
-            continue;
-        }
-        for (int k = 0; k < 6; k++) row[l][k] = f[l].v[k];
-        // behaviors.c's gain_of: the gain that turns a velocity change
-        // into a force, and the largest change max_force makes.
-        double gain = b[l]->mass / dt, limit = b[l]->max_force / gain;
-        row[l][6] = (float)b[l]->vel.x, row[l][7] = (float)b[l]->vel.y;
-        row[l][8] = (float)b[l]->max_speed, row[l][9] = (float)b[l]->max_force;
-        row[l][10] = (float)gain, row[l][11] = (float)limit;
-        has[l] = f[l].n > 0 ? -1 : 0;
-    }
-    float fx[4], fy[4];
-    bool bad[4];
-#ifdef ST__LANE_VECTORS
-    f4 I[6], B[6];
-    for (int k = 0; k < 6; k++) I[k] = (f4){row[0][k], row[1][k], row[2][k], row[3][k]};
-    for (int k = 0; k < 6; k++) B[k] = (f4){row[0][6 + k], row[1][6 + k], row[2][6 + k], row[3][6 + k]};
-    const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
-    i4 BAD = {0, 0, 0, 0};
-    for (int k = 0; k < 6; k++) BAD |= out_of_range(I[k]) | out_of_range(B[k]);
-    const i4 ALL = {-1, -1, -1, -1}, HAS = {has[0], has[1], has[2], has[3]};
-    f4 FX = Z, FY = Z;
-    rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
-    rule4(I[2], I[3], HAS, B, weight[1], &FX, &FY, &BAD);
-    rule4(I[4], I[5], HAS, B, weight[2], &FX, &FY, &BAD);
-    // Truncated to max_force here, in float, just under it.
-    f4 L2 = FX * FX + FY * FY;
-    i4 over = L2 > B[3] * B[3];
-    f4 R = (f4)(((i4)(B[3] / sqrt4(L2) * UNDER_MAX) & over) | ((i4)(Z + 1.0f) & ~over));
-    FX *= R;
-    FY *= R;
-    // Degenerate bodies (no max force, a limit of 0 ...) can make 0 / 0:
-    // double sorts those out.
-    BAD |= out_of_range(FX) | out_of_range(FY);
-    for (int l = 0; l < 4; l++) fx[l] = FX[l], fy[l] = FY[l], bad[l] = BAD[l] != 0;
-#else
-    for (int l = 0; l < 4; l++) {
-        const float *in = row[l], *bl = row[l] + 6;
-        bad[l] = false;
-        for (int k = 0; k < 12; k++) bad[l] |= !(fabsf(row[l][k]) <= HUGE1);
-        fx[l] = fy[l] = 0.0f;
-        rule1(in[0], in[1], true, bl, weight[0], &fx[l], &fy[l], &bad[l]);
-        rule1(in[2], in[3], has[l], bl, weight[1], &fx[l], &fy[l], &bad[l]);
-        rule1(in[4], in[5], has[l], bl, weight[2], &fx[l], &fy[l], &bad[l]);
-        float l2 = fx[l] * fx[l] + fy[l] * fy[l];
-        float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
-        fx[l] *= r;
-        fy[l] *= r;
-        bad[l] |= !(fabsf(fx[l]) <= HUGE1) || !(fabsf(fy[l]) <= HUGE1);
-    }
-#endif
     for (int l = 0; l < n; l++) {
-        ok[l] = !bad[l];
-        force[l] = st_v2((double)fx[l], (double)fy[l]);
+        fsums f = {{0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, 0, false};
+        g[l].sep_r2 = sep_radius * sep_radius, g[l].self = (uint32_t)index[l];
+        if (q) sums_of(q, index[l], radius, &f, &g[l], memo);
+        const st_body *b = &w->bodies[index[l]];
+        double gain = b->mass / dt, limit = b->max_force / gain;
+        const float bl[6] = {(float)b->vel.x, (float)b->vel.y, (float)b->max_speed, (float)b->max_force, (float)gain,
+                             (float)limit};
+        bool bad = false;
+        for (int k = 0; k < 6; k++) bad |= !(fabsf(f.v[k]) <= HUGE1) || !(fabsf(bl[k]) <= HUGE1);
+        float fx = 0.0f, fy = 0.0f;
+        rule1(f.v[0], f.v[1], true, bl, weight[0], &fx, &fy, &bad);
+        rule1(f.v[2], f.v[3], f.n > 0, bl, weight[1], &fx, &fy, &bad);
+        rule1(f.v[4], f.v[5], f.n > 0, bl, weight[2], &fx, &fy, &bad);
+        float l2 = fx * fx + fy * fy;
+        float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
+        fx *= r;
+        fy *= r;
+        bad |= !(fabsf(fx) <= HUGE1) || !(fabsf(fy) <= HUGE1);
+        force[l] = st_v2((double)fx, (double)fy);
+        ok[l] = !bad && !f.careful && !wide;
+        if (!ok[l] && !f.careful) fsums_to(&f, &g[l]);
     }
 }
+#endif
 
 void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_half, double sep_radius,
                      const int *index, int n, double dt, st_vec2 *force, bool *ok, st__group *g,
                      st__runs_memo *memo)
 {
     assert(n <= ST_FLOCK_BATCH);
-    fsums f[ST_FLOCK_BATCH];
-    const st_body *b[ST_FLOCK_BATCH];
-    const bool grid = !no_grid(&w->grid);
     lanes q;
+    const bool grid = !no_grid(&w->grid);
     if (grid) setup(&q, w, p, cos_half, sep_radius);
-    for (int m = 0; m < n; m++) {
-        b[m] = &w->bodies[index[m]];
-        g[m] = (st__group){{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0, sep_radius * sep_radius, (uint32_t)index[m]};
-        if (grid) sums_of(&q, index[m], p->radius, &f[m], &g[m], memo);
-        else f[m] = (fsums){{0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, 0, false};
-    }
     // A weight past float's range: all in double.
     const bool wide = !(fabs(p->separation) <= (double)HUGE1 && fabs(p->alignment) <= (double)HUGE1 &&
                         fabs(p->cohesion) <= (double)HUGE1);
     const float weight[3] = {(float)p->separation, (float)p->alignment, (float)p->cohesion};
     for (int m = 0; m < n; m += 4) {
         int k = n - m < 4 ? n - m : 4;
-        forces4(f + m, b + m, k, dt, weight, force + m, ok + m);
-    }
-    for (int m = 0; m < n; m++) {
-        if (f[m].careful || wide) ok[m] = false;
-        if (!ok[m] && !f[m].careful) fsums_to(&f[m], &g[m]);
+        batch4(w, grid ? &q : NULL, p->radius, sep_radius, index + m, k, dt, weight, wide, force + m, ok + m, g + m,
+               memo);
     }
 }
 
