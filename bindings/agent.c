@@ -627,6 +627,23 @@ static sl_agent *method_self(lua_State *L)
     return a;
 }
 
+/* method_self for a behaviour method, which knows its arguments' top:
+ * the agent's metatable stays pushed above them (popping it would cost a
+ * call), and the method reads no argument past top (see method_arg). */
+static sl_agent *behavior_self(lua_State *L, int top)
+{
+    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
+    if (a != NULL && lua_getmetatable(L, 1)) {
+        if (sl_same_table(L, -1, UV_AGENT_MT)) {
+            if (a->removed)
+                luaL_error(L, "attempt to use a removed agent");
+            return a;
+        }
+        lua_settop(L, top);
+    }
+    return sl_checkagent(L, 1);
+}
+
 /* steer_lua_pushvec2 with the metatable from the upvalue. */
 static void push_result(lua_State *L, st_vec2 v)
 {
@@ -642,13 +659,18 @@ static int push_steer(lua_State *L, sl_agent *a, const st_behavior *b)
     return 1;
 }
 
-static st_target target_arg(lua_State *L, int arg, sl_agent *a, bool agent_only)
+/* A behaviour method's target argument (arg <= top: see method_arg). */
+static st_target target_arg(lua_State *L, int arg, int top, sl_agent *a, bool agent_only)
 {
     /* an agent of this world, the usual target: checked here without a
-     * registry lookup; anything else takes the general path */
-    sl_agent *o = sl_toagent_of(L, arg, a->sw);
-    if (o != NULL && !o->removed && o->sw == a->sw)
-        return st_target_agent(o->id);
+     * registry lookup (its metatable stays pushed, as behavior_self's);
+     * anything else takes the general path */
+    sl_agent *o = (sl_agent *)lua_touserdata(L, arg);
+    if (o != NULL && lua_getmetatable(L, arg)) {
+        if (lua_topointer(L, -1) == a->sw->agent_mt && !o->removed && o->sw == a->sw)
+            return st_target_agent(o->id);
+    }
+    lua_settop(L, top);
     sl_src src = sl_arg(arg);
     return sl_target(L, arg, &src, a->sw, agent_only);
 }
@@ -814,22 +836,48 @@ static void method_opts(lua_State *L, int idx, const method_def *d, st_behavior 
 #endif
 
 /* Reads argument `arg` as `kind` into b; returns the next argument's index.
- * *path_arg: where a path was read. */
-static ALWAYS_INLINE int method_arg(lua_State *L, sl_agent *a, const method_def *d, int kind, int arg,
+ * *path_arg: where a path was read. top: the number of arguments. Values
+ * above top (behavior_self's and target_arg's metatables) are not
+ * arguments: an argument past top is none, known without asking Lua (an
+ * optional one keeps its default), and the kinds that read the stack more
+ * freely first put the top back. */
+static ALWAYS_INLINE int method_arg(lua_State *L, sl_agent *a, const method_def *d, int kind, int arg, int top,
                                     st_behavior *b, int *path_arg)
 {
     sl_src src = sl_arg(arg);
     switch (kind) {
     case MA_END: return arg;
-    case MA_TARGET: b->target = target_arg(L, arg, a, false); break;
-    case MA_AGENT: b->target = target_arg(L, arg, a, true); break;
-    case MA_AGENT2: b->target2 = target_arg(L, arg, a, true); break;
+    case MA_RADIUS:
+        if (arg <= top)
+            b->radius = sl_optnonneg(L, arg, b->radius);
+        return arg + 1;
+    case MA_TIME:
+        if (arg <= top)
+            b->predict = sl_optnonneg(L, arg, b->predict);
+        return arg + 1;
+    case MA_WEIGHT:
+        if (arg <= top)
+            b->weight = sl_optfinite(L, arg, b->weight);
+        return arg + 1;
+    case MA_TARGET:
+    case MA_AGENT:
+    case MA_AGENT2:
     case MA_LEADER:
-        b->target = target_arg(L, arg, a, true);
+        if (arg > top)
+            lua_settop(L, top); /* the general path reads it as none */
+        break;
+    default:
+        lua_settop(L, top);
+        break;
+    }
+    switch (kind) {
+    case MA_TARGET: b->target = target_arg(L, arg, top, a, false); break;
+    case MA_AGENT: b->target = target_arg(L, arg, top, a, true); break;
+    case MA_AGENT2: b->target2 = target_arg(L, arg, top, a, true); break;
+    case MA_LEADER:
+        b->target = target_arg(L, arg, top, a, true);
         luaL_argcheck(L, !st_id_equal(b->target.agent, a->id), arg, "an agent cannot follow itself");
         break;
-    case MA_RADIUS: b->radius = sl_optnonneg(L, arg, b->radius); break;
-    case MA_TIME: b->predict = sl_optnonneg(L, arg, b->predict); break;
     case MA_DECEL: b->decel = sl_deceleration(L, arg, &src); break;
     case MA_OFFSET: b->offset = steer_lua_checkpoint(L, arg); break;
     case MA_FIELD:
@@ -857,7 +905,6 @@ static ALWAYS_INLINE int method_arg(lua_State *L, sl_agent *a, const method_def 
         b->flock = sl_flock_params(L, arg, -1, a->sw, &src, &b->weight);
         lua_pop(L, 1);
         break;
-    case MA_WEIGHT: b->weight = sl_optfinite(L, arg, b->weight); break;
     default: break;
     }
     return arg + 1;
@@ -878,16 +925,17 @@ static void keep_path(lua_State *L, int arg)
 /* The body of every behaviour method, for the method_def d. */
 static ALWAYS_INLINE int behavior_method(lua_State *L, const method_def *d)
 {
-    sl_agent *a = method_self(L);
+    int top = lua_gettop(L);
+    sl_agent *a = behavior_self(L, top);
     st_behavior b = a->sw->defaults[d->type];
     b.weight = 1.0;
     /* written out rather than a loop, so that the compiler resolves each
      * row's arguments (d is constant in every agent_<name>) */
     int arg = 2, path_arg = 0;
-    arg = method_arg(L, a, d, d->args[0], arg, &b, &path_arg);
-    arg = method_arg(L, a, d, d->args[1], arg, &b, &path_arg);
-    arg = method_arg(L, a, d, d->args[2], arg, &b, &path_arg);
-    method_arg(L, a, d, d->args[3], arg, &b, &path_arg);
+    arg = method_arg(L, a, d, d->args[0], arg, top, &b, &path_arg);
+    arg = method_arg(L, a, d, d->args[1], arg, top, &b, &path_arg);
+    arg = method_arg(L, a, d, d->args[2], arg, top, &b, &path_arg);
+    method_arg(L, a, d, d->args[3], arg, top, &b, &path_arg);
     if (path_arg != 0)
         keep_path(L, path_arg);
     if (!d->force) {

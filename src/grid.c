@@ -765,7 +765,7 @@ ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, dou
 #define ST_NEAREST_CROWDED 6
 
 /// Whether st__grid_runs folds the offsets of q's disc on grid g.
-static bool nearest_folds(const st_world *w, const st_grid *g, const st_query *q)
+static inline bool nearest_folds(const st_world *w, const st_grid *g, const st_query *q)
 {
     if (w->edges != ST_EDGES_WRAP) return false;
     // A disc narrower than the world by more than two cells spans fewer
@@ -779,12 +779,72 @@ static bool nearest_folds(const st_world *w, const st_grid *g, const st_query *q
                           floor((cy - q->radius) / g->cell_h), floor((cy + q->radius) / g->cell_h));
 }
 
+/// One run of st_world_nearest's own search: nearest() for each item of
+/// items[k0, k1) within r2 of c, not at dense index `exclude`, and of
+/// `tag` unless that is ST_TAG_ANY. The offsets are st__run_offset's
+/// without a fold, the tests visit_run's without a view cone: the answers
+/// are those of the general visit, bit for bit.
+ST__INLINE void near_run(nearest_ctx *n, const st_grid_item *items, int k0, int k1, double sx, double sy,
+                         st_vec2 c, double r2, int exclude, int32_t tag)
+{
+    for (int k = k0; k < k1; k++) {
+        const st_grid_item *it = &items[k];
+        st_vec2 d = st_v2(it->pos.x + sx - c.x, it->pos.y + sy - c.y);
+        double d2 = d.x * d.x + d.y * d.y;
+        // Most items lie outside the disc: one test for them, the rest after.
+        if (!(d2 <= r2)) continue;
+        if ((int)it->index == exclude || (tag != ST_TAG_ANY && it->tag != tag)) continue;
+        if (n->w->removed_in_step && !n->w->agents[it->index].alive) continue;
+        nearest(n, it, d, d2);
+    }
+}
+
+/// st_world_nearest's visit of the disc of radius r around c on g: the runs
+/// st__grid_runs gives, for a centre already folded into a wrap world and a
+/// disc that does not fold across it (the caller knows both). A brain's
+/// query makes one or two such visits; the general visit would redo the
+/// fold, the cone and the brute-force checks for each.
+ST__INLINE void near_disc(nearest_ctx *n, const st_grid *g, st_vec2 c, double r, int exclude, int32_t tag)
+{
+    const st_world *w = n->w;
+    const st_grid_item *items = g->items;
+    const int32_t *start = g->cell_start;
+    const int nx = g->nx, ny = g->ny;
+    const double r2 = r * r;
+    if (w->edges != ST_EDGES_WRAP) {
+        int cx0 = st__clamp_cell(st__floor((c.x - r) / g->cell_w), nx);
+        int cx1 = st__clamp_cell(st__floor((c.x + r) / g->cell_w), nx);
+        int cy0 = st__clamp_cell(st__floor((c.y - r) / g->cell_h), ny);
+        int cy1 = st__clamp_cell(st__floor((c.y + r) / g->cell_h), ny);
+        for (int cy = cy0; cy <= cy1; cy++)
+            near_run(n, items, start[cy * nx + cx0], start[cy * nx + cx1 + 1], 0.0, 0.0, c, r2, exclude, tag);
+        return;
+    }
+    const double W = w->width, H = w->height;
+    const int cx0 = (int)st__floor((c.x - r) / g->cell_w), cx1 = (int)st__floor((c.x + r) / g->cell_w);
+    const int cy0 = (int)st__floor((c.y - r) / g->cell_h), cy1 = (int)st__floor((c.y + r) / g->cell_h);
+    for (int cy = cy0; cy <= cy1; cy++) {
+        int row = cy < 0 ? cy + ny : cy >= ny ? cy - ny : cy;
+        double sy = cy < 0 ? -H : cy >= ny ? H : 0.0;
+        const int32_t *rs = start + row * nx;
+        if (cx0 < 0) {
+            near_run(n, items, rs[cx0 + nx], rs[nx], -W, sy, c, r2, exclude, tag);
+            near_run(n, items, rs[0], rs[cx1 + 1], 0.0, sy, c, r2, exclude, tag);
+        } else if (cx1 >= nx) {
+            near_run(n, items, rs[cx0], rs[nx], 0.0, sy, c, r2, exclude, tag);
+            near_run(n, items, rs[0], rs[cx1 - nx + 1], W, sy, c, r2, exclude, tag);
+        } else {
+            near_run(n, items, rs[cx0], rs[cx1 + 1], 0.0, sy, c, r2, exclude, tag);
+        }
+    }
+}
+
 st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist)
 {
     st_world *w = (st_world *)cw;
     assert(query_ok(q));
     if (!query_ok(q)) return st_null_agent();
-    st__grid_ensure(w);
+    if (w->grid_dirty && !w->in_step) st__grid_build(w, w->count); // st__grid_ensure, without its call
     nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w};
     const st_grid *g = tag_grid_again(w, q->tag);
     if (g == NULL) g = st__grid_for_tag(w, q->tag);
@@ -802,13 +862,28 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     // hunter's "nearest prey" at one agent per 400 square units: 6 a cell)
     // that disc almost always holds one, in 2 x 2 cells rather than 3 x 3.
     if ((int64_t)g->item_count >= ST_NEAREST_CROWDED * (int64_t)g->nx * g->ny) step *= 0.5;
-    if (g->item_count > 0 && !w->brute_force && q->radius > 1.5 * step && !nearest_folds(w, g, q)) {
-        st_query near = *q;
-        near.radius = step;
-        for (int k = 0; k < 4 && near.radius * 1.5 < q->radius && c.index < 0; k++, near.radius *= 2.0)
-            grid_visit_ex(w, g, &near, exclude, nearest, &c);
+    bool cone = q->fov > 0.0 && q->fov < 2.0 * ST_PI;
+    if (g->item_count > 0 && g->cell_start && !w->brute_force && !cone && !nearest_folds(w, g, q)) {
+        // The usual query (a brain's): no view cone, no fold, so every disc
+        // is visited by near_disc around the one folded centre.
+        st_vec2 center = q->center;
+        if (w->edges == ST_EDGES_WRAP)
+            center = st_v2(st__wrap_coord(center.x, w->width), st__wrap_coord(center.y, w->height));
+        // a tag grid holds its tag alone: no tag test for its items
+        const int32_t tag = g == &w->grid ? q->tag : ST_TAG_ANY;
+        double r = step;
+        for (int k = 0; k < 4 && r * 1.5 < q->radius && c.index < 0; k++, r *= 2.0)
+            near_disc(&c, g, center, r, exclude, tag);
+        if (c.index < 0) near_disc(&c, g, center, q->radius, exclude, tag);
+    } else {
+        if (g->item_count > 0 && !w->brute_force && q->radius > 1.5 * step && !nearest_folds(w, g, q)) {
+            st_query near = *q;
+            near.radius = step;
+            for (int k = 0; k < 4 && near.radius * 1.5 < q->radius && c.index < 0; k++, near.radius *= 2.0)
+                grid_visit_ex(w, g, &near, exclude, nearest, &c);
+        }
+        if (c.index < 0) grid_visit_ex(w, g, q, exclude, nearest, &c);
     }
-    if (c.index < 0) grid_visit_ex(w, g, q, exclude, nearest, &c);
     if (c.index < 0) return st_null_agent();
     if (dist) {
         // dist2 may have overflowed: the length of the offset, at most DBL_MAX
