@@ -81,45 +81,56 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
     }
 }
 
+/// What each thread of step_plain's team does (or the one thread, alone).
+static void plain_passes(st_world *w, int n, int ns, bool all_alive, double dt, bool fused)
+{
+    st__standing_pass(w, fused); // its loop is shared out among the team, then all wait
+    if (fused) {
+        // moved already, in the standing pass
+    } else if (ns > 1) {
+#ifdef STEER_HAVE_OPENMP
+        int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
+#else
+        int t0 = 0, nth = 1;
+#endif
+        const int cells = w->grid.nx * w->grid.ny;
+        // Whole slices, as the build takes them: the standing pass's
+        // barrier is behind us, so the grid's counters are free.
+        for (int s = t0; s < ns; s += nth) {
+            int i0, i1;
+            int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
+            for (int c = 0; c < cells; c++) h[c] = 0;
+            for (int i = i0; i < i1; i++) {
+                st__integrate_inline(w, i, dt);
+                st__grid_count(w, h, i);
+            }
+        }
+    } else {
+#ifdef STEER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 4096)
+#endif
+        for (int i = 0; i < n; i++)
+            if (all_alive || w->agents[i].alive) st__integrate_inline(w, i, dt);
+    }
+}
+
 /// Steps 3-4 when nobody avoids: one team for the standing pass and the
 /// integration, which also counts the next grid's cells on the way.
 static void step_plain(st_world *w, int n, int ns, bool all_alive, double dt, bool fused)
 {
-    // One team for both passes: every fork and join is a wait for the
-    // slowest thread, which on a busy machine can be a whole time slice.
 #ifdef STEER_HAVE_OPENMP
-#pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 2048)
-#endif
-    {
-        st__standing_pass(w, fused); // its loop is shared out among the team, then all wait
-        if (fused) {
-            // moved already, in the standing pass
-        } else if (ns > 1) {
-#ifdef STEER_HAVE_OPENMP
-            int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
-#else
-            int t0 = 0, nth = 1;
-#endif
-            const int cells = w->grid.nx * w->grid.ny;
-            // Whole slices, as the build takes them: the standing pass's
-            // barrier is behind us, so the grid's counters are free.
-            for (int s = t0; s < ns; s += nth) {
-                int i0, i1;
-                int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
-                for (int c = 0; c < cells; c++) h[c] = 0;
-                for (int i = i0; i < i1; i++) {
-                    st__integrate_inline(w, i, dt);
-                    st__grid_count(w, h, i);
-                }
-            }
-        } else {
-#ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(dynamic, 4096)
-#endif
-            for (int i = 0; i < n; i++)
-                if (all_alive || w->agents[i].alive) st__integrate_inline(w, i, dt);
-        }
+    if (w->threads > 1 && n > 2048) {
+        // One team for both passes: every fork and join is a wait for the
+        // slowest thread, which on a busy machine can be a whole time slice.
+#pragma omp parallel num_threads(w->threads)
+        plain_passes(w, n, ns, all_alive, dt, fused);
+        return;
     }
+#endif
+    // Alone, no team at all: a parallel region that its if clause turns off
+    // still goes through libgomp, which allocates for it every step (and
+    // glibc's consolidation of that slows the Lua brains' own allocations).
+    plain_passes(w, n, ns, all_alive, dt, fused);
 }
 
 void st_world_step_end(st_world *w)
