@@ -1125,6 +1125,9 @@ static bool is_traced(const st_world *w, int i)
 /// that keep pref out (note_block).
 typedef struct orca_ctx {
     const st_world *w;
+    // Every agent of the step is a plain one (st__avoid_peer): any two
+    // share the avoiding evenly, and no pair needs share_of.
+    bool plain;
     const st_body *b;
     const orca_self *me;
     const orca_peer *peer; // its own
@@ -1186,7 +1189,7 @@ static inline const st_vec2 *near_vel(const orca_ctx *x, const gather *g, int q,
 {
     uint32_t j = g->index[q];
     const orca_peer *o = &g->peer[j];
-    *share = share_of(o, x->peer);
+    *share = x->plain ? 0.5 : share_of(o, x->peer);
     if (flag && (flag[j] & AV_STUCK)) {
         *share = 1.0;
         return &out[j];
@@ -1387,11 +1390,12 @@ static void trace_agent(struct st_avoid_state *s, const orca_ctx *x, st_vec2 pre
 /// non-NULL) a neighbour stuck in the first keeps the velocity it chose
 /// there (`out`), and this agent avoids all of it this step.
 static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uint8_t *flag, const st_vec2 *out,
-                          bool *stuck)
+                          bool plain, bool *stuck)
 {
     const struct st_avoid_state *st = w->avoid;
     orca_ctx x;
     x.w = w;
+    x.plain = plain;
     x.b = &w->bodies[i];
     x.me = &st->self[i];
     x.peer = &st->peer[i];
@@ -1436,7 +1440,7 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
     }
 }
 
-void st__avoid_peer(st_world *w, int i)
+bool st__avoid_peer(st_world *w, int i)
 {
     // A stream over four arrays, one of them (the settings) in handle
     // order: ask for the lines a few agents ahead.
@@ -1451,12 +1455,13 @@ void st__avoid_peer(st_world *w, int i)
     p->radius = b->radius;
     p->max_speed = b->max_speed;
     p->serial = w->agents[i].serial;
-    bool yields = (b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA;
+    bool yields = (b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA, plain = false;
     if (b->avoid & ST__AV_DEF) {
         const st_avoid_def *d = &w->avoid_defs[w->agents[i].slot];
         p->layer = d->layer;
         p->yields = yields ? d->mask : 0u;
         p->priority = d->priority;
+        plain = yields && d->mask == UINT32_MAX && d->layer != 0u && d->priority == 1.0;
         if (yields) {
             st_avoid_def e = effective(d, b);
             orca_self *me = &w->avoid->self[i];
@@ -1472,6 +1477,7 @@ void st__avoid_peer(st_world *w, int i)
         p->yields = yields ? UINT32_MAX : 0u;
         p->priority = 1.0;
     }
+    return plain;
 }
 
 st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i)
@@ -1480,7 +1486,7 @@ st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i)
     return (s->flag[i] & AV_REVISIT) ? pref[i] : s->out[i];
 }
 
-void st__avoid_pass(st_world *w, st_vec2 *pref)
+void st__avoid_pass(st_world *w, st_vec2 *pref, bool plain)
 {
     struct st_avoid_state *s = w->avoid;
     const int n = w->step_count;
@@ -1499,7 +1505,7 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
         if ((b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) != ST__AV_ORCA) continue;
         if (!all_alive && !w->agents[i].alive) continue;
         bool stuck = false;
-        out[i] = orca_agent(w, i, pref[i], dt, NULL, NULL, &stuck);
+        out[i] = orca_agent(w, i, pref[i], dt, NULL, NULL, plain, &stuck);
         if (stuck) {
             flag[i] = AV_STUCK;
 #ifdef STEER_HAVE_OPENMP
@@ -1523,7 +1529,7 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
         for (int i = 0; i < n; i++) {
             if (!(flag[i] & AV_REVISIT)) continue;
             bool stuck = false;
-            pref[i] = orca_agent(w, i, pref[i], dt, flag, out, &stuck);
+            pref[i] = orca_agent(w, i, pref[i], dt, flag, out, plain, &stuck);
         }
     }
     // Now pref[i] for the agents revisited, out[i] for the others
