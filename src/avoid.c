@@ -922,6 +922,28 @@ static ST__NOINLINE void near_few(const gather *g, near_set *s)
     s->n_close = nc < ORCA_MAX_CLOSE ? nc : ORCA_MAX_CLOSE;
 }
 
+/// Whether two of the first `valid` sorted float keys (>> 8) agree;
+/// sorted[valid, valid + 4) are overwritten.
+static inline bool near_tied(int32_t *sorted, int valid)
+{
+    for (int t = 0; t < 4; t++) sorted[valid + t] = -1; // equal to no key >> 8
+#if ORCA_SSE2
+    __m128i any = _mm_setzero_si128();
+    const __m128i lane = _mm_set_epi32(3, 2, 1, 0), end = _mm_set1_epi32(valid);
+    for (int k = 0; k < valid; k += 4) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(sorted + k));
+        __m128i b = _mm_loadu_si128((const __m128i *)(sorted + k + 1));
+        __m128i in = _mm_cmplt_epi32(_mm_add_epi32(_mm_set1_epi32(k), lane), end);
+        any = _mm_or_si128(any, _mm_and_si128(_mm_cmpeq_epi32(a, b), in));
+    }
+    return _mm_movemask_epi8(any) != 0;
+#else
+    bool tie = false;
+    for (int k = 0; k < valid; k++) tie |= sorted[k] == sorted[k + 1];
+    return tie;
+#endif
+}
+
 /// The candidates in the order their lines are made, which decides every
 /// rounding after it: nearest first, ties by serial. Each goes to its
 /// rank among the keys (a permutation: they are distinct), then those
@@ -931,16 +953,19 @@ static void near_select(gather *g, near_set *s)
 {
     const int n = g->n;
     int valid = 0;
-    for (int q = 0; q < n; q++) valid += near_classify(g, q);
+    // The keys with the classes (a few wasted when near_few takes them).
+    for (int q = 0; q < n; q++) {
+        valid += near_classify(g, q);
+        g->key[q] = near_key(g, q);
+    }
     s->n_valid = valid;
     s->n_best = valid < g->cap ? valid : g->cap;
     if (valid <= ORCA_FEW) {
         near_few(g, s);
         return;
     }
-    for (int q = 0; q < n; q++) g->key[q] = near_key(g, q);
     int32_t rank[ORCA_CAND_MAX + 16];
-    int32_t sorted[ORCA_CAND_MAX + 1];
+    int32_t sorted[ORCA_CAND_MAX + 4];
     uint8_t closes[ORCA_CAND_MAX + 1];
     near_ranks(g->key, n, rank);
     for (int q = 0; q < n; q++) {
@@ -948,17 +973,14 @@ static void near_select(gather *g, near_set *s)
         sorted[rank[q]] = g->key[q] >> 8;
         closes[rank[q]] = g->close[q];
     }
-    // Ties in the float keys and the close ones in one pass, no branch
-    // (the nearest ORCA_MAX_CLOSE of them count).
-    bool tie = false;
+    // The close ones in order, no branch (the nearest ORCA_MAX_CLOSE of
+    // them count).
     int nc = 0;
-    sorted[valid] = -1; // not equal to any key >> 8
     for (int k = 0; k < valid; k++) {
-        tie |= sorted[k] == sorted[k + 1];
         s->close[nc] = s->ord[k];
         nc += closes[k];
     }
-    if (tie) {
+    if (near_tied(sorted, valid)) {
         near_exact(g, s->ord, valid);
         nc = 0;
         for (int k = 0; k < valid; k++) {
