@@ -36,6 +36,26 @@
 #include <omp.h>
 #endif
 
+// One agent's pass (orca_agent, with all it calls inlined) is built twice,
+// for plain x86-64 and for AVX, and the loader picks the one the CPU
+// runs. The arithmetic is the same operations either way (no fused
+// multiply-add: the build has -ffp-contract=off), so the results are the
+// same bits; AVX's three-operand forms only spare the register copies the
+// two-operand SSE2 ones need (about an eighth of a step's instructions).
+// -DORCA_CLONES=0 builds the plain one alone.
+#ifndef ORCA_CLONES
+#if ORCA_SSE2 && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define ORCA_CLONES 1
+#else
+#define ORCA_CLONES 0
+#endif
+#endif
+#if ORCA_CLONES
+#define ORCA_PER_CPU __attribute__((target_clones("avx", "default"), flatten))
+#else
+#define ORCA_PER_CPU
+#endif
+
 #include "grid_iter.h"
 #include "rng.h"
 
@@ -1411,8 +1431,8 @@ static void trace_agent(struct st_avoid_state *s, const orca_ctx *x, st_vec2 pre
 /// this step's half-planes left nothing. In the second round (`flag`
 /// non-NULL) a neighbour stuck in the first keeps the velocity it chose
 /// there (`out`), and this agent avoids all of it this step.
-static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uint8_t *flag, const st_vec2 *out,
-                          bool plain, bool *stuck)
+ORCA_PER_CPU static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uint8_t *flag,
+                                       const st_vec2 *out, bool plain, bool *stuck)
 {
     const struct st_avoid_state *st = w->avoid;
     orca_ctx x;
