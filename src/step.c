@@ -48,7 +48,9 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
     {
         st__standing_pass(w, false);
 #ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(static) reduction(| : mixed)
+// Dynamic: the two cores of a busy machine are seldom equally fast, and
+// what each agent does here is its own (any order, the same bits).
+#pragma omp for schedule(dynamic, 4096) reduction(| : mixed)
 #endif
         for (int i = 0; i < n; i++) {
             if (all_alive || w->agents[i].alive) pref[i] = st__integrate_velocity(w, i, dt);
@@ -74,7 +76,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
             }
         } else {
 #ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 4096)
 #endif
             for (int i = 0; i < n; i++)
                 if (all_alive || w->agents[i].alive) st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
