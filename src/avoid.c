@@ -36,6 +36,26 @@
 #include <omp.h>
 #endif
 
+// One agent's pass (orca_agent, with all it calls inlined) is built twice,
+// for plain x86-64 and for AVX, and the loader picks the one the CPU
+// runs. The arithmetic is the same operations either way (no fused
+// multiply-add: the build has -ffp-contract=off), so the results are the
+// same bits; AVX's three-operand forms only spare the register copies the
+// two-operand SSE2 ones need (about an eighth of a step's instructions).
+// -DORCA_CLONES=0 builds the plain one alone.
+#ifndef ORCA_CLONES
+#if ORCA_SSE2 && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define ORCA_CLONES 1
+#else
+#define ORCA_CLONES 0
+#endif
+#endif
+#if ORCA_CLONES
+#define ORCA_PER_CPU __attribute__((target_clones("avx", "default"), flatten))
+#else
+#define ORCA_PER_CPU
+#endif
+
 #include "grid_iter.h"
 #include "rng.h"
 
@@ -922,6 +942,28 @@ static ST__NOINLINE void near_few(const gather *g, near_set *s)
     s->n_close = nc < ORCA_MAX_CLOSE ? nc : ORCA_MAX_CLOSE;
 }
 
+/// Whether two of the first `valid` sorted float keys (>> 8) agree;
+/// sorted[valid, valid + 4) are overwritten.
+static inline bool near_tied(int32_t *sorted, int valid)
+{
+    for (int t = 0; t < 4; t++) sorted[valid + t] = -1; // equal to no key >> 8
+#if ORCA_SSE2
+    __m128i any = _mm_setzero_si128();
+    const __m128i lane = _mm_set_epi32(3, 2, 1, 0), end = _mm_set1_epi32(valid);
+    for (int k = 0; k < valid; k += 4) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(sorted + k));
+        __m128i b = _mm_loadu_si128((const __m128i *)(sorted + k + 1));
+        __m128i in = _mm_cmplt_epi32(_mm_add_epi32(_mm_set1_epi32(k), lane), end);
+        any = _mm_or_si128(any, _mm_and_si128(_mm_cmpeq_epi32(a, b), in));
+    }
+    return _mm_movemask_epi8(any) != 0;
+#else
+    bool tie = false;
+    for (int k = 0; k < valid; k++) tie |= sorted[k] == sorted[k + 1];
+    return tie;
+#endif
+}
+
 /// The candidates in the order their lines are made, which decides every
 /// rounding after it: nearest first, ties by serial. Each goes to its
 /// rank among the keys (a permutation: they are distinct), then those
@@ -931,16 +973,19 @@ static void near_select(gather *g, near_set *s)
 {
     const int n = g->n;
     int valid = 0;
-    for (int q = 0; q < n; q++) valid += near_classify(g, q);
+    // The keys with the classes (a few wasted when near_few takes them).
+    for (int q = 0; q < n; q++) {
+        valid += near_classify(g, q);
+        g->key[q] = near_key(g, q);
+    }
     s->n_valid = valid;
     s->n_best = valid < g->cap ? valid : g->cap;
     if (valid <= ORCA_FEW) {
         near_few(g, s);
         return;
     }
-    for (int q = 0; q < n; q++) g->key[q] = near_key(g, q);
     int32_t rank[ORCA_CAND_MAX + 16];
-    int32_t sorted[ORCA_CAND_MAX + 1];
+    int32_t sorted[ORCA_CAND_MAX + 4];
     uint8_t closes[ORCA_CAND_MAX + 1];
     near_ranks(g->key, n, rank);
     for (int q = 0; q < n; q++) {
@@ -948,17 +993,14 @@ static void near_select(gather *g, near_set *s)
         sorted[rank[q]] = g->key[q] >> 8;
         closes[rank[q]] = g->close[q];
     }
-    // Ties in the float keys and the close ones in one pass, no branch
-    // (the nearest ORCA_MAX_CLOSE of them count).
-    bool tie = false;
+    // The close ones in order, no branch (the nearest ORCA_MAX_CLOSE of
+    // them count).
     int nc = 0;
-    sorted[valid] = -1; // not equal to any key >> 8
     for (int k = 0; k < valid; k++) {
-        tie |= sorted[k] == sorted[k + 1];
         s->close[nc] = s->ord[k];
         nc += closes[k];
     }
-    if (tie) {
+    if (near_tied(sorted, valid)) {
         near_exact(g, s->ord, valid);
         nc = 0;
         for (int k = 0; k < valid; k++) {
@@ -1125,6 +1167,9 @@ static bool is_traced(const st_world *w, int i)
 /// that keep pref out (note_block).
 typedef struct orca_ctx {
     const st_world *w;
+    // Every agent of the step is a plain one (st__avoid_peer): any two
+    // share the avoiding evenly, and no pair needs share_of.
+    bool plain;
     const st_body *b;
     const orca_self *me;
     const orca_peer *peer; // its own
@@ -1186,7 +1231,7 @@ static inline const st_vec2 *near_vel(const orca_ctx *x, const gather *g, int q,
 {
     uint32_t j = g->index[q];
     const orca_peer *o = &g->peer[j];
-    *share = share_of(o, x->peer);
+    *share = x->plain ? 0.5 : share_of(o, x->peer);
     if (flag && (flag[j] & AV_STUCK)) {
         *share = 1.0;
         return &out[j];
@@ -1386,12 +1431,13 @@ static void trace_agent(struct st_avoid_state *s, const orca_ctx *x, st_vec2 pre
 /// this step's half-planes left nothing. In the second round (`flag`
 /// non-NULL) a neighbour stuck in the first keeps the velocity it chose
 /// there (`out`), and this agent avoids all of it this step.
-static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uint8_t *flag, const st_vec2 *out,
-                          bool *stuck)
+ORCA_PER_CPU static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double dt, const uint8_t *flag,
+                                       const st_vec2 *out, bool plain, bool *stuck)
 {
     const struct st_avoid_state *st = w->avoid;
     orca_ctx x;
     x.w = w;
+    x.plain = plain;
     x.b = &w->bodies[i];
     x.me = &st->self[i];
     x.peer = &st->peer[i];
@@ -1436,7 +1482,7 @@ static void mark_revisits(st_world *w, int i, uint8_t *flag)
     }
 }
 
-void st__avoid_peer(st_world *w, int i)
+bool st__avoid_peer(st_world *w, int i)
 {
     // A stream over four arrays, one of them (the settings) in handle
     // order: ask for the lines a few agents ahead.
@@ -1451,12 +1497,13 @@ void st__avoid_peer(st_world *w, int i)
     p->radius = b->radius;
     p->max_speed = b->max_speed;
     p->serial = w->agents[i].serial;
-    bool yields = (b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA;
+    bool yields = (b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA, plain = false;
     if (b->avoid & ST__AV_DEF) {
         const st_avoid_def *d = &w->avoid_defs[w->agents[i].slot];
         p->layer = d->layer;
         p->yields = yields ? d->mask : 0u;
         p->priority = d->priority;
+        plain = yields && d->mask == UINT32_MAX && d->layer != 0u && d->priority == 1.0;
         if (yields) {
             st_avoid_def e = effective(d, b);
             orca_self *me = &w->avoid->self[i];
@@ -1472,6 +1519,7 @@ void st__avoid_peer(st_world *w, int i)
         p->yields = yields ? UINT32_MAX : 0u;
         p->priority = 1.0;
     }
+    return plain;
 }
 
 st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i)
@@ -1480,7 +1528,7 @@ st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i)
     return (s->flag[i] & AV_REVISIT) ? pref[i] : s->out[i];
 }
 
-void st__avoid_pass(st_world *w, st_vec2 *pref)
+void st__avoid_pass(st_world *w, st_vec2 *pref, bool plain)
 {
     struct st_avoid_state *s = w->avoid;
     const int n = w->step_count;
@@ -1499,7 +1547,7 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
         if ((b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) != ST__AV_ORCA) continue;
         if (!all_alive && !w->agents[i].alive) continue;
         bool stuck = false;
-        out[i] = orca_agent(w, i, pref[i], dt, NULL, NULL, &stuck);
+        out[i] = orca_agent(w, i, pref[i], dt, NULL, NULL, plain, &stuck);
         if (stuck) {
             flag[i] = AV_STUCK;
 #ifdef STEER_HAVE_OPENMP
@@ -1523,7 +1571,7 @@ void st__avoid_pass(st_world *w, st_vec2 *pref)
         for (int i = 0; i < n; i++) {
             if (!(flag[i] & AV_REVISIT)) continue;
             bool stuck = false;
-            pref[i] = orca_agent(w, i, pref[i], dt, flag, out, &stuck);
+            pref[i] = orca_agent(w, i, pref[i], dt, flag, out, plain, &stuck);
         }
     }
     // Now pref[i] for the agents revisited, out[i] for the others

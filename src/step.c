@@ -41,19 +41,22 @@ void st__integrate(st_world *w, int i, double dt) { st__integrate_inline(w, i, d
 static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 {
     const bool all_alive = w->dead == 0;
+    int mixed = 0; // some agent is not a plain ORCA one (st__avoid_peer)
 #ifdef STEER_HAVE_OPENMP
 #pragma omp parallel num_threads(w->threads) if (w->threads > 1 && n > 256)
 #endif
     {
         st__standing_pass(w, false);
 #ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(static)
+// Dynamic: the two cores of a busy machine are seldom equally fast, and
+// what each agent does here is its own (any order, the same bits).
+#pragma omp for schedule(dynamic, 4096) reduction(| : mixed)
 #endif
         for (int i = 0; i < n; i++) {
             if (all_alive || w->agents[i].alive) pref[i] = st__integrate_velocity(w, i, dt);
-            st__avoid_peer(w, i);
+            mixed |= !st__avoid_peer(w, i);
         }
-        st__avoid_pass(w, pref);
+        st__avoid_pass(w, pref, !mixed);
         if (ns > 1) {
             // The move counts the next grid's cells on the way, as in step_plain.
 #ifdef STEER_HAVE_OPENMP
@@ -73,7 +76,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
             }
         } else {
 #ifdef STEER_HAVE_OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 4096)
 #endif
             for (int i = 0; i < n; i++)
                 if (all_alive || w->agents[i].alive) st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);

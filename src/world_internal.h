@@ -347,14 +347,17 @@ static inline uint32_t st__avoid_layer(const st_world *w, uint32_t j)
     return (w->bodies[j].avoid & ST__AV_DEF) ? w->avoid_defs[w->agents[j].slot].layer : 1u;
 }
 /// Agent i as its ORCA neighbours see it (avoid.c), copied once per step
-/// before st__avoid_pass; call for every i in [0, step_count).
-void st__avoid_peer(st_world *w, int i);
+/// before st__avoid_pass; call for every i in [0, step_count). True when
+/// it is a plain ORCA agent: unlocked, avoiding every layer, on one at
+/// least, priority 1 (the defaults).
+bool st__avoid_peer(st_world *w, int i);
 /// ORCA's velocities for the step's agents, from the state at its start.
 /// pref[i] holds agent i's preferred velocity on entry; after the pass
 /// st__avoid_velocity(w, pref, i) is the one it moves at. Call from every
 /// thread of the parallel region (orphaned omp fors), after st__avoid_peer
-/// for every agent and a barrier.
-void st__avoid_pass(st_world *w, st_vec2 *pref);
+/// for every agent and a barrier. `plain`: every agent of the step is a
+/// plain one (st__avoid_peer), so every pair shares the avoiding evenly.
+void st__avoid_pass(st_world *w, st_vec2 *pref, bool plain);
 st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i);
 /// The buffer for the step's preferred velocities (count entries), or NULL
 /// when memory ran out (the step then runs without avoidance).

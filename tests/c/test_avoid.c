@@ -631,6 +631,63 @@ static void threads_agree(void)
     CHECK(a == c, "a rerun differs");
 }
 
+/// A dense wrap crowd of default ORCA agents, one of them (`odd`, or none
+/// when -1) avoiding every layer but the last, which nobody is on: the
+/// same crowd in effect. The positions and velocities after 40 steps.
+static void default_crowd(int threads, int odd, st_vec2 *out)
+{
+    const int n = 1500;
+    st_world_def wd = st_default_world_def();
+    wd.width = wd.height = 300;
+    wd.edges = ST_EDGES_WRAP;
+    wd.cell_size = 15.0;
+    wd.threads = threads;
+    wd.seed = 7;
+    st_world *w = st_world_create(&wd);
+    st_agent_id ids[1500];
+    for (int i = 0; i < n; i++) {
+        st_agent_def ad = st_default_agent_def();
+        ad.pos = st_v2((i % 39 + 0.5) * (300.0 / 39), (i / 39 + 0.5) * (300.0 / 39));
+        ad.radius = RVO_RADIUS;
+        ad.max_speed = RVO_SPEED;
+        ad.max_force = 1e3;
+        st_agent_id id = ids[i] = st_world_spawn(w, &ad);
+        st_avoid_def d = rvo_def();
+        if (i == odd) d.mask = UINT32_MAX >> 1;
+        st_agent_set_avoidance(w, id, &d);
+        st_behavior b = st_default_behavior(ST_ARRIVE);
+        b.target = st_target_point(st_v2(st_world_random(w) * 300, st_world_random(w) * 300));
+        st_agent_set_behaviors(w, id, &b, 1);
+    }
+    for (int s = 0; s < 40; s++) st_world_step(w, RVO_DT);
+    for (int k = 0; k < n; k++) {
+        out[2 * k] = st_agent_pos(w, ids[k]);
+        out[2 * k + 1] = st_agent_vel(w, ids[k]);
+    }
+    st_world_destroy(w);
+}
+
+/// A step where every agent has the default sharing settings takes a
+/// shorter way (every pair shares evenly, no per-pair look at priorities
+/// and layers); it must choose exactly what the general way chooses.
+static void default_settings_shortcut_is_exact(void)
+{
+    static st_vec2 a[3000], b[3000], c[3000];
+    default_crowd(1, -1, a);
+    default_crowd(1, 700, b);
+    default_crowd(2, -1, c);
+    int differ = 0, moved = 0;
+    for (int k = 0; k < 3000; k++) {
+        differ += memcmp(&a[k], &b[k], sizeof a[k]) != 0 || memcmp(&a[k], &c[k], sizeof a[k]) != 0;
+        moved += k % 2 == 1 && st_v2_len(a[k]) > 0.5;
+    }
+    printf("  1500 default ORCA agents, 40 steps: %d of 3000 positions/velocities differ with one agent's mask "
+           "changed to an equivalent one or with 2 threads; %d moving\n",
+           differ, moved);
+    CHECK(differ == 0, "%d values differ", differ);
+    CHECK(moved > 750, "the crowd should be moving (%d)", moved);
+}
+
 static void bad_settings_are_refused(void)
 {
     st_world *w = app_world(1);
@@ -672,6 +729,7 @@ int main(void)
     RUN(contain_to_a_rectangle);
     RUN(contacts_resolve_overlap);
     if (!light) RUN(threads_agree);
+    RUN(default_settings_shortcut_is_exact);
     bad_settings_are_refused();
     return tu_summary();
 }
