@@ -178,13 +178,13 @@ static bool target_kin(const st_world *w, const st_target *t, kin *k)
 
 static st_vec2 seek(const st_world *w, const st_body *b, st_vec2 target, double dt)
 {
-    st_vec2 desired = st_v2_scale(dir_safe(st_world_offset(w, b->pos, target)), b->max_speed);
+    st_vec2 desired = st_v2_scale(dir_safe(st__offset(w, b->pos, target)), b->max_speed);
     return steer_velocity(b, desired, dt);
 }
 
 static st_vec2 flee(const st_world *w, const st_body *b, st_vec2 from, double panic, double dt)
 {
-    st_vec2 away = st_world_offset(w, from, b->pos);
+    st_vec2 away = st__offset(w, from, b->pos);
     double d2 = st_v2_len2(away);
     if (d2 > panic * panic) return ZERO;
     // On top of the threat there is no "away": keep going the way we face.
@@ -213,7 +213,7 @@ static double approach_speed(const st_body *b, double d, double slowing, st_dece
 static st_vec2 arrive(const st_world *w, const st_body *b, st_vec2 target, double slowing, st_deceleration decel,
                       double dt)
 {
-    st_vec2 to = st_world_offset(w, b->pos, target);
+    st_vec2 to = st__offset(w, b->pos, target);
     double d = st_v2_len(to);
     if (!(d > 0.0)) return steer_velocity(b, ZERO, dt);
     double speed = approach_speed(b, d, slowing, decel, dt);
@@ -222,7 +222,7 @@ static st_vec2 arrive(const st_world *w, const st_body *b, st_vec2 target, doubl
 
 static st_vec2 pursue(const st_world *w, const st_body *b, const kin *q, double dt)
 {
-    st_vec2 to = st_world_offset(w, b->pos, q->pos);
+    st_vec2 to = st__offset(w, b->pos, q->pos);
     // A quarry ahead and coming straight at us: go for where it is.
     if (st_v2_dot(to, b->heading) > 0.0 && st_v2_dot(b->heading, q->heading) < ST_HEAD_ON_COS)
         return seek(w, b, q->pos, dt);
@@ -233,7 +233,7 @@ static st_vec2 pursue(const st_world *w, const st_body *b, const kin *q, double 
 
 static st_vec2 evade(const st_world *w, const st_body *b, const kin *p, double threat, double dt)
 {
-    st_vec2 to = st_world_offset(w, p->pos, b->pos);
+    st_vec2 to = st__offset(w, p->pos, b->pos);
     double d = st_v2_len(to);
     if (d > threat) return ZERO;
     double closing = b->max_speed + p->speed;
@@ -262,7 +262,7 @@ static double intercept_time(st_vec2 r, st_vec2 v, double s)
 
 static st_vec2 intercept(const st_world *w, const st_body *b, const kin *q, double dt)
 {
-    st_vec2 r = st_world_offset(w, b->pos, q->pos);
+    st_vec2 r = st__offset(w, b->pos, q->pos);
     double t = intercept_time(r, q->vel, b->max_speed);
     if (!(t >= 0.0) || !isfinite(t)) {
         // No meeting point at our top speed (the target is faster and moving
@@ -450,7 +450,7 @@ static void poly_sense(const st_world *w, const st_obstacle *o, const st_body *b
     double r = b->radius + margin;
     bool inside;
     st_vec2 c = st__polygon_closest(w, o, b->pos, &inside);
-    st_vec2 off = st_world_offset(w, b->pos, c);
+    st_vec2 off = st__offset(w, b->pos, c);
     double d = st_v2_len(off);
     if (inside || d < r) {
         st_vec2 out = d > 0.0 ? st_v2_scale(off, (inside ? 1.0 : -1.0) / d) : st_v2_neg(b->heading);
@@ -484,7 +484,7 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
             continue;
         }
         double r = o->radius + b->radius + margin;
-        st_vec2 off = st_world_offset(w, b->pos, o->center);
+        st_vec2 off = st__offset(w, b->pos, o->center);
         double d2 = st_v2_len2(off);
         if (d2 < r * r) {
             // In the ring (or inside): out along the shortest way, harder the deeper.
@@ -639,7 +639,7 @@ static st_vec2 offset_pursue(const st_world *w, const st_body *b, const kin *l, 
 {
     st_vec2 side = st_v2_perp(l->heading);
     st_vec2 spot = st_v2_add(l->pos, st_v2_add(st_v2_scale(l->heading, offset.x), st_v2_scale(side, offset.y)));
-    st_vec2 to = st_world_offset(w, b->pos, spot);
+    st_vec2 to = st__offset(w, b->pos, spot);
     double d = st_v2_len(to);
     // Match the leader's velocity and close the gap on top of it, slowing
     // into the slot so the follower settles there instead of orbiting it.
@@ -653,7 +653,7 @@ static st_vec2 offset_pursue(const st_world *w, const st_body *b, const kin *l, 
 
 static st_vec2 midpoint(const st_world *w, st_vec2 a, st_vec2 b)
 {
-    return st_v2_add(a, st_v2_scale(st_world_offset(w, a, b), 0.5));
+    return st_v2_add(a, st_v2_scale(st__offset(w, a, b), 0.5));
 }
 
 static st_vec2 interpose(const st_world *w, const st_body *b, const kin *ka, const kin *kb, double dt)
@@ -671,10 +671,10 @@ static st_vec2 hide(const st_world *w, const st_body *b, const kin *threat, doub
     st_vec2 spot = ZERO;
     for (int k = 0; k < w->obstacle_count; k++) {
         const st_obstacle *o = &w->obstacles[k];
-        st_vec2 dir = dir_safe(st_world_offset(w, threat->pos, o->center));
+        st_vec2 dir = dir_safe(st__offset(w, threat->pos, o->center));
         if (dir.x == 0.0 && dir.y == 0.0) continue; // the threat sits on it
         st_vec2 p = st_v2_add(o->center, st_v2_scale(dir, o->radius + b->radius + ST_HIDE_CLEARANCE));
-        double d2 = st_v2_len2(st_world_offset(w, b->pos, p));
+        double d2 = st_v2_len2(st__offset(w, b->pos, p));
         if (d2 < best) {
             best = d2;
             spot = p;
@@ -862,7 +862,7 @@ static st_vec2 list_rule_force(st_world *w, st_agent_id id, const st_agent_id *l
     for (int k = 0; k < n; k++) {
         int j = st__dense(w, list[k]);
         if (j < 0 || j == i) continue;
-        st_vec2 off = st_world_offset(w, b->pos, w->bodies[j].pos);
+        st_vec2 off = st__offset(w, b->pos, w->bodies[j].pos);
         group_add(&g, w, (uint32_t)j, off, st_v2_len2(off));
     }
     double dt = st_world_step_dt(w);
@@ -994,6 +994,15 @@ void st__standing_pass(st_world *w, bool integrate)
                     const char *bj = (const char *)&w->bodies[j];
                     ST__PREFETCH(bj);
                     ST__PREFETCH(bj + ST_BODY_ALIGN);
+                    // And the list of an agent half as far ahead, whose body
+                    // came in by now: a crowd's agents each have a list of
+                    // their own (an arrive to their own goal), one more trip
+                    // to memory an agent that nothing else hides.
+                    const st_blist *lh = w->bodies[order[k + ST_PREFETCH_AHEAD / 2]].behaviors;
+                    if (lh) {
+                        ST__PREFETCH(lh);
+                        ST__PREFETCH((const char *)lh + 64);
+                    }
                 }
                 // A removed agent's list is gone: no need to look at `alive`.
                 const st_blist *l = w->bodies[i].behaviors;

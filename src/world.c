@@ -155,21 +155,7 @@ double st_world_cell_size(const st_world *w) { return w->cell_size; }
 
 void st_world_set_resort(st_world *w, bool on) { w->resort = on; }
 
-st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to)
-{
-    st_vec2 d = st_v2_sub(to, from);
-    if (w->edges == ST_EDGES_WRAP) {
-        // Positions outside the rectangle (a prediction ahead of an agent, a
-        // user's point) still get the shortest offset: reduce modulo the size.
-        // Finite points so far apart that their difference overflows are
-        // reduced one by one first (inf - inf would make a nan).
-        if (!isfinite(d.x)) d.x = fmod(to.x, w->width) - fmod(from.x, w->width);
-        if (!isfinite(d.y)) d.y = fmod(to.y, w->height) - fmod(from.y, w->height);
-        if (d.x > 0.5 * w->width || d.x < -0.5 * w->width) d.x -= w->width * floor(d.x / w->width + 0.5);
-        if (d.y > 0.5 * w->height || d.y < -0.5 * w->height) d.y -= w->height * floor(d.y / w->height + 0.5);
-    }
-    return d;
-}
+st_vec2 st_world_offset(const st_world *w, st_vec2 from, st_vec2 to) { return st__offset(w, from, to); }
 
 double st_world_distance(const st_world *w, st_vec2 a, st_vec2 b)
 {

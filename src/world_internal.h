@@ -498,4 +498,23 @@ static inline bool st__in_view(st_vec2 offset, double dist2, st_vec2 heading, do
     return st_v2_dot(offset, heading) >= cos_half * sqrt(dist2);
 }
 
+/// st_world_offset, inline for the behaviours that call it once an agent a
+/// step: through the exported function a crowd's arrive stalled on the
+/// returned vector (two stores to the stack, read back as one).
+static inline st_vec2 st__offset(const st_world *w, st_vec2 from, st_vec2 to)
+{
+    st_vec2 d = st_v2_sub(to, from);
+    if (w->edges == ST_EDGES_WRAP) {
+        // Positions outside the rectangle (a prediction ahead of an agent, a
+        // user's point) still get the shortest offset: reduce modulo the size.
+        // Finite points so far apart that their difference overflows are
+        // reduced one by one first (inf - inf would make a nan).
+        if (!isfinite(d.x)) d.x = fmod(to.x, w->width) - fmod(from.x, w->width);
+        if (!isfinite(d.y)) d.y = fmod(to.y, w->height) - fmod(from.y, w->height);
+        if (d.x > 0.5 * w->width || d.x < -0.5 * w->width) d.x -= w->width * floor(d.x / w->width + 0.5);
+        if (d.y > 0.5 * w->height || d.y < -0.5 * w->height) d.y -= w->height * floor(d.y / w->height + 0.5);
+    }
+    return d;
+}
+
 #endif
