@@ -35,6 +35,30 @@ void st_world_step_begin(st_world *w, double dt)
 
 void st__integrate(st_world *w, int i, double dt) { st__integrate_inline(w, i, dt); }
 
+/// The move of this thread's share of the slices (ns of them, as the grid
+/// build takes them), counting the next grid's cells on the way. pref: the
+/// velocities ORCA chose, or NULL to integrate the forces as they are. The
+/// standing pass's barrier is behind every caller, so the counters are free.
+ST__INLINE void move_in_slices(st_world *w, const st_vec2 *pref, int n, int ns, double dt)
+{
+#ifdef STEER_HAVE_OPENMP
+    int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
+#else
+    int t0 = 0, nth = 1;
+#endif
+    const int cells = w->grid.nx * w->grid.ny;
+    for (int s = t0; s < ns; s += nth) {
+        int i0, i1;
+        int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
+        for (int c = 0; c < cells; c++) h[c] = 0;
+        for (int i = i0; i < i1; i++) {
+            if (pref) st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
+            else st__integrate_inline(w, i, dt);
+            st__grid_count(w, h, i);
+        }
+    }
+}
+
 /// Steps 3-4 when some agent avoids: the standing pass, every agent's
 /// preferred velocity, then ORCA replaces some of them (reading only the
 /// state at the start of the step), then everyone moves.
@@ -58,22 +82,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
         }
         st__avoid_pass(w, pref, !mixed);
         if (ns > 1) {
-            // The move counts the next grid's cells on the way, as in step_plain.
-#ifdef STEER_HAVE_OPENMP
-            int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
-#else
-            int t0 = 0, nth = 1;
-#endif
-            const int cells = w->grid.nx * w->grid.ny;
-            for (int s = t0; s < ns; s += nth) {
-                int i0, i1;
-                int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
-                for (int c = 0; c < cells; c++) h[c] = 0;
-                for (int i = i0; i < i1; i++) {
-                    st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
-                    st__grid_count(w, h, i);
-                }
-            }
+            move_in_slices(w, pref, n, ns, dt);
         } else {
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 4096)
@@ -91,23 +100,7 @@ static void plain_passes(st_world *w, int n, int ns, bool all_alive, double dt, 
     if (fused) {
         // moved already, in the standing pass
     } else if (ns > 1) {
-#ifdef STEER_HAVE_OPENMP
-        int t0 = omp_get_thread_num(), nth = omp_get_num_threads();
-#else
-        int t0 = 0, nth = 1;
-#endif
-        const int cells = w->grid.nx * w->grid.ny;
-        // Whole slices, as the build takes them: the standing pass's
-        // barrier is behind us, so the grid's counters are free.
-        for (int s = t0; s < ns; s += nth) {
-            int i0, i1;
-            int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
-            for (int c = 0; c < cells; c++) h[c] = 0;
-            for (int i = i0; i < i1; i++) {
-                st__integrate_inline(w, i, dt);
-                st__grid_count(w, h, i);
-            }
-        }
+        move_in_slices(w, NULL, n, ns, dt);
     } else {
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 4096)
