@@ -598,23 +598,26 @@ static inline void rule4(f4 X, f4 Y, i4 on, const f4 *body, float weight, f4 *FX
 typedef double d4 __attribute__((vector_size(32)));
 _Static_assert(sizeof(st_vec2) == 2 * sizeof(double), "batch4 stores forces two at a time");
 
+// The even and the odd lanes of a and b together (__builtin_shufflevector:
+// GCC 12 and clang both have it; GCC's __builtin_shuffle clang has not).
+#define ST__EVEN(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6)
+#define ST__ODD(a, b) __builtin_shufflevector(a, b, 1, 3, 5, 7)
+
 /// Lane l: the sum of the four lanes of the l-th of a, b, c, d, added as
 /// sum4 adds them ((0 + 1) + (2 + 3)), so to the same bits. Pairs first:
 /// (a0 + a1, a2 + a3, b0 + b1, b2 + b3) and the same of c, d.
 static inline f4 across(f4 a, f4 b, f4 c, f4 d)
 {
-    const i4 EVEN = {0, 2, 4, 6}, ODD = {1, 3, 5, 7};
-    f4 ab = __builtin_shuffle(a, b, EVEN) + __builtin_shuffle(a, b, ODD);
-    f4 cd = __builtin_shuffle(c, d, EVEN) + __builtin_shuffle(c, d, ODD);
-    return __builtin_shuffle(ab, cd, EVEN) + __builtin_shuffle(ab, cd, ODD);
+    f4 ab = ST__EVEN(a, b) + ST__ODD(a, b);
+    f4 cd = ST__EVEN(c, d) + ST__ODD(c, d);
+    return ST__EVEN(ab, cd) + ST__ODD(ab, cd);
 }
 
 static inline i4 across_i(i4 a, i4 b, i4 c, i4 d)
 {
-    const i4 EVEN = {0, 2, 4, 6}, ODD = {1, 3, 5, 7};
-    i4 ab = __builtin_shuffle(a, b, EVEN) + __builtin_shuffle(a, b, ODD);
-    i4 cd = __builtin_shuffle(c, d, EVEN) + __builtin_shuffle(c, d, ODD);
-    return __builtin_shuffle(ab, cd, EVEN) + __builtin_shuffle(ab, cd, ODD);
+    i4 ab = ST__EVEN(a, b) + ST__ODD(a, b);
+    i4 cd = ST__EVEN(c, d) + ST__ODD(c, d);
+    return ST__EVEN(ab, cd) + ST__ODD(ab, cd);
 }
 
 /// Whether any lane of a mask is set.
@@ -707,8 +710,8 @@ static void batch4(const st_world *w, lanes *q, double radius, double sep_radius
     const i4 OFF = BAD | CAREFUL | ((i4){0, 0, 0, 0} - (int32_t)wide); // lanes left to double
     if (n == 4 && !any4(OFF)) {
         // The forces in double, two agents (x, y, x, y) a conversion.
-        const d4 F01 = __builtin_convertvector(__builtin_shuffle(FX, FY, ((i4){0, 4, 1, 5})), d4);
-        const d4 F23 = __builtin_convertvector(__builtin_shuffle(FX, FY, ((i4){2, 6, 3, 7})), d4);
+        const d4 F01 = __builtin_convertvector(__builtin_shufflevector(FX, FY, 0, 4, 1, 5), d4);
+        const d4 F23 = __builtin_convertvector(__builtin_shufflevector(FX, FY, 2, 6, 3, 7), d4);
         memcpy(force, &F01, sizeof F01);
         memcpy(force + 2, &F23, sizeof F23);
         ok[0] = ok[1] = ok[2] = ok[3] = true;
