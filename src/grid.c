@@ -799,6 +799,21 @@ ST__INLINE void near_run(nearest_ctx *n, const st_grid_item *items, int k0, int 
     }
 }
 
+/// near_run as an st__run_fn, for st__grid_wrap_rows (no fold: see near_disc).
+typedef struct near_ctx {
+    nearest_ctx *n;
+    int exclude;
+    int32_t tag;
+} near_ctx;
+
+ST__INLINE void near_wrap_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
+                              double r2, bool fold)
+{
+    (void)fold;
+    const near_ctx *q = ctx;
+    near_run(q->n, items, k0, k1, sx, sy, c, r2, q->exclude, q->tag);
+}
+
 /// st_world_nearest's visit of the disc of radius r around c on g: the runs
 /// st__grid_runs gives, for a centre already folded into a wrap world and a
 /// disc that does not fold across it (the caller knows both). A brain's
@@ -820,23 +835,10 @@ ST__INLINE void near_disc(nearest_ctx *n, const st_grid *g, st_vec2 c, double r,
             near_run(n, items, start[cy * nx + cx0], start[cy * nx + cx1 + 1], 0.0, 0.0, c, r2, exclude, tag);
         return;
     }
-    const double W = w->width, H = w->height;
-    const int cx0 = (int)st__floor((c.x - r) / g->cell_w), cx1 = (int)st__floor((c.x + r) / g->cell_w);
-    const int cy0 = (int)st__floor((c.y - r) / g->cell_h), cy1 = (int)st__floor((c.y + r) / g->cell_h);
-    for (int cy = cy0; cy <= cy1; cy++) {
-        int row = cy < 0 ? cy + ny : cy >= ny ? cy - ny : cy;
-        double sy = cy < 0 ? -H : cy >= ny ? H : 0.0;
-        const int32_t *rs = start + row * nx;
-        if (cx0 < 0) {
-            near_run(n, items, rs[cx0 + nx], rs[nx], -W, sy, c, r2, exclude, tag);
-            near_run(n, items, rs[0], rs[cx1 + 1], 0.0, sy, c, r2, exclude, tag);
-        } else if (cx1 >= nx) {
-            near_run(n, items, rs[cx0], rs[nx], 0.0, sy, c, r2, exclude, tag);
-            near_run(n, items, rs[0], rs[cx1 - nx + 1], W, sy, c, r2, exclude, tag);
-        } else {
-            near_run(n, items, rs[cx0], rs[cx1 + 1], 0.0, sy, c, r2, exclude, tag);
-        }
-    }
+    near_ctx q = {n, exclude, tag};
+    st__grid_wrap_rows(w, g, (int)st__floor((c.x - r) / g->cell_w), (int)st__floor((c.x + r) / g->cell_w),
+                       (int)st__floor((c.y - r) / g->cell_h), (int)st__floor((c.y + r) / g->cell_h), c, r2,
+                       near_wrap_run, &q);
 }
 
 st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist)

@@ -130,6 +130,34 @@ static inline bool st__grid_folds(const st_grid *g, double fx0, double fx1, doub
     return fx1 - fx0 + 1.0 >= g->nx || fy1 - fy0 + 1.0 >= g->ny;
 }
 
+/// The runs of a wrap world's cell columns cx0..cx1 and rows cy0..cy1,
+/// unwrapped (each may lie up to one grid width or height past an edge) and
+/// fewer than the grid has: each row is one run, or two where it crosses
+/// the edge, with its items shifted by a whole world size (see
+/// st__grid_runs). c: the centre, folded into the world; r2: radius^2.
+ST__INLINE void st__grid_wrap_rows(const st_world *w, const st_grid *g, int cx0, int cx1, int cy0, int cy1, st_vec2 c,
+                                   double r2, st__run_fn fn, void *ctx)
+{
+    const st_grid_item *items = g->items;
+    const int32_t *start = g->cell_start;
+    const int nx = g->nx, ny = g->ny;
+    const double W = w->width, H = w->height;
+    for (int cy = cy0; cy <= cy1; cy++) {
+        int row = cy < 0 ? cy + ny : cy >= ny ? cy - ny : cy;
+        double sy = cy < 0 ? -H : cy >= ny ? H : 0.0;
+        const int32_t *rs = start + row * nx;
+        if (cx0 < 0) {
+            fn(ctx, items, rs[cx0 + nx], rs[nx], -W, sy, c, r2, false);
+            fn(ctx, items, rs[0], rs[cx1 + 1], 0.0, sy, c, r2, false);
+        } else if (cx1 >= nx) {
+            fn(ctx, items, rs[cx0], rs[nx], 0.0, sy, c, r2, false);
+            fn(ctx, items, rs[0], rs[cx1 - nx + 1], W, sy, c, r2, false);
+        } else {
+            fn(ctx, items, rs[cx0], rs[cx1 + 1], 0.0, sy, c, r2, false);
+        }
+    }
+}
+
 /// Calls fn for the runs of grid items that cover the disc of `radius`
 /// around `center`. The cells of one row sit next to each other in the item
 /// array, so each row is one run (two when it crosses a wrap edge): no
@@ -170,21 +198,8 @@ ST__INLINE void st__grid_runs(const st_world *w, const st_grid *g, st_vec2 cente
         return;
     }
 
-    int cx0 = (int)fx0, cx1 = (int)fx1; // -nx < cx0 <= cx1 < 2 nx
-    for (int cy = (int)fy0; cy <= (int)fy1; cy++) {
-        int row = cy < 0 ? cy + ny : cy >= ny ? cy - ny : cy;
-        double sy = cy < 0 ? -H : cy >= ny ? H : 0.0;
-        const int32_t *rs = start + row * nx;
-        if (cx0 < 0) {
-            fn(ctx, items, rs[cx0 + nx], rs[nx], -W, sy, c, r2, false);
-            fn(ctx, items, rs[0], rs[cx1 + 1], 0.0, sy, c, r2, false);
-        } else if (cx1 >= nx) {
-            fn(ctx, items, rs[cx0], rs[nx], 0.0, sy, c, r2, false);
-            fn(ctx, items, rs[0], rs[cx1 - nx + 1], W, sy, c, r2, false);
-        } else {
-            fn(ctx, items, rs[cx0], rs[cx1 + 1], 0.0, sy, c, r2, false);
-        }
-    }
+    // -nx < cx0 <= cx1 < 2 nx
+    st__grid_wrap_rows(w, g, (int)fx0, (int)fx1, (int)fy0, (int)fy1, c, r2, fn, ctx);
 }
 
 #endif
