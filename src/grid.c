@@ -218,10 +218,8 @@ ST__INLINE void count_agents(const st_world *w, const st_grid *g, int i0, int i1
     const int nx = g->nx, ny = g->ny;
     for (int i = i0; i < i1; i++) {
         if (ahead) ST__PREFETCH(&bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
-        // st__cell_xy, as place_agents.
-        int cx = (int)(st__wrap_coord(bodies[i].pos.x, W) / cw), cy = (int)(st__wrap_coord(bodies[i].pos.y, H) / ch);
-        cx = cx < nx ? cx : nx - 1;
-        cy = cy < ny ? cy : ny - 1;
+        int cx, cy; // st__cell_xy's
+        st__folded_cell(st__wrap_coord(bodies[i].pos.x, W), st__wrap_coord(bodies[i].pos.y, H), cw, ch, nx, ny, &cx, &cy);
         h[cy * nx + cx]++;
     }
 }
@@ -259,9 +257,8 @@ ST__INLINE void place_agents(st_world *w, st_grid *g, int i0, int i1, int32_t *c
         const st_body *b = &bodies[i];
         // st__cell_xy's cell of the folded position, as fill_item keeps it.
         const st_vec2 p = st_v2(st__wrap_coord(b->pos.x, W), st__wrap_coord(b->pos.y, H));
-        int cx = (int)(p.x / cw), cy = (int)(p.y / ch);
-        cx = cx < nx ? cx : nx - 1;
-        cy = cy < ny ? cy : ny - 1;
+        int cx, cy;
+        st__folded_cell(p.x, p.y, cw, ch, nx, ny, &cx, &cy);
         const int k = back ? --cursor[cy * nx + cx] : cursor[cy * nx + cx]++;
         const int32_t tag = tags[i];
         items[k] = (st_grid_item){p, (uint32_t)i, tag};

@@ -57,18 +57,26 @@ static inline int st__clamp_cell(double f, int n)
 #define ST__PREFETCH(p) ((void)(p))
 #endif
 
+/// A wrap world's grid column and row of a position already folded into it
+/// (x, y), from the grid's settings as values (a loop keeps them in locals).
+/// Rounding can put a coordinate just below the width on column nx: it
+/// belongs to the last one.
+static inline void st__folded_cell(double x, double y, double cw, double ch, int nx, int ny, int *cx, int *cy)
+{
+    int ix = (int)(x / cw), iy = (int)(y / ch);
+    *cx = ix < nx ? ix : nx - 1;
+    *cy = iy < ny ? iy : ny - 1;
+}
+
 /// The grid column and row of a position (grid.c sorts by them).
 static inline void st__cell_xy(const st_world *w, const st_grid *g, st_vec2 p, int *cx, int *cy)
 {
     if (w->edges == ST_EDGES_WRAP) {
         // Folded into the world first (a user's set_pos may put one
         // anywhere), as the grid's copy of the position is: the cell is
-        // then the one that copy lies in. Rounding can put a coordinate
-        // just below the width on column nx: it belongs to the last one.
+        // then the one that copy lies in.
         double x = st__wrap_coord(p.x, w->width), y = st__wrap_coord(p.y, w->height);
-        int ix = (int)(x / g->cell_w), iy = (int)(y / g->cell_h);
-        *cx = ix < g->nx ? ix : g->nx - 1;
-        *cy = iy < g->ny ? iy : g->ny - 1;
+        st__folded_cell(x, y, g->cell_w, g->cell_h, g->nx, g->ny, cx, cy);
     } else {
         *cx = st__clamp_cell(floor(p.x / g->cell_w), g->nx);
         *cy = st__clamp_cell(floor(p.y / g->cell_h), g->ny);
