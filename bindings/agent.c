@@ -19,12 +19,14 @@ static const char *const combine_names[] = {"sum", "priority", NULL};
 
 sl_agent *sl_toagent(lua_State *L, int idx)
 {
-    return (sl_agent *)sl_testudata(L, idx, &sl_key_agent);
+    return sl_agent_at(L, idx);
 }
 
 sl_agent *sl_checkagent(lua_State *L, int arg)
 {
-    sl_agent *a = (sl_agent *)sl_checkudata(L, arg, &sl_key_agent, SL_AGENT);
+    sl_agent *a = sl_agent_at(L, arg);
+    if (a == NULL)
+        luaL_typeerror(L, arg, SL_AGENT);
     if (a->removed)
         luaL_error(L, "attempt to use a removed agent");
     return a;
@@ -264,12 +266,7 @@ static st_agent_id spawn_in_core(lua_State *L, sl_world *sw, const st_agent_def 
 static void push_spawned(lua_State *L, sl_world *sw, st_agent_id id, bool brain)
 {
     sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
-    a->sw = sw;
-    a->id = id;
-    a->serial = st_agent_serial(sw->w, id);
-    a->removed = false;
-    a->paused = false;
-    a->has_brain = brain;
+    sl_agent_init(a, sw, id, st_agent_serial(sw->w, id), false, brain);
     sl_setmetatable(L, &sl_key_agent);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, 6, SL_AUV_WORLD);
@@ -442,26 +439,24 @@ static void push_field_vec2(lua_State *L, st_vec2 v)
 {
     st_vec2 *u = (st_vec2 *)lua_newuserdatauv(L, sizeof *u, 0);
     *u = v;
-    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_pushvalue(L, lua_upvalueindex(2));
     lua_setmetatable(L, -2);
 }
 
-/* upvalue 1: name -> method or field code; 2: the agent metatable; 3: the
- * vec2 metatable; 4: the key cache; 5: its methods (bind.h) */
+/* upvalue 1: name -> method or field code; 2: the vec2 metatable; 3: the
+ * key cache; 4: its methods (bind.h) */
 static int agent_index(lua_State *L)
 {
     /* Methods first: handing out a method touches no agent, so the type
      * check (__index can be called by hand with any value) is paid only by
      * field reads. */
-    sl_keycache *kc = (sl_keycache *)lua_touserdata(L, lua_upvalueindex(4));
-    int code = sl_keycache_find(L, kc, 2, lua_upvalueindex(1), lua_upvalueindex(5));
+    sl_keycache *kc = (sl_keycache *)lua_touserdata(L, lua_upvalueindex(3));
+    int code = sl_keycache_find(L, kc, 2, lua_upvalueindex(1), lua_upvalueindex(4));
     if (code < 0)
         return 1; /* a method, or nil */
-    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
-    if (a == NULL || !lua_getmetatable(L, 1) || lua_topointer(L, -1) != kc->mt)
+    sl_agent *a = sl_agent_at(L, 1);
+    if (a == NULL)
         return luaL_typeerror(L, 1, SL_AGENT);
-    /* the metatable stays on top: the result is pushed above it, and
-     * popping it would cost a call */
     code &= ~AF_READONLY;
     if (code == AF_ID) {
         lua_pushinteger(L, (lua_Integer)a->serial);
@@ -606,41 +601,13 @@ static int agent_tostring(lua_State *L)
 
 /* ---- steering methods: each returns its unweighted force ---- */
 
-/* The methods are closures with two upvalues, the agent and the vec2
- * metatables: a brain calls several per agent per step, and comparing
- * against an upvalue skips the registry lookup of the shared checks. */
-#define UV_AGENT_MT lua_upvalueindex(1)
-#define UV_VEC2_MT lua_upvalueindex(2)
+/* The methods are closures over the vec2 metatable: a behaviour method's
+ * result takes it from the upvalue, not from the registry. */
+#define UV_VEC2_MT lua_upvalueindex(1)
 
 /* Argument 1 of a method: a live agent, else the usual errors. */
 static sl_agent *method_self(lua_State *L)
 {
-    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
-    if (a == NULL || !lua_getmetatable(L, 1))
-        return sl_checkagent(L, 1);
-    bool ok = sl_same_table(L, -1, UV_AGENT_MT);
-    lua_pop(L, 1); /* missing arguments read as none: nothing may stay above them */
-    if (!ok)
-        return sl_checkagent(L, 1);
-    if (a->removed)
-        luaL_error(L, "attempt to use a removed agent");
-    return a;
-}
-
-/* method_self for a behaviour method, which knows its arguments' top:
- * the agent's metatable stays pushed above them (popping it would cost a
- * call), and the method reads no argument past top (see method_arg). */
-static sl_agent *behavior_self(lua_State *L, int top)
-{
-    sl_agent *a = (sl_agent *)lua_touserdata(L, 1);
-    if (a != NULL && lua_getmetatable(L, 1)) {
-        if (sl_same_table(L, -1, UV_AGENT_MT)) {
-            if (a->removed)
-                luaL_error(L, "attempt to use a removed agent");
-            return a;
-        }
-        lua_settop(L, top);
-    }
     return sl_checkagent(L, 1);
 }
 
@@ -662,14 +629,11 @@ static int push_steer(lua_State *L, sl_agent *a, const st_behavior *b)
 /* A behaviour method's target argument (arg <= top: see method_arg). */
 static st_target target_arg(lua_State *L, int arg, int top, sl_agent *a, bool agent_only)
 {
-    /* an agent of this world, the usual target: checked here without a
-     * registry lookup (its metatable stays pushed, as behavior_self's);
-     * anything else takes the general path */
-    sl_agent *o = (sl_agent *)lua_touserdata(L, arg);
-    if (o != NULL && lua_getmetatable(L, arg)) {
-        if (lua_topointer(L, -1) == a->sw->agent_mt && !o->removed && o->sw == a->sw)
-            return st_target_agent(o->id);
-    }
+    /* a live agent of this world, the usual target; anything else takes
+     * the general path */
+    sl_agent *o = sl_agent_at(L, arg);
+    if (o != NULL && !o->removed && o->sw == a->sw)
+        return st_target_agent(o->id);
     lua_settop(L, top);
     sl_src src = sl_arg(arg);
     return sl_target(L, arg, &src, a->sw, agent_only);
@@ -679,38 +643,45 @@ typedef st_vec2 (*list_fn)(st_world *, st_agent_id, const st_agent_id *, int, do
 
 /* separate / align / cohere over an explicit array of agents. Removed
  * agents are skipped: a list from world:neighbors may outlive some of them. */
-static int list_behavior(lua_State *L, list_fn fn)
+static int list_behavior(lua_State *L, list_fn fn, int base, bool quiet)
 {
     sl_agent *a = method_self(L);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    double weight = sl_optfinite(L, 3, 1.0);
+    luaL_checktype(L, base, LUA_TTABLE);
+    double weight = sl_optfinite(L, base + 1, 1.0);
     sl_world *sw = a->sw;
-    lua_Integer n = luaL_len(L, 2);
-    luaL_argcheck(L, n >= 0 && n <= (1 << 28), 2, "list too long");
+    lua_Integer n = luaL_len(L, base);
+    luaL_argcheck(L, n >= 0 && n <= (1 << 28), base, "list too long");
     sl_scratch_reserve(L, sw, (int)n);
     int k = 0;
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, 2, i);
+        lua_rawgeti(L, base, i);
         sl_agent *o = sl_toagent(L, -1);
         if (o == NULL) {
             char ctx[32];
             snprintf(ctx, sizeof ctx, "[%lld]", (long long)i);
-            sl_src src = {2, NULL, NULL, ctx};
+            sl_src src = {base, NULL, NULL, ctx};
             sl_raise_type(L, &src, -1, SL_AGENT);
         }
         if (!o->removed) {
-            luaL_argcheck(L, o->sw == sw, 2, "agent of another world in the list");
+            luaL_argcheck(L, o->sw == sw, base, "agent of another world in the list");
             sw->scratch[k++] = o->id;
         }
         lua_pop(L, 1);
     }
-    push_result(L, fn(sw->w, a->id, sw->scratch, k, weight));
+    st_vec2 f = fn(sw->w, a->id, sw->scratch, k, weight);
+    if (quiet)
+        return 0;
+    push_result(L, f);
     return 1;
 }
 
-static int agent_separate(lua_State *L) { return list_behavior(L, st_agent_separate_list); }
-static int agent_align(lua_State *L) { return list_behavior(L, st_agent_align_list); }
-static int agent_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_list); }
+static int agent_separate(lua_State *L) { return list_behavior(L, st_agent_separate_list, 2, false); }
+static int agent_align(lua_State *L) { return list_behavior(L, st_agent_align_list, 2, false); }
+static int agent_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_list, 2, false); }
+/* agent:steer's forms (base 3: the name is argument 2) */
+static int steer_separate(lua_State *L) { return list_behavior(L, st_agent_separate_list, 3, true); }
+static int steer_align(lua_State *L) { return list_behavior(L, st_agent_align_list, 3, true); }
+static int steer_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_list, 3, true); }
 
 static int agent_apply(lua_State *L)
 {
@@ -922,37 +893,96 @@ static void keep_path(lua_State *L, int arg)
     lua_pop(L, 1);
 }
 
-/* The body of every behaviour method, for the method_def d. */
-static ALWAYS_INLINE int behavior_method(lua_State *L, const method_def *d)
+/* The body of every behaviour method, for the method_def d: its arguments
+ * from `base` on (2, after self; 3 in agent:steer, after the name). quiet:
+ * agent:steer's form, which returns nothing (no vec2 for the collector). */
+static ALWAYS_INLINE int behavior_method(lua_State *L, const method_def *d, int base, bool quiet)
 {
     int top = lua_gettop(L);
-    sl_agent *a = behavior_self(L, top);
+    sl_agent *a = method_self(L);
     st_behavior b = a->sw->defaults[d->type];
     b.weight = 1.0;
     /* written out rather than a loop, so that the compiler resolves each
      * row's arguments (d is constant in every agent_<name>) */
-    int arg = 2, path_arg = 0;
+    int arg = base, path_arg = 0;
     arg = method_arg(L, a, d, d->args[0], arg, top, &b, &path_arg);
     arg = method_arg(L, a, d, d->args[1], arg, top, &b, &path_arg);
     arg = method_arg(L, a, d, d->args[2], arg, top, &b, &path_arg);
     method_arg(L, a, d, d->args[3], arg, top, &b, &path_arg);
     if (path_arg != 0)
         keep_path(L, path_arg);
-    if (!d->force) {
+    if (!d->force || quiet) {
         st_agent_steer(a->sw->w, a->id, &b);
         return 0;
     }
     return push_steer(L, a, &b);
 }
 
-#define DEFINE_METHOD(name, type, force, opts, ...)                                 \
-    static int agent_##name(lua_State *L)                                           \
-    {                                                                               \
-        static const method_def d = {#name, type, force, opts, {__VA_ARGS__}};      \
-        return behavior_method(L, &d);                                              \
-    }
+/* Each row: agent_<name>, the method, and steer_<name>, its agent:steer form. */
+#define DEFINE_METHOD(name, type, force, opts, ...)                                        \
+    static const method_def def_##name = {#name, type, force, opts, {__VA_ARGS__}};        \
+    static int agent_##name(lua_State *L) { return behavior_method(L, &def_##name, 2, false); } \
+    static int steer_##name(lua_State *L) { return behavior_method(L, &def_##name, 3, true); }
 BEHAVIOR_METHODS(DEFINE_METHOD)
 #undef DEFINE_METHOD
+
+/* ---- agent:steer(name, ...) ---- */
+
+/* What agent:steer takes as a name: every behaviour method. */
+#define STEER_REG(name, ...) {#name, steer_##name},
+static const luaL_Reg steer_forms[] = {
+    BEHAVIOR_METHODS(STEER_REG)
+    {"separate", steer_separate},
+    {"align", steer_align},
+    {"cohere", steer_cohere},
+    {NULL, NULL},
+};
+#undef STEER_REG
+
+/* The names a brain passed last, by the string's address, as the key cache
+ * of __index (bind.h): only names found in the name table (upvalue 3) are
+ * kept, and that table keeps them alive, so an address is never another
+ * string's. */
+#define STEER_CACHE 16
+typedef struct steer_cache {
+    const void *key[STEER_CACHE];
+    lua_CFunction fn[STEER_CACHE];
+} steer_cache;
+
+static int steer_miss(lua_State *L, steer_cache *c, int slot)
+{
+    method_self(L); /* a bad self is reported before a bad name */
+    if (lua_type(L, 2) != LUA_TSTRING)
+        return luaL_typeerror(L, 2, "string");
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "unknown behaviour '%s'", lua_tostring(L, 2)));
+    lua_CFunction fn = steer_forms[lua_tointeger(L, -1)].func;
+    lua_pop(L, 1);
+    const void *k = lua_topointer(L, 2); /* NULL where strings have no address (Lua 5.1) */
+    if (k != NULL) {
+        c->key[slot] = k;
+        c->fn[slot] = fn;
+    }
+    return fn(L);
+}
+
+/* agent:steer(name, ...): the behaviour method `name` with the arguments
+ * after it, returning nothing. A brain that calls agent:evade(hunter) for
+ * its effect makes a vec2 a call that the collector must then sweep; at
+ * thousands of brains that garbage costs about a fifth of their time.
+ * upvalues: 1 the vec2 metatable (that of every method: the forms run in
+ * this call's frame), 2 the name table, 3 the steer_cache. */
+static int agent_steer(lua_State *L)
+{
+    steer_cache *c = (steer_cache *)lua_touserdata(L, lua_upvalueindex(3));
+    const void *k = lua_topointer(L, 2);
+    uintptr_t h = (uintptr_t)k;
+    int slot = (int)((h >> 4) ^ (h >> 9)) & (STEER_CACHE - 1);
+    if (c->key[slot] == k && k != NULL)
+        return c->fn[slot](L);
+    return steer_miss(L, c, slot);
+}
 
 #define METHOD_REG(name, ...) {#name, agent_##name},
 static const luaL_Reg agent_methods[] = {
@@ -961,29 +991,42 @@ static const luaL_Reg agent_methods[] = {
     {"align", agent_align},
     {"cohere", agent_cohere},
     {"apply", agent_apply},
+    {"nearest", sl_agent_nearest},
+    {"neighbors", sl_agent_neighbors},
     {NULL, NULL},
 };
 #undef METHOD_REG
 
-/* The avoidance fields (avoid.c) in the name table, as AF_AVOID + k. */
-static void add_avoid_fields(lua_State *L)
+/* The avoidance fields (avoid.c) in the name table, as AF_AVOID + k, and
+ * agent:steer with its own upvalues. */
+static void add_more_names(lua_State *L)
 {
     for (int k = 0; k < SL_AVOID_FIELDS; k++) {
         lua_pushinteger(L, AF_AVOID + k);
         lua_setfield(L, -2, sl_avoid_fields[k]);
     }
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_vec2);
+    lua_newtable(L);
+    for (int i = 0; steer_forms[i].name != NULL; i++) {
+        lua_pushinteger(L, i);
+        lua_setfield(L, -2, steer_forms[i].name);
+    }
+    steer_cache *c = (steer_cache *)lua_newuserdatauv(L, sizeof *c, 0);
+    memset(c, 0, sizeof *c);
+    lua_pushcclosure(L, agent_steer, 3);
+    lua_setfield(L, -2, "steer");
 }
 
 /* The methods and agent_index close over the agent and vec2 metatables
  * (UV_AGENT_MT, UV_VEC2_MT: sl_open_vec2 ran first). */
-static const void *const agent_ups[] = {&sl_key_agent, &sl_key_vec2, NULL};
+static const void *const agent_ups[] = {&sl_key_vec2, NULL};
 
 void sl_open_agent(lua_State *L)
 {
     static const luaL_Reg meta[] = {{"__tostring", agent_tostring}, {NULL, NULL}};
     static const sl_type t = {
         .name = SL_AGENT, .key = &sl_key_agent, .meta = meta, .methods = agent_methods,
-        .fields = agent_fields, .more_names = add_avoid_fields, .ups = agent_ups, .index_ups = 2,
+        .fields = agent_fields, .more_names = add_more_names, .ups = agent_ups, .index_ups = 1,
         .keycache = true, .index = agent_index, .newindex = agent_newindex,
     };
     sl_newtype(L, &t);

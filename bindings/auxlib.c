@@ -55,12 +55,10 @@ void sl_push_uvtable(lua_State *L, int idx, int uv)
 
 /* ---- __index by the key's address (bind.h) ---- */
 
-void sl_keycache_new(lua_State *L, int mt_idx)
+void sl_keycache_new(lua_State *L)
 {
-    const void *mt = lua_topointer(L, mt_idx);
     sl_keycache *kc = (sl_keycache *)lua_newuserdatauv(L, sizeof *kc, 0);
     memset(kc, 0, sizeof *kc);
-    kc->mt = mt;
 }
 
 int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int names_uv, int values_uv)
@@ -341,7 +339,7 @@ static void set_index_closures(lua_State *L, const sl_type *t, int mt)
         lua_rawgetp(L, LUA_REGISTRYINDEX, t->ups[i]);
     int nup = 1 + t->index_ups;
     if (t->keycache) {
-        sl_keycache_new(L, mt);
+        sl_keycache_new(L);
         lua_createtable(L, SL_KEYCACHE, 0);
         nup += 2;
     }

@@ -51,7 +51,6 @@ enum {
     SL_WUV_ONERROR,    /* world.on_error */
     SL_WUV_PENDING,    /* first unhandled brain error of this step */
     SL_WUV_TAGPIN,     /* the strings of tag_cache, kept alive (slot -> string) */
-    SL_WUV_AGENTMT,    /* the agent metatable, pinned for sl_world.agent_mt */
     SL_WUV_REMOVED,    /* agents removed during the brain pass (pointer -> agent) */
     SL_WUV_USER,       /* world.user: the scene's own table (made on first read; it
                         * outlives scene and brain reloads, going with the world) */
@@ -87,10 +86,6 @@ typedef struct sl_world {
     const void *tag_cache_str[SL_TAG_CACHE];
     int32_t tag_cache_id[SL_TAG_CACHE];
     int tag_cache_next;
-    /* The agent metatable's address (pinned by SL_WUV_AGENTMT): once a
-     * world is checked, its methods test their agent arguments against this
-     * without fetching the metatable again. */
-    const void *agent_mt;
 } sl_world;
 
 
@@ -106,6 +101,7 @@ enum {
 };
 
 typedef struct sl_agent {
+    const void *mark;   /* &sl_key_agent: see sl_agent_at */
     sl_world *sw;       /* valid while this userdata lives: SL_AUV_WORLD pins it */
     st_agent_id id;
     uint64_t serial;    /* a.id */
@@ -114,15 +110,31 @@ typedef struct sl_agent {
     bool has_brain;
 } sl_agent;
 
-/* The userdata at idx when it is an agent (by sw->agent_mt), else NULL. */
-static inline sl_agent *sl_toagent_of(lua_State *L, int idx, const sl_world *sw)
+/* A new agent userdata's fields (its metatable is the caller's to set). */
+static inline void sl_agent_init(sl_agent *a, sl_world *sw, st_agent_id id, uint64_t serial, bool removed,
+                                 bool has_brain)
 {
-    void *p = lua_touserdata(L, idx);
-    if (p == NULL || !lua_getmetatable(L, idx))
+    a->mark = &sl_key_agent;
+    a->sw = sw;
+    a->id = id;
+    a->serial = serial;
+    a->removed = removed;
+    a->paused = false;
+    a->has_brain = has_brain;
+}
+
+/* The agent at idx, or NULL: a full userdata of sl_agent's size whose first
+ * word is the address of sl_key_agent, which only sl_agent_init writes and
+ * no Lua code can forge (Lua makes no userdata of given bytes). The
+ * brains' calls test several agents per agent per step; fetching and
+ * comparing the metatable, as luaL_testudata does, takes three calls into
+ * Lua and a pop where this takes two. */
+static inline sl_agent *sl_agent_at(lua_State *L, int idx)
+{
+    sl_agent *a = (sl_agent *)lua_touserdata(L, idx);
+    if (a == NULL || lua_rawlen(L, idx) != sizeof *a || a->mark != &sl_key_agent)
         return NULL;
-    bool same = lua_topointer(L, -1) == sw->agent_mt;
-    lua_pop(L, 1);
-    return same ? (sl_agent *)p : NULL;
+    return a;
 }
 
 typedef struct sl_path {
@@ -160,13 +172,12 @@ static inline bool sl_same_table(lua_State *L, int a, int b)
 #define SL_KC_METHOD (-1)
 
 typedef struct sl_keycache {
-    const void *mt;                 /* the type's metatable (pinned by the closure) */
     const void *key[SL_KEYCACHE];   /* name string addresses */
     int code[SL_KEYCACHE];          /* field code, or SL_KC_METHOD */
 } sl_keycache;
 
-/* Pushes a new, empty cache for the metatable at mt_idx. */
-void sl_keycache_new(lua_State *L, int mt_idx);
+/* Pushes a new, empty cache. */
+void sl_keycache_new(lua_State *L);
 
 /* sl_keycache_find's slow path: the name table lookup, and the fill. */
 int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int names_uv, int values_uv);
@@ -208,6 +219,10 @@ sl_agent *sl_toagent(lua_State *L, int idx);
 /* A live agent: raises "attempt to use a removed agent" otherwise. */
 sl_agent *sl_checkagent(lua_State *L, int arg);
 sl_path *sl_topath(lua_State *L, int idx);
+
+/* agent:nearest and agent:neighbors (world.c, beside the world's own). */
+int sl_agent_nearest(lua_State *L);
+int sl_agent_neighbors(lua_State *L);
 
 /* ---- checked values (auxlib.c; points: vec2.c) ---- */
 

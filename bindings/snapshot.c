@@ -412,12 +412,7 @@ static sl_agent *new_agent_ud(lua_State *L, int world_idx, st_agent_id id, uint6
 {
     sl_world *sw = (sl_world *)lua_touserdata(L, world_idx);
     sl_agent *a = (sl_agent *)lua_newuserdatauv(L, sizeof *a, SL_AUV_COUNT);
-    a->sw = sw;
-    a->id = id;
-    a->serial = serial;
-    a->removed = !live;
-    a->paused = false;
-    a->has_brain = false;
+    sl_agent_init(a, sw, id, serial, !live, false);
     sl_setmetatable(L, &sl_key_agent);
     lua_pushvalue(L, world_idx);
     lua_setiuservalue(L, -2, SL_AUV_WORLD);

@@ -289,9 +289,6 @@ int sl_world_new(lua_State *L)
     set_world_metatable(L, lua_gettop(L));
     lua_newtable(L);
     lua_setiuservalue(L, -2, SL_WUV_AGENTS);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent);
-    sw->agent_mt = lua_topointer(L, -1);
-    lua_setiuservalue(L, -2, SL_WUV_AGENTMT);
     lua_newtable(L);
     lua_setiuservalue(L, -2, SL_WUV_TAGS);
     for (int t = 0; t < ST_BEHAVIOR_COUNT; t++)
@@ -485,12 +482,10 @@ static int world_agents(lua_State *L)
     return 1;
 }
 
-/* The world methods are closures over the world class table and the agent
- * metatable: nearest and neighbors run once per brain per step, and
- * comparing against an upvalue skips the registry lookups of the shared
- * checks. */
+/* The world methods are closures over the world class table: nearest and
+ * neighbors run once per brain per step, and comparing against an upvalue
+ * skips the registry lookup of the shared check. */
 #define UV_WORLD_CLASS lua_upvalueindex(1)
-#define UV_AGENT_MT lua_upvalueindex(2)
 
 /* Argument 1 of a world method: sl_checkworld, with the upvalue check. */
 static sl_world *method_world(lua_State *L)
@@ -511,7 +506,7 @@ static sl_world *method_world(lua_State *L)
 static st_query query_around(lua_State *L, int arg, sl_world *sw, bool *is_agent, bool heading)
 {
     st_query q;
-    sl_agent *a = sl_toagent_of(L, arg, sw);
+    sl_agent *a = sl_agent_at(L, arg);
     if (a != NULL) {
         if (a->removed)
             luaL_error(L, "attempt to use a removed agent");
@@ -530,25 +525,27 @@ static st_query query_around(lua_State *L, int arg, sl_world *sw, bool *is_agent
     return q;
 }
 
-/* world:neighbors(agent_or_point, radius [, { tag =, fov =, heading = }]) */
-static int world_neighbors(lua_State *L)
+/* The neighbors query of the world at world_idx (sw) around the agent or
+ * point at `at`, with the radius and the options at the two arguments
+ * after it: world:neighbors and agent:neighbors. */
+static int neighbors(lua_State *L, int world_idx, sl_world *sw, int at)
 {
-    sl_world *sw = method_world(L);
+    const int opts = at + 2;
     bool is_agent;
-    st_query q = query_around(L, 2, sw, &is_agent, true);
-    q.radius = sl_checknonneg(L, 3);
-    if (!lua_isnoneornil(L, 4)) {
-        luaL_checktype(L, 4, LUA_TTABLE);
-        sl_src src = sl_field(4, "tag");
-        if (lua_getfield(L, 4, "tag") != LUA_TNIL) {
+    st_query q = query_around(L, at, sw, &is_agent, true);
+    q.radius = sl_checknonneg(L, at + 1);
+    if (!lua_isnoneornil(L, opts)) {
+        luaL_checktype(L, opts, LUA_TTABLE);
+        sl_src src = sl_field(opts, "tag");
+        if (lua_getfield(L, opts, "tag") != LUA_TNIL) {
             if (lua_type(L, -1) != LUA_TSTRING)
                 sl_raise_type(L, &src, -1, "string");
-            q.tag = sl_tag_lookup_at(L, 1, -1);
+            q.tag = sl_tag_lookup_at(L, world_idx, -1);
         }
         lua_pop(L, 1);
         bool has_heading = false;
         src.field = "heading";
-        if (lua_getfield(L, 4, "heading") != LUA_TNIL) {
+        if (lua_getfield(L, opts, "heading") != LUA_TNIL) {
             st_vec2 h = sl_point(L, -1, &src);
             if (h.x == 0.0 && h.y == 0.0)
                 sl_raise(L, &src, "must be a non-zero vector");
@@ -560,7 +557,7 @@ static int world_neighbors(lua_State *L)
         }
         lua_pop(L, 1);
         src.field = "fov";
-        if (lua_getfield(L, 4, "fov") != LUA_TNIL) {
+        if (lua_getfield(L, opts, "fov") != LUA_TNIL) {
             q.fov = sl_number_min(L, -1, &src, 0.0, false);
             if (!is_agent && !has_heading)
                 sl_raise(L, &src, "a view cone around a point needs opts.heading");
@@ -577,7 +574,7 @@ static int world_neighbors(lua_State *L)
         n = st_world_query(sw->w, &q, sw->scratch, NULL, sw->scratch_cap);
     }
     lua_createtable(L, n, 0);
-    lua_getiuservalue(L, 1, SL_WUV_AGENTS); /* fetched once, not per agent */
+    lua_getiuservalue(L, world_idx, SL_WUV_AGENTS); /* fetched once, not per agent */
     for (int i = 0; i < n; i++) {
         /* sl_pushagent, with the table at hand */
         lua_rawgeti(L, -1, (lua_Integer)sw->scratch[i].index + 1);
@@ -590,6 +587,25 @@ static int world_neighbors(lua_State *L)
     }
     lua_pop(L, 1);
     return 1;
+}
+
+/* world:neighbors(agent_or_point, radius [, { tag =, fov =, heading = }]) */
+static int world_neighbors(lua_State *L)
+{
+    sl_world *sw = method_world(L);
+    return neighbors(L, 1, sw, 2);
+}
+
+/* agent:neighbors(radius [, opts]): world:neighbors around the agent. An
+ * agent method (agent.c's table), so argument 1 is the agent. */
+int sl_agent_neighbors(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    lua_settop(L, 3);
+    lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 4 */
+    if (a->sw->w == NULL)
+        return luaL_error(L, "attempt to use a destroyed world");
+    return neighbors(L, 4, a->sw, 1);
 }
 
 /* The radius of world:nearest when it is a number, finite and >= 0, else
@@ -621,6 +637,29 @@ static inline int32_t cached_tag(lua_State *L, const sl_world *sw, int arg)
     return SL_TAG_UNCACHED;
 }
 
+/* The nearest agent for q in the world at world_idx (sw), pushed with its
+ * distance (2 results), or nil (1); q.tag SL_TAG_UNKNOWN finds nobody. */
+static int push_nearest(lua_State *L, int world_idx, sl_world *sw, const st_query *q)
+{
+    double d = 0.0;
+    st_agent_id id = q->tag == SL_TAG_UNKNOWN ? st_null_agent() : st_world_nearest(sw->w, q, &d);
+    if (st_id_is_null(id)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    /* sl_pushagent, leaving the agents table below the results rather than
+     * moving them down over it */
+    lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
+    lua_rawgeti(L, -1, (lua_Integer)id.index + 1);
+    sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
+    if (a == NULL || !st_id_equal(a->id, id) || a->removed) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+    }
+    lua_pushnumber(L, d);
+    return 2;
+}
+
 /* world:nearest(agent_or_point, radius [, tag]) -> agent, distance | nil */
 static int world_nearest(lua_State *L)
 {
@@ -635,14 +674,11 @@ static int world_nearest(lua_State *L)
      * the address the checked agent holds, so no metatable of its own to
      * fetch), a plain radius and no tag or a tag string the world has
      * cached. Every other call, and every error, takes the general path. */
-    sl_agent *a = (sl_agent *)lua_touserdata(L, 2);
+    sl_agent *a = sl_agent_at(L, 2);
     sl_world *sw = (sl_world *)lua_touserdata(L, 1);
-    if ((top == 3 || top == 4) && a != NULL && sw != NULL && lua_getmetatable(L, 2)
-        && sl_same_table(L, -1, UV_AGENT_MT) && sw == a->sw && lua_type(L, 1) == LUA_TUSERDATA
+    if ((top == 3 || top == 4) && a != NULL && sw != NULL && sw == a->sw && lua_type(L, 1) == LUA_TUSERDATA
         && !a->removed && sw->w != NULL && (radius = plain_radius(L, 3)) >= 0.0
         && (tag = top == 4 ? cached_tag(L, sw, 4) : ST_TAG_ANY) != SL_TAG_UNCACHED) {
-        if (top == 3)
-            lua_settop(L, 3);
         q = st_default_query(st_agent_pos(sw->w, a->id), radius);
         q.exclude = a->id;
         q.tag = tag;
@@ -654,23 +690,38 @@ static int world_nearest(lua_State *L)
         q.radius = sl_checknonneg(L, 3);
         q.tag = lua_type(L, 4) == LUA_TSTRING ? tag_lookup_cached(L, 1, sw, 4) : opt_tag_filter(L, 4, 1);
     }
-    double d = 0.0;
-    st_agent_id id = q.tag == SL_TAG_UNKNOWN ? st_null_agent() : st_world_nearest(sw->w, &q, &d);
-    if (st_id_is_null(id)) {
-        lua_pushnil(L);
-        return 1;
+    return push_nearest(L, 1, sw, &q);
+}
+
+/* agent:nearest(radius [, tag]) -> agent, distance | nil: world:nearest
+ * around the agent, without the agent.world read a brain makes first (an
+ * agent method: agent.c's table). The fast path is world_nearest's. */
+int sl_agent_nearest(lua_State *L)
+{
+    int top = lua_gettop(L);
+    st_query q;
+    double radius = -1.0;
+    int32_t tag = SL_TAG_UNCACHED;
+    sl_agent *a = sl_agent_at(L, 1);
+    sl_world *sw;
+    if ((top == 2 || top == 3) && a != NULL && !a->removed && (sw = a->sw)->w != NULL && (radius = plain_radius(L, 2)) >= 0.0
+        && (tag = top == 3 ? cached_tag(L, sw, 3) : ST_TAG_ANY) != SL_TAG_UNCACHED) {
+        lua_getiuservalue(L, 1, SL_AUV_WORLD);
+    } else {
+        lua_settop(L, top);
+        a = sl_checkagent(L, 1);
+        sw = a->sw;
+        radius = sl_checknonneg(L, 2);
+        lua_settop(L, 3);
+        lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 4 */
+        if (sw->w == NULL)
+            return luaL_error(L, "attempt to use a destroyed world");
+        tag = lua_type(L, 3) == LUA_TSTRING ? tag_lookup_cached(L, 4, sw, 3) : opt_tag_filter(L, 3, 4);
     }
-    /* sl_pushagent, leaving the agents table below the results rather than
-     * moving them down over it */
-    lua_getiuservalue(L, 1, SL_WUV_AGENTS);
-    lua_rawgeti(L, -1, (lua_Integer)id.index + 1);
-    a = (sl_agent *)lua_touserdata(L, -1);
-    if (a == NULL || !st_id_equal(a->id, id) || a->removed) {
-        lua_pop(L, 1);
-        lua_pushnil(L);
-    }
-    lua_pushnumber(L, d);
-    return 2;
+    q = st_default_query(st_agent_pos(sw->w, a->id), radius);
+    q.exclude = a->id;
+    q.tag = tag;
+    return push_nearest(L, lua_gettop(L), sw, &q);
 }
 
 /* Returns the id of an obstacle just added (0: the core ran out of memory). */
@@ -853,8 +904,7 @@ void sl_open_world(lua_State *L)
     luaL_setfuncs(L, world_meta, 0);
     luaL_newlibtable(L, world_methods);
     lua_pushvalue(L, -2);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_agent); /* sl_open_agent ran first */
-    luaL_setfuncs(L, world_methods, 2);
+    luaL_setfuncs(L, world_methods, 1);
     lua_setfield(L, -2, "methods");
     /* the names of the fields' closures: methods too, so that it lists
      * everything a world answers (meta_spec reads it) */
@@ -873,7 +923,7 @@ void sl_open_world(lua_State *L)
     }
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, "names");
-    sl_keycache_new(L, -2);
+    sl_keycache_new(L);
     lua_setfield(L, -3, "keycache");
     lua_createtable(L, SL_KEYCACHE, 0);
     lua_setfield(L, -3, "values");

@@ -418,12 +418,14 @@ function flowfield:distance(p) end
 
 -- ---------------------------------------------------------------- behaviours
 
+---@alias steer.behavior_name "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"|"follow_flow"|"face"|"look_where_going"|"match_velocity"|"follow_leader"|"queue"
+
 ---One standing behaviour: the name first, then the method's parameters by
 ---name. Unknown names and fields raise. A bare string ("wander") is short
 ---for {"wander"}. Reading agent.behaviors gives back an equivalent list
 ---(points as vec2s).
 ---@class steer.behavior
----@field [1] "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"|"follow_flow"|"face"|"look_where_going"|"match_velocity"|"follow_leader"|"queue"
+---@field [1] steer.behavior_name
 ---@field weight? number
 ---@field target? steer.point|steer.agent  seek, flee, arrive (point or agent); pursue, evade, intercept (agent)
 ---@field panic_radius? number             flee
@@ -665,6 +667,28 @@ function agent:queue(opts, weight) end
 ---@param force steer.point
 ---@param weight? number (extension)
 function agent:apply(force, weight) end
+
+---(extension) The behaviour method `name` with the arguments after it
+---(`a:steer("evade", h)` is `a:evade(h)`): the same force, accumulated the
+---same way, but nothing is returned, so no vec2 is made for the collector.
+---The call for thousands of brains, and for behaviours chosen by name.
+---@param name steer.behavior_name any behaviour method: "seek", "evade", "wander", "separate", ...
+---@param ... any that method's arguments
+function agent:steer(name, ...) end
+
+---(extension) `world:nearest(a, radius, tag)` around this agent, without
+---reading `a.world` first.
+---@param radius number >= 0
+---@param tag? string
+---@return steer.agent|nil agent
+---@return number? distance
+function agent:nearest(radius, tag) end
+
+---(extension) `world:neighbors(a, radius, opts)` around this agent.
+---@param radius number >= 0
+---@param opts? steer.query_opts
+---@return steer.agent[]
+function agent:neighbors(radius, opts) end
 
 ---Down a flow field at max speed (slowing over the last cell before its goal).
 ---@param field steer.flowfield

@@ -14,7 +14,11 @@
  *
  * and, outside the steps, every agent's st_world_nearest straight from C
  * ("C query"), so the query splits into the core's search and its binding.
- * The five worlds of a density (each in its own Lua state) take turns, a
+ * The "lean (steer)" rows run the same brains written with agent:nearest
+ * and agent:steer (lean_*_steer.lua: no agent.world read, no vec2 per
+ * behaviour call), on 1 and 2 threads: the same forces, so the same
+ * checksum as the lean rows.
+ * The seven worlds of a density (each in its own Lua state) take turns, a
  * block of steps each, so a busy machine's load falls on all of them alike.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -182,27 +186,34 @@ void density_rows(const char *scripts, bool quick)
 {
     const double area[4] = {14000, 3600, 900, 400};
     const int n = 10000, every = 10, steps = quick ? 4 : 10;
-    printf("\nlean brains at four densities: %d agents, 1 hunter in %d, wrap; the five worlds of a density take\n"
-           "turns a block of %d steps at a time, median of %d blocks; the split from the 1-thread variants\n",
+    printf("\nlean brains at four densities: %d agents, 1 hunter in %d, wrap; the seven worlds of a density take\n"
+           "turns a block of %d steps at a time, median of %d blocks; the split from the 1-thread variants.\n"
+           "lean (steer): the same brains with agent:nearest and agent:steer (no agent.world, no vec2 a call)\n",
            n, every, steps, BLOCKS);
     printf("%-22s %9s %7s %10s %12s  %s\n", "case", "area/agent", "threads", "ms/step", "ns/agent",
            "per agent: step + dispatch + lua + query (C query + binding), ns");
     // 0, 1: the full lean brains on 1 and 2 threads; 2: no brains; 3: empty
-    // brains; 4: the lean brains with their query made once.
-    const char *hb[5] = {"lean_hunter", "lean_hunter", "", "empty", "lean_hunter_cached"};
-    const char *pb[5] = {"lean_prey", "lean_prey", "", "empty", "lean_prey_cached"};
+    // brains; 4: the lean brains with their query made once; 5, 6: the lean
+    // brains with agent:nearest and agent:steer on 1 and 2 threads.
+    enum { NV = 7 };
+    const char *hb[NV] = {"lean_hunter", "lean_hunter", "", "empty", "lean_hunter_cached", "lean_hunter_steer",
+                          "lean_hunter_steer"};
+    const char *pb[NV] = {"lean_prey", "lean_prey", "", "empty", "lean_prey_cached", "lean_prey_steer",
+                          "lean_prey_steer"};
     for (int d = 0; d < 4; d++) {
         double side = sqrt(n * area[d]);
-        variant v[5];
+        variant v[NV];
         memset(v, 0, sizeof v);
         bool ok = true;
-        for (int k = 0; k < 5 && ok; k++) ok = variant_open(&v[k], scripts, side, every, hb[k], pb[k], k == 1 ? 2 : 1);
-        for (int k = 0; k < 5 && ok; k++) ok = variant_steps(&v[k], 3) >= 0; // warm-up
+        for (int k = 0; k < NV && ok; k++)
+            ok = variant_open(&v[k], scripts, side, every, hb[k], pb[k], k == 1 || k == 6 ? 2 : 1);
+        for (int k = 0; k < NV && ok; k++) ok = variant_steps(&v[k], 3) >= 0; // warm-up
         for (int b = 0; b < BLOCKS && ok; b++)
-            for (int k = 0; k < 5 && ok; k++) ok = (v[k].block[b] = variant_steps(&v[k], steps)) >= 0;
+            for (int k = 0; k < NV && ok; k++) ok = (v[k].block[b] = variant_steps(&v[k], steps)) >= 0;
         if (ok) {
             run_out full[2] = {variant_out(&v[0]), variant_out(&v[1])}, r[3];
             for (int k = 0; k < 3; k++) r[k] = variant_out(&v[k + 2]);
+            run_out fast[2] = {variant_out(&v[5]), variant_out(&v[6])};
             full[0].c_query_ns = time_c_queries(steer_lua_checkworld(v[0].L, v[0].world), every);
             for (int t = 1; t <= 2; t++) {
                 const run_out *o = &full[t - 1];
@@ -221,7 +232,14 @@ void density_rows(const char *scripts, bool quick)
                 snprintf(what, sizeof what, "lean brains 1/%.0f", area[d]);
                 printf("%-22s %9.0f %7d %10.3f %12.0f  %s\n", what, area[d], t, o->ms, o->ms * 1e6 / n, extra);
             }
+            for (int t = 1; t <= 2; t++) {
+                const run_out *o = &fast[t - 1];
+                char what[40];
+                snprintf(what, sizeof what, "lean (steer) 1/%.0f", area[d]);
+                printf("%-22s %9.0f %7d %10.3f %12.0f  blocks %.2f..%.2f; checksum %s lean, 1 thread\n", what, area[d], t,
+                       o->ms, o->ms * 1e6 / n, o->lo, o->hi, o->checksum == full[0].checksum ? "==" : "!=");
+            }
         }
-        for (int k = 0; k < 5; k++) variant_close(&v[k]);
+        for (int k = 0; k < NV; k++) variant_close(&v[k]);
     }
 }
