@@ -463,12 +463,15 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     if (!grid_reserve(t, cells, count, false)) return false;
     int32_t *start = t->cell_start;
     if (!counts_reserve(t, cells)) return false;
+    // The tags from the lanes (4 bytes an item, not 24): a rare tag's items
+    // are then the only ones read, in two passes over the grid.
     const st_grid_item *items = g->items;
+    const int32_t *tags = g->lanes ? g->lanes->tag : NULL;
     for (int k = 0; k < g->item_count; k++)
-        if (items[k].tag == tag) t->counts[st__cell_of(w, t, items[k].pos)]++;
+        if ((tags ? tags[k] : items[k].tag) == tag) t->counts[st__cell_of(w, t, items[k].pos)]++;
     counts_to_ends(t->counts, start, cells);
     for (int k = g->item_count - 1; k >= 0; k--)
-        if (items[k].tag == tag) t->items[--start[st__cell_of(w, t, items[k].pos)]] = items[k];
+        if ((tags ? tags[k] : items[k].tag) == tag) t->items[--start[st__cell_of(w, t, items[k].pos)]] = items[k];
     t->item_count = start[cells];
     if (t->item_count > t->ids_cap) {
         int n = t->ids_cap ? t->ids_cap : 64;
@@ -526,7 +529,13 @@ const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
     slot->tag = tag;
     slot->epoch = w->grid_epoch;
     int count = 0;
-    for (int k = 0; k < g->item_count; k++) count += g->items[k].tag == tag;
+    if (g->lanes) {
+        const int32_t *tags = g->lanes->tag;
+        for (int k = 0; k < g->item_count; k++) count += tags[k] == tag;
+    } else {
+        for (int k = 0; k < g->item_count; k++) count += g->items[k].tag == tag;
+    }
+    slot->count = count;
     slot->rare = (int64_t)count * ST_TAG_GRID_SHARE <= g->item_count && tag_grid_build(w, &slot->g, tag, count);
     return slot->rare ? &slot->g : g;
 }
@@ -740,6 +749,9 @@ typedef struct nearest_ctx {
     const st_grid_item *item;
     st_vec2 offset;
     const st_world *w;
+    // The answer's record is read for its handle (a grid without ids): each
+    // new best candidate's is fetched ahead while the search goes on.
+    bool fetch_record;
 } nearest_ctx;
 
 ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2)
@@ -754,12 +766,28 @@ ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, dou
         c->index = index;
         c->item = item;
         c->offset = offset;
+        if (c->fetch_record) ST__PREFETCH(&c->w->agents[index]);
     }
 }
 
-// Agents a cell, on average, from which st_world_nearest's first disc is
-// half a cell wide rather than one.
-#define ST_NEAREST_CROWDED 6
+// Agents a cell that a query may answer with (of its tag), on average,
+// from which st_world_nearest's first disc is half a cell wide rather than
+// one: 1.5 a cell put 1.2 on average in that disc, which then holds one
+// seven times in ten, and it reads about 2 x 2 cells rather than 3 x 3 (a
+// cell row is a run of its own, with its own line of cell starts: fewer
+// rows are what saves). Below that the wider disc that follows a miss
+// costs more than the narrow one saved.
+#define ST_NEAREST_CROWDED 1.5
+
+/// How many of grid g's items a query filtered by `tag` may answer with:
+/// all of a tag grid's, else the tag's count when st__grid_for_tag made it
+/// for this build (the slot it used last), else all.
+static inline int nearest_members(const st_world *w, const st_grid *g, int32_t tag)
+{
+    if (g != &w->grid || tag == ST_TAG_ANY) return g->item_count;
+    const st_tag_grid *t = &w->tag_grids[w->tag_last];
+    return t->tag == tag && t->epoch == w->grid_epoch ? t->count : g->item_count;
+}
 
 /// Whether st__grid_runs folds the offsets of q's disc on grid g.
 static inline bool nearest_folds(const st_world *w, const st_grid *g, const st_query *q)
@@ -844,9 +872,10 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     assert(query_ok(q));
     if (!query_ok(q)) return st_null_agent();
     if (w->grid_dirty && !w->in_step) st__grid_build(w, w->count); // st__grid_ensure, without its call
-    nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w};
+    nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w, false};
     const st_grid *g = tag_grid_again(w, q->tag);
     if (g == NULL) g = st__grid_for_tag(w, q->tag);
+    c.fetch_record = g->ids == NULL;
     int exclude = st__dense(w, q->exclude);
     // Nearest first: a radius many cells wide is searched in discs of one
     // cell, two, four ... cells first. Once a disc holds a candidate, the
@@ -857,10 +886,11 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     // when the full disc folds across a wrap world (other arithmetic for the
     // offsets) or the grid is bypassed.
     double step = g->cell_w > g->cell_h ? g->cell_w : g->cell_h;
-    // A crowded grid starts with half a cell: at several agents a cell (a
-    // hunter's "nearest prey" at one agent per 400 square units: 6 a cell)
-    // that disc almost always holds one, in 2 x 2 cells rather than 3 x 3.
-    if ((int64_t)g->item_count >= ST_NEAREST_CROWDED * (int64_t)g->nx * g->ny) step *= 0.5;
+    // A crowded grid starts with half a cell (a hunter's "nearest prey" at
+    // one agent per 900 square units and cells of 50: 2.5 prey a cell). The
+    // agents that count are those of the query's tag: on the main grid, a
+    // tag's count is known from st__grid_for_tag once it has been asked for.
+    if ((double)nearest_members(w, g, q->tag) >= ST_NEAREST_CROWDED * g->nx * g->ny) step *= 0.5;
     bool cone = q->fov > 0.0 && q->fov < 2.0 * ST_PI;
     if (g->item_count > 0 && g->cell_start && !w->brute_force && !cone && !nearest_folds(w, g, q)) {
         // The usual query (a brain's): no view cone, no fold, so every disc
@@ -884,6 +914,9 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
         if (c.index < 0) grid_visit_ex(w, g, q, exclude, nearest, &c);
     }
     if (c.index < 0) return st_null_agent();
+    // A brain's next call is most often a behaviour toward the answer
+    // (pursue, evade): its body is on its way meanwhile.
+    ST__PREFETCH(&w->bodies[c.index]);
     if (dist) {
         // dist2 may have overflowed: the length of the offset, at most DBL_MAX
         double d = isfinite(c.best) ? sqrt(c.best) : hypot(c.offset.x, c.offset.y);
