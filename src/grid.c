@@ -430,6 +430,23 @@ fail:
     w->grid_epoch++;
 }
 
+// Agents a cell that a query may answer with (of its tag), on average,
+// from which st_world_nearest's first disc is half a cell wide rather than
+// one: 1.5 a cell put 1.2 on average in that disc, which then holds one
+// seven times in ten, and it reads about 2 x 2 cells rather than 3 x 3 (a
+// cell row is a run of its own, with its own line of cell starts: fewer
+// rows are what saves). Below that the wider disc that follows a miss
+// costs more than the narrow one saved.
+#define ST_NEAREST_CROWDED 1.5
+
+/// The radius of st_world_nearest's first disc on grid g, where `members`
+/// of its items can be an answer: a cell, or half a crowded one.
+static double nearest_step(const st_grid *g, int members)
+{
+    double step = g->cell_w > g->cell_h ? g->cell_w : g->cell_h;
+    return (double)members >= ST_NEAREST_CROWDED * g->nx * g->ny ? 0.5 * step : step;
+}
+
 /* ---- tag grids (world_internal.h) ---- */
 
 // Below this many agents the main grid is cheap enough for any query.
@@ -535,9 +552,28 @@ const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
     } else {
         for (int k = 0; k < g->item_count; k++) count += g->items[k].tag == tag;
     }
-    slot->count = count;
     slot->rare = (int64_t)count * ST_TAG_GRID_SHARE <= g->item_count && tag_grid_build(w, &slot->g, tag, count);
+    // On the main grid only the tag's own agents count: a hunter's
+    // "nearest prey" at one agent per 900 square units and cells of 50
+    // finds 2.5 prey a cell, and starts with half a cell.
+    slot->near_step = slot->rare ? nearest_step(&slot->g, slot->g.item_count) : nearest_step(g, count);
     return slot->rare ? &slot->g : g;
+}
+
+/// The grid that answers st_world_nearest's query filtered by `tag`
+/// (st__grid_for_tag's), and the radius of its first disc there.
+static inline const st_grid *nearest_grid(st_world *w, int32_t tag, double *step)
+{
+    const st_grid *g = &w->grid;
+    if (tag == ST_TAG_ANY || g->item_count < ST_TAG_GRID_MIN || w->brute_force) {
+        *step = nearest_step(g, g->item_count);
+        return g;
+    }
+    g = tag_grid_again(w, tag);
+    if (g == NULL) g = st__grid_for_tag(w, tag);
+    // either made the slot of this tag the last one
+    *step = w->tag_grids[w->tag_last].near_step;
+    return g;
 }
 
 int st__grid_slices(st_world *w, int count)
@@ -749,9 +785,6 @@ typedef struct nearest_ctx {
     const st_grid_item *item;
     st_vec2 offset;
     const st_world *w;
-    // The answer's record is read for its handle (a grid without ids): each
-    // new best candidate's is fetched ahead while the search goes on.
-    bool fetch_record;
 } nearest_ctx;
 
 ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, double dist2)
@@ -766,27 +799,7 @@ ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, dou
         c->index = index;
         c->item = item;
         c->offset = offset;
-        if (c->fetch_record) ST__PREFETCH(&c->w->agents[index]);
     }
-}
-
-// Agents a cell that a query may answer with (of its tag), on average,
-// from which st_world_nearest's first disc is half a cell wide rather than
-// one: 1.5 a cell put 1.2 on average in that disc, which then holds one
-// seven times in ten, and it reads about 2 x 2 cells rather than 3 x 3 (a
-// cell row is a run of its own, with its own line of cell starts: fewer
-// rows are what saves). Below that the wider disc that follows a miss
-// costs more than the narrow one saved.
-#define ST_NEAREST_CROWDED 1.5
-
-/// How many of grid g's items a query filtered by `tag` may answer with:
-/// all of a tag grid's, else the tag's count when st__grid_for_tag made it
-/// for this build (the slot it used last), else all.
-static inline int nearest_members(const st_world *w, const st_grid *g, int32_t tag)
-{
-    if (g != &w->grid || tag == ST_TAG_ANY) return g->item_count;
-    const st_tag_grid *t = &w->tag_grids[w->tag_last];
-    return t->tag == tag && t->epoch == w->grid_epoch ? t->count : g->item_count;
 }
 
 /// Whether st__grid_runs folds the offsets of q's disc on grid g.
@@ -872,10 +885,9 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     assert(query_ok(q));
     if (!query_ok(q)) return st_null_agent();
     if (w->grid_dirty && !w->in_step) st__grid_build(w, w->count); // st__grid_ensure, without its call
-    nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w, false};
-    const st_grid *g = tag_grid_again(w, q->tag);
-    if (g == NULL) g = st__grid_for_tag(w, q->tag);
-    c.fetch_record = g->ids == NULL;
+    nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w};
+    double step;
+    const st_grid *g = nearest_grid(w, q->tag, &step);
     int exclude = st__dense(w, q->exclude);
     // Nearest first: a radius many cells wide is searched in discs of one
     // cell, two, four ... cells first. Once a disc holds a candidate, the
@@ -885,12 +897,6 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     // crowd's "nearest prey within 150" reads 9 cells instead of 49. Not
     // when the full disc folds across a wrap world (other arithmetic for the
     // offsets) or the grid is bypassed.
-    double step = g->cell_w > g->cell_h ? g->cell_w : g->cell_h;
-    // A crowded grid starts with half a cell (a hunter's "nearest prey" at
-    // one agent per 900 square units and cells of 50: 2.5 prey a cell). The
-    // agents that count are those of the query's tag: on the main grid, a
-    // tag's count is known from st__grid_for_tag once it has been asked for.
-    if ((double)nearest_members(w, g, q->tag) >= ST_NEAREST_CROWDED * g->nx * g->ny) step *= 0.5;
     bool cone = q->fov > 0.0 && q->fov < 2.0 * ST_PI;
     if (g->item_count > 0 && g->cell_start && !w->brute_force && !cone && !nearest_folds(w, g, q)) {
         // The usual query (a brain's): no view cone, no fold, so every disc
