@@ -430,6 +430,23 @@ fail:
     w->grid_epoch++;
 }
 
+// Agents a cell that a query may answer with (of its tag), on average,
+// from which st_world_nearest's first disc is half a cell wide rather than
+// one: 1.5 a cell put 1.2 on average in that disc, which then holds one
+// seven times in ten, and it reads about 2 x 2 cells rather than 3 x 3 (a
+// cell row is a run of its own, with its own line of cell starts: fewer
+// rows are what saves). Below that the wider disc that follows a miss
+// costs more than the narrow one saved.
+#define ST_NEAREST_CROWDED 1.5
+
+/// The radius of st_world_nearest's first disc on grid g, where `members`
+/// of its items can be an answer: a cell, or half a crowded one.
+static double nearest_step(const st_grid *g, int members)
+{
+    double step = g->cell_w > g->cell_h ? g->cell_w : g->cell_h;
+    return (double)members >= ST_NEAREST_CROWDED * g->nx * g->ny ? 0.5 * step : step;
+}
+
 /* ---- tag grids (world_internal.h) ---- */
 
 // Below this many agents the main grid is cheap enough for any query.
@@ -463,12 +480,15 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     if (!grid_reserve(t, cells, count, false)) return false;
     int32_t *start = t->cell_start;
     if (!counts_reserve(t, cells)) return false;
+    // The tags from the lanes (4 bytes an item, not 24): a rare tag's items
+    // are then the only ones read, in two passes over the grid.
     const st_grid_item *items = g->items;
+    const int32_t *tags = g->lanes ? g->lanes->tag : NULL;
     for (int k = 0; k < g->item_count; k++)
-        if (items[k].tag == tag) t->counts[st__cell_of(w, t, items[k].pos)]++;
+        if ((tags ? tags[k] : items[k].tag) == tag) t->counts[st__cell_of(w, t, items[k].pos)]++;
     counts_to_ends(t->counts, start, cells);
     for (int k = g->item_count - 1; k >= 0; k--)
-        if (items[k].tag == tag) t->items[--start[st__cell_of(w, t, items[k].pos)]] = items[k];
+        if ((tags ? tags[k] : items[k].tag) == tag) t->items[--start[st__cell_of(w, t, items[k].pos)]] = items[k];
     t->item_count = start[cells];
     if (t->item_count > t->ids_cap) {
         int n = t->ids_cap ? t->ids_cap : 64;
@@ -526,9 +546,34 @@ const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
     slot->tag = tag;
     slot->epoch = w->grid_epoch;
     int count = 0;
-    for (int k = 0; k < g->item_count; k++) count += g->items[k].tag == tag;
+    if (g->lanes) {
+        const int32_t *tags = g->lanes->tag;
+        for (int k = 0; k < g->item_count; k++) count += tags[k] == tag;
+    } else {
+        for (int k = 0; k < g->item_count; k++) count += g->items[k].tag == tag;
+    }
     slot->rare = (int64_t)count * ST_TAG_GRID_SHARE <= g->item_count && tag_grid_build(w, &slot->g, tag, count);
+    // On the main grid only the tag's own agents count: a hunter's
+    // "nearest prey" at one agent per 900 square units and cells of 50
+    // finds 2.5 prey a cell, and starts with half a cell.
+    slot->near_step = slot->rare ? nearest_step(&slot->g, slot->g.item_count) : nearest_step(g, count);
     return slot->rare ? &slot->g : g;
+}
+
+/// The grid that answers st_world_nearest's query filtered by `tag`
+/// (st__grid_for_tag's), and the radius of its first disc there.
+static inline const st_grid *nearest_grid(st_world *w, int32_t tag, double *step)
+{
+    const st_grid *g = &w->grid;
+    if (tag == ST_TAG_ANY || g->item_count < ST_TAG_GRID_MIN || w->brute_force) {
+        *step = nearest_step(g, g->item_count);
+        return g;
+    }
+    g = tag_grid_again(w, tag);
+    if (g == NULL) g = st__grid_for_tag(w, tag);
+    // either made the slot of this tag the last one
+    *step = w->tag_grids[w->tag_last].near_step;
+    return g;
 }
 
 int st__grid_slices(st_world *w, int count)
@@ -757,10 +802,6 @@ ST__INLINE void nearest(void *ctx, const st_grid_item *item, st_vec2 offset, dou
     }
 }
 
-// Agents a cell, on average, from which st_world_nearest's first disc is
-// half a cell wide rather than one.
-#define ST_NEAREST_CROWDED 6
-
 /// Whether st__grid_runs folds the offsets of q's disc on grid g.
 static inline bool nearest_folds(const st_world *w, const st_grid *g, const st_query *q)
 {
@@ -845,8 +886,8 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     if (!query_ok(q)) return st_null_agent();
     if (w->grid_dirty && !w->in_step) st__grid_build(w, w->count); // st__grid_ensure, without its call
     nearest_ctx c = {INFINITY, -1, NULL, {0.0, 0.0}, w};
-    const st_grid *g = tag_grid_again(w, q->tag);
-    if (g == NULL) g = st__grid_for_tag(w, q->tag);
+    double step;
+    const st_grid *g = nearest_grid(w, q->tag, &step);
     int exclude = st__dense(w, q->exclude);
     // Nearest first: a radius many cells wide is searched in discs of one
     // cell, two, four ... cells first. Once a disc holds a candidate, the
@@ -856,11 +897,6 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     // crowd's "nearest prey within 150" reads 9 cells instead of 49. Not
     // when the full disc folds across a wrap world (other arithmetic for the
     // offsets) or the grid is bypassed.
-    double step = g->cell_w > g->cell_h ? g->cell_w : g->cell_h;
-    // A crowded grid starts with half a cell: at several agents a cell (a
-    // hunter's "nearest prey" at one agent per 400 square units: 6 a cell)
-    // that disc almost always holds one, in 2 x 2 cells rather than 3 x 3.
-    if ((int64_t)g->item_count >= ST_NEAREST_CROWDED * (int64_t)g->nx * g->ny) step *= 0.5;
     bool cone = q->fov > 0.0 && q->fov < 2.0 * ST_PI;
     if (g->item_count > 0 && g->cell_start && !w->brute_force && !cone && !nearest_folds(w, g, q)) {
         // The usual query (a brain's): no view cone, no fold, so every disc
@@ -884,6 +920,9 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
         if (c.index < 0) grid_visit_ex(w, g, q, exclude, nearest, &c);
     }
     if (c.index < 0) return st_null_agent();
+    // A brain's next call is most often a behaviour toward the answer
+    // (pursue, evade): its body is on its way meanwhile.
+    ST__PREFETCH(&w->bodies[c.index]);
     if (dist) {
         // dist2 may have overflowed: the length of the offset, at most DBL_MAX
         double d = isfinite(c.best) ? sqrt(c.best) : hypot(c.offset.x, c.offset.y);

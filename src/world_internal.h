@@ -157,6 +157,7 @@ typedef struct st_tag_grid {
     st_grid g;
     int32_t tag;
     bool rare;       // false: too common to be worth a grid; the main one answers
+    double near_step; // st_world_nearest's first disc on the grid that answers (grid.c)
     uint64_t epoch;  // the main grid build it was made from (0: unused slot)
     uint64_t used;   // last use, for replacing the stalest slot
 } st_tag_grid;
