@@ -940,16 +940,16 @@ static const luaL_Reg steer_forms[] = {
 #undef STEER_REG
 
 /* The names a brain passed last, by the string's address, as the key cache
- * of __index (bind.h): only names found in the name table (upvalue 3) are
- * kept, and that table keeps them alive, so an address is never another
- * string's. */
+ * of __index (bind.h; two ways a set, the same sets): only names found in
+ * the name table (upvalue 2) are kept, and that table keeps them alive, so
+ * an address is never another string's. */
 #define STEER_CACHE 16
 typedef struct steer_cache {
     const void *key[STEER_CACHE];
     lua_CFunction fn[STEER_CACHE];
 } steer_cache;
 
-static int steer_miss(lua_State *L, steer_cache *c, int slot)
+static int steer_miss(lua_State *L, steer_cache *c, int set)
 {
     method_self(L); /* a bad self is reported before a bad name */
     if (lua_type(L, 2) != LUA_TSTRING)
@@ -961,8 +961,15 @@ static int steer_miss(lua_State *L, steer_cache *c, int slot)
     lua_pop(L, 1);
     const void *k = lua_topointer(L, 2); /* NULL where strings have no address (Lua 5.1) */
     if (k != NULL) {
-        c->key[slot] = k;
-        c->fn[slot] = fn;
+        /* a free way, else the first way's name moves to the second */
+        if (c->key[set] != NULL && c->key[set + 1] == NULL) {
+            set++;
+        } else if (c->key[set] != NULL) {
+            c->key[set + 1] = c->key[set];
+            c->fn[set + 1] = c->fn[set];
+        }
+        c->key[set] = k;
+        c->fn[set] = fn;
     }
     return fn(L);
 }
@@ -977,11 +984,14 @@ static int agent_steer(lua_State *L)
 {
     steer_cache *c = (steer_cache *)lua_touserdata(L, lua_upvalueindex(3));
     const void *k = lua_topointer(L, 2);
-    uintptr_t h = (uintptr_t)k;
-    int slot = (int)((h >> 4) ^ (h >> 9)) & (STEER_CACHE - 1);
-    if (c->key[slot] == k && k != NULL)
-        return c->fn[slot](L);
-    return steer_miss(L, c, slot);
+    int set = sl_keycache_set(k, STEER_CACHE);
+    if (k != NULL) {
+        if (c->key[set] == k)
+            return c->fn[set](L);
+        if (c->key[set + 1] == k)
+            return c->fn[set + 1](L);
+    }
+    return steer_miss(L, c, set);
 }
 
 #define METHOD_REG(name, ...) {#name, agent_##name},
@@ -1030,5 +1040,23 @@ void sl_open_agent(lua_State *L)
         .keycache = true, .index = agent_index, .newindex = agent_newindex,
     };
     sl_newtype(L, &t);
-    lua_pop(L, 1);
+    /* steer.agent: every method as a plain function, the very objects that
+     * a.evade and the rest give. A brain that keeps the ones it calls in
+     * locals (local nearest = steer.agent.nearest) calls them with no
+     * __index call to find them each time. */
+    lua_getfield(L, -1, "__index");
+    lua_getupvalue(L, -1, 1); /* its name table */
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, -3) != 0) {
+        if (lua_type(L, -1) == LUA_TFUNCTION) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -4);
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    lua_setfield(L, -5, "agent"); /* the steer table, below the metatable */
+    lua_pop(L, 3);
 }

@@ -61,25 +61,38 @@ void sl_keycache_new(lua_State *L)
     memset(kc, 0, sizeof *kc);
 }
 
-int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int names_uv, int values_uv)
+int sl_keycache_miss(lua_State *L, sl_keycache *kc, int set, int key_idx, int names_uv, int values_uv)
 {
     lua_pushvalue(L, key_idx);
     int ty = lua_rawget(L, names_uv);
     /* The name table has only string keys: a hit is a string, and a short
      * one (interned, the table's own key object). */
     bool cache = ty != LUA_TNIL && lua_type(L, key_idx) == LUA_TSTRING;
+    if (!cache)
+        return SL_KC_METHOD; /* nil pushed: only strings name anything */
+    /* A free way, else the first way's name moves to the second and this
+     * one takes the first: the two names met last both stay. */
+    int slot = set;
+    if (kc->key[set] != NULL && kc->key[set + 1] == NULL) {
+        slot = set + 1;
+    } else if (kc->key[set] != NULL) {
+        kc->key[set + 1] = kc->key[set];
+        kc->code[set + 1] = kc->code[set];
+        if (kc->code[set] == SL_KC_METHOD) {
+            lua_rawgeti(L, values_uv, set + 1);
+            lua_rawseti(L, values_uv, set + 2);
+        }
+    }
     int code = SL_KC_METHOD;
     if (ty == LUA_TNUMBER) {
         code = (int)lua_tointeger(L, -1);
         lua_pop(L, 1);
-    } else if (cache) {
+    } else {
         lua_pushvalue(L, -1);
         lua_rawseti(L, values_uv, slot + 1);
     }
-    if (cache) {
-        kc->key[slot] = lua_topointer(L, key_idx);
-        kc->code[slot] = code;
-    }
+    kc->key[slot] = lua_topointer(L, key_idx);
+    kc->code[slot] = code;
     return code;
 }
 

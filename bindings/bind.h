@@ -167,7 +167,9 @@ static inline bool sl_same_table(lua_State *L, int a, int b)
  * strings, so while the table holds "wander" every "wander" is that one
  * object, and its address cannot be reused by another string. Methods are
  * kept in `values` (an upvalue table, slot + 1 -> the method) to be
- * pushed without a name lookup. */
+ * pushed without a name lookup. Two ways a set: two names a brain uses on
+ * every call ("nearest" and "steer") can land in one set, and a
+ * direct-mapped cache would then miss on both, every time. */
 #define SL_KEYCACHE 64
 #define SL_KC_METHOD (-1)
 
@@ -179,8 +181,16 @@ typedef struct sl_keycache {
 /* Pushes a new, empty cache. */
 void sl_keycache_new(lua_State *L);
 
-/* sl_keycache_find's slow path: the name table lookup, and the fill. */
+/* sl_keycache_find's slow path: the name table lookup, and the fill of
+ * the set whose first way is `slot`. */
 int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int names_uv, int values_uv);
+
+/* The first way of the set of the string at address k. */
+static inline int sl_keycache_set(const void *k, int size)
+{
+    uintptr_t h = (uintptr_t)k;
+    return (int)((h >> 4) ^ (h >> 11)) & (size - 2);
+}
 
 /* The name at key_idx, looked up: returns its field code (>= 0, nothing
  * pushed), or SL_KC_METHOD with the method pushed, or SL_KC_METHOD with nil
@@ -190,15 +200,15 @@ int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int n
 static inline int sl_keycache_find(lua_State *L, sl_keycache *kc, int key_idx, int names_uv, int values_uv)
 {
     const void *k = lua_topointer(L, key_idx); /* NULL unless a collectable */
-    uintptr_t h = (uintptr_t)k;
-    int slot = (int)((h >> 4) ^ (h >> 11)) & (SL_KEYCACHE - 1);
+    int set = sl_keycache_set(k, SL_KEYCACHE);
+    int slot = kc->key[set] == k ? set : set + 1;
     if (kc->key[slot] == k && k != NULL) {
         int code = kc->code[slot];
         if (code == SL_KC_METHOD)
             lua_rawgeti(L, values_uv, slot + 1);
         return code;
     }
-    return sl_keycache_miss(L, kc, slot, key_idx, names_uv, values_uv);
+    return sl_keycache_miss(L, kc, set, key_idx, names_uv, values_uv);
 }
 
 /* ---- type checks (auxlib.c; sl_to<type>, sl_check<type>: in the type's file) ---- */

@@ -22,6 +22,9 @@
 ---@class steer
 ---@field version string         library version, like "1.1.0"
 ---@field vec2 steer.vec2lib      vec2 constructor (callable) and helpers
+---@field agent steer.agent       (extension) every agent method as a plain function, the same objects
+---                               `a.evade` and the rest give: `steer.agent.evade(a, h)` is `a:evade(h)`;
+---                               a brain keeps the ones it calls in locals (no `__index` call each time)
 local steer = {}
 
 -- ---------------------------------------------------------------- vec2

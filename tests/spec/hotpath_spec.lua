@@ -105,6 +105,47 @@ describe("a:steer(name, ...)", function()
   end)
 end)
 
+describe("steer.agent", function()
+  it("holds every agent method, the same function a.method gives", function()
+    local w = H.open_world()
+    local a = w:spawn { pos = { 0, 0 } }
+    local n = 0
+    for name, f in pairs(steer.agent) do
+      n = n + 1
+      assert.are.equal("function", type(f))
+      assert.are.equal(a[name], f, name)
+    end
+    assert.is_true(n >= 29, "29 methods expected, got " .. n)
+    for _, name in ipairs { "seek", "evade", "wander", "separate", "apply", "steer", "nearest", "neighbors", "face" } do
+      assert.is_function(steer.agent[name], name)
+    end
+    assert.is_nil(steer.agent.pos)
+  end)
+
+  it("called as plain functions, steers as the methods do", function()
+    local w1, w2 = twin_worlds()
+    local nearest, steer_fn = steer.agent.nearest, steer.agent.steer
+    for _ = 1, 60 do
+      for a in w1:agents() do
+        local h = a.world:nearest(a, 120, "hunter")
+        if h then a:evade(h) else a:wander() end
+      end
+      for a in w2:agents() do
+        local h = nearest(a, 120, "hunter")
+        if h then steer_fn(a, "evade", h) else steer_fn(a, "wander") end
+      end
+      w1:step()
+      w2:step()
+    end
+    assert.are.equal(w1:checksum(), w2:checksum())
+    -- as plain calls the arguments count from the agent, #1
+    local a = w1:nearest({ 300, 300 }, 1000)
+    raises(function() nearest(nil, 10) end, "bad argument #1 to", "(steer.agent expected, got nil)")
+    raises(function() nearest(a, -10) end, "bad argument #2 to", "(must be >= 0)")
+    raises(function() steer_fn(a, "nope") end, "bad argument #2 to", "(unknown behaviour 'nope')")
+  end)
+end)
+
 describe("a:nearest and a:neighbors", function()
   it("answer as the world's queries around the agent do", function()
     local w = twin_worlds()

@@ -1,5 +1,8 @@
--- lean_prey_steer.lua — lean_prey.lua with agent:nearest and agent:steer
--- (see lean_hunter_steer.lua).
+-- lean_prey_steer.lua — lean_prey.lua with a:nearest and a:steer kept in
+-- locals from steer.agent (see lean_hunter_steer.lua).
+local A = require("steer").agent
+local nearest, steer = A.nearest, A.steer
+
 local DANGER = 100
 
 local brain = {}
@@ -9,13 +12,13 @@ function brain.spawn(self)
 end
 
 function brain.update(self, agent)
-    local hunter = agent:nearest(DANGER, "hunter")
+    local hunter = nearest(agent, DANGER, "hunter")
     if hunter then
         self.state = "evade"
-        agent:steer("evade", hunter)
+        steer(agent, "evade", hunter)
     else
         self.state = "wander"
-        agent:steer("wander")
+        steer(agent, "wander")
     end
 end
 
