@@ -1027,8 +1027,8 @@ static void add_more_names(lua_State *L)
     lua_setfield(L, -2, "steer");
 }
 
-/* The methods and agent_index close over the agent and vec2 metatables
- * (UV_AGENT_MT, UV_VEC2_MT: sl_open_vec2 ran first). */
+/* The methods and agent_index close over the vec2 metatable (UV_VEC2_MT:
+ * sl_open_vec2 ran first). */
 static const void *const agent_ups[] = {&sl_key_vec2, NULL};
 
 void sl_open_agent(lua_State *L)

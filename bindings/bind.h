@@ -182,7 +182,7 @@ typedef struct sl_keycache {
 void sl_keycache_new(lua_State *L);
 
 /* sl_keycache_find's slow path: the name table lookup, and the fill of
- * the set whose first way is `slot`. */
+ * the set whose first way is `set`. */
 int sl_keycache_miss(lua_State *L, sl_keycache *kc, int slot, int key_idx, int names_uv, int values_uv);
 
 /* The first way of the set of the string at address k. */
