@@ -91,7 +91,9 @@ bench: build build-luajit
 	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
 	@echo
 	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua
+	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua --steer
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua
+	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua --steer
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks

@@ -1,8 +1,11 @@
 -- brains.lua — the benchmark's "lua brains (lean)" row (tests/bench/bench.c)
 -- for any Lua steer.so is built for, run by that Lua's own interpreter:
 --
---   LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua [--quick]
+--   LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua [--quick] [--steer]
 --   LUA_CPATH='build/?.so;;' lua5.4 tests/bench/brains.lua
+--
+-- --steer: the same brains written with a:nearest and a:steer kept in
+-- locals (lean_*_steer.lua): the "lua brains (steer)" row, the same checksum.
 --
 -- 10,000 agents (one in 14 a hunter) with the lean hunter/prey brains of
 -- tests/bench/brains/ at the demo's density, 1 thread: 3 warm-up steps, then
@@ -13,14 +16,18 @@ local here = (debug.getinfo(1, "S").source:gsub("^@", ""):match("^(.*)/[^/]*$"))
 package.path = here .. "/brains/?.lua;" .. package.path
 local steer = require "steer"
 
-local quick = arg and arg[1] == "--quick"
+local quick, fast = false, false
+for _, a in ipairs(arg or {}) do
+  if a == "--quick" then quick = true elseif a == "--steer" then fast = true end
+end
+local suffix = fast and "_steer" or ""
 local n, every, steps, blocks = 10000, 14, quick and 5 or 20, 9
 local side = math.sqrt(n * (960 * 640) / 43)
 local w = steer.world { width = side, height = side, edges = "wrap", seed = 7, threads = 1, cell_size = 50 }
 for i = 1, n do
   local hunter = i % every == 0
   w:spawn { pos = { w:random() * side, w:random() * side },
-            tag = hunter and "hunter" or "prey", brain = hunter and "lean_hunter" or "lean_prey",
+            tag = hunter and "hunter" or "prey", brain = (hunter and "lean_hunter" or "lean_prey") .. suffix,
             max_speed = hunter and 160 or 150 }
 end
 for _ = 1, 3 do w:step() end
@@ -35,4 +42,4 @@ local med = ms[(blocks + 1) / 2]
 local jit = rawget(_G, "jit")
 local lua = jit and jit.version or _VERSION
 print(("%-22s %9d %7d %10.3f %12.0f %12.1f  median of %d blocks (%.2f..%.2f); %s; checksum %s"):format(
-  "lua brains (lean)", n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, w:checksum()))
+  fast and "lua brains (steer)" or "lua brains (lean)", n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, w:checksum()))
