@@ -600,6 +600,10 @@ static const sig agent_methods[] = {
     {"match_velocity", {K_TARGET, K_NUM, K_NUM}},
     {"follow_leader", {K_AGENT, K_ANY, K_NUM}},
     {"queue", {K_ANY, K_NUM}},
+    {"steer", {K_STRING, K_TARGET, K_NUM, K_NUM}},
+    {"steer", {K_STRING, K_AGENT, K_NUM}},
+    {"nearest", {K_NUM, K_TAG}},
+    {"neighbors", {K_NUM, K_QOPTS}},
 };
 
 static const sig vec2_methods[] = {
