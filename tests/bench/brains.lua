@@ -41,5 +41,6 @@ table.sort(ms)
 local med = ms[(blocks + 1) / 2]
 local jit = rawget(_G, "jit")
 local lua = jit and jit.version or _VERSION
+local case = fast and "lua brains (steer)" or "lua brains (lean)"
 print(("%-22s %9d %7d %10.3f %12.0f %12.1f  median of %d blocks (%.2f..%.2f); %s; checksum %s"):format(
-  fast and "lua brains (steer)" or "lua brains (lean)", n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, w:checksum()))
+  case, n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, w:checksum()))
