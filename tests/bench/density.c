@@ -15,9 +15,9 @@
  * and, outside the steps, every agent's st_world_nearest straight from C
  * ("C query"), so the query splits into the core's search and its binding.
  * The "lean (steer)" rows run the same brains written with agent:nearest
- * and agent:steer (lean_*_steer.lua: no agent.world read, no vec2 per
- * behaviour call), on 1 and 2 threads: the same forces, so the same
- * checksum as the lean rows.
+ * and agent:steer kept in locals from steer.agent (lean_*_steer.lua: no
+ * __index call, no agent.world read, no vec2 per behaviour call), on 1 and
+ * 2 threads: the same forces, so the same checksum as the lean rows.
  * The seven worlds of a density (each in its own Lua state) take turns, a
  * block of steps each, so a busy machine's load falls on all of them alike.
  */
