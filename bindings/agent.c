@@ -605,12 +605,6 @@ static int agent_tostring(lua_State *L)
  * result takes it from the upvalue, not from the registry. */
 #define UV_VEC2_MT lua_upvalueindex(1)
 
-/* Argument 1 of a method: a live agent, else the usual errors. */
-static sl_agent *method_self(lua_State *L)
-{
-    return sl_checkagent(L, 1);
-}
-
 /* steer_lua_pushvec2 with the metatable from the upvalue. */
 static void push_result(lua_State *L, st_vec2 v)
 {
@@ -645,7 +639,7 @@ typedef st_vec2 (*list_fn)(st_world *, st_agent_id, const st_agent_id *, int, do
  * agents are skipped: a list from world:neighbors may outlive some of them. */
 static int list_behavior(lua_State *L, list_fn fn, int base, bool quiet)
 {
-    sl_agent *a = method_self(L);
+    sl_agent *a = sl_checkagent(L, 1);
     luaL_checktype(L, base, LUA_TTABLE);
     double weight = sl_optfinite(L, base + 1, 1.0);
     sl_world *sw = a->sw;
@@ -685,7 +679,7 @@ static int steer_cohere(lua_State *L) { return list_behavior(L, st_agent_cohere_
 
 static int agent_apply(lua_State *L)
 {
-    sl_agent *a = method_self(L);
+    sl_agent *a = sl_checkagent(L, 1);
     st_vec2 f = steer_lua_checkpoint(L, 2);
     double weight = sl_optfinite(L, 3, 1.0);
     st_agent_apply(a->sw->w, a->id, f, weight);
@@ -899,7 +893,7 @@ static void keep_path(lua_State *L, int arg)
 static ALWAYS_INLINE int behavior_method(lua_State *L, const method_def *d, int base, bool quiet)
 {
     int top = lua_gettop(L);
-    sl_agent *a = method_self(L);
+    sl_agent *a = sl_checkagent(L, 1);
     st_behavior b = a->sw->defaults[d->type];
     b.weight = 1.0;
     /* written out rather than a loop, so that the compiler resolves each
@@ -951,7 +945,7 @@ typedef struct steer_cache {
 
 static int steer_miss(lua_State *L, steer_cache *c, int set)
 {
-    method_self(L); /* a bad self is reported before a bad name */
+    sl_checkagent(L, 1); /* a bad self is reported before a bad name */
     if (lua_type(L, 2) != LUA_TSTRING)
         return luaL_typeerror(L, 2, "string");
     lua_pushvalue(L, 2);
