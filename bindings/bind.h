@@ -97,7 +97,8 @@ enum {
     SL_AUV_BRAIN,      /* the brain module table, or nil */
     SL_AUV_BEHAVIORS,  /* normalised copy of a.behaviors; keeps paths and agents alive */
     SL_AUV_PATH,       /* the last path followed by method: the core may compare it */
-    SL_AUV_COUNT = SL_AUV_PATH
+    SL_AUV_NEAR,       /* the answer of its own last nearest query (world.c) */
+    SL_AUV_COUNT = SL_AUV_NEAR
 };
 
 typedef struct sl_agent {

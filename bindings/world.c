@@ -638,8 +638,14 @@ static inline int32_t cached_tag(lua_State *L, const sl_world *sw, int arg)
 }
 
 /* The nearest agent for q in the world at world_idx (sw), pushed with its
- * distance (2 results), or nil (1); q.tag SL_TAG_UNKNOWN finds nobody. */
-static int push_nearest(lua_State *L, int world_idx, sl_world *sw, const st_query *q)
+ * distance (2 results), or nil (1); q.tag SL_TAG_UNKNOWN finds nobody.
+ * self_idx: the agent the query is around and excludes (its own query), or
+ * 0. Such an agent keeps its last answer's userdata (SL_AUV_NEAR, in its own
+ * block, which its caller has just read): a prey's nearest hunter is most
+ * often the one of the step before, and is then pushed from there rather
+ * than from the agents table, whose entry for it is one more trip to
+ * memory. world_idx 0: the world is self's, fetched when needed. */
+static int push_nearest(lua_State *L, int world_idx, int self_idx, sl_world *sw, const st_query *q)
 {
     double d = 0.0;
     st_agent_id id = q->tag == SL_TAG_UNKNOWN ? st_null_agent() : st_world_nearest(sw->w, q, &d);
@@ -647,14 +653,32 @@ static int push_nearest(lua_State *L, int world_idx, sl_world *sw, const st_quer
         lua_pushnil(L);
         return 1;
     }
+    if (self_idx != 0) {
+        /* only agents are ever stored there */
+        if (lua_getiuservalue(L, self_idx, SL_AUV_NEAR) == LUA_TUSERDATA) {
+            const sl_agent *o = (const sl_agent *)lua_touserdata(L, -1);
+            if (st_id_equal(o->id, id) && !o->removed) {
+                lua_pushnumber(L, d);
+                return 2;
+            }
+        }
+        lua_pop(L, 1);
+    }
     /* sl_pushagent, leaving the agents table below the results rather than
      * moving them down over it */
+    if (world_idx == 0) {
+        lua_getiuservalue(L, self_idx, SL_AUV_WORLD);
+        world_idx = lua_gettop(L);
+    }
     lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
     lua_rawgeti(L, -1, (lua_Integer)id.index + 1);
     sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
     if (a == NULL || !st_id_equal(a->id, id) || a->removed) {
         lua_pop(L, 1);
         lua_pushnil(L);
+    } else if (self_idx != 0) {
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, self_idx, SL_AUV_NEAR);
     }
     lua_pushnumber(L, d);
     return 2;
@@ -682,6 +706,7 @@ static int world_nearest(lua_State *L)
         q = st_default_query(st_agent_pos(sw->w, a->id), radius);
         q.exclude = a->id;
         q.tag = tag;
+        return push_nearest(L, 1, 2, sw, &q);
     } else {
         lua_settop(L, top);
         sw = method_world(L); /* or its error */
@@ -690,7 +715,7 @@ static int world_nearest(lua_State *L)
         q.radius = sl_checknonneg(L, 3);
         q.tag = lua_type(L, 4) == LUA_TSTRING ? tag_lookup_cached(L, 1, sw, 4) : opt_tag_filter(L, 4, 1);
     }
-    return push_nearest(L, 1, sw, &q);
+    return push_nearest(L, 1, 0, sw, &q);
 }
 
 /* agent:nearest(radius [, tag]) -> agent, distance | nil: world:nearest
@@ -706,7 +731,10 @@ int sl_agent_nearest(lua_State *L)
     sl_world *sw;
     if ((top == 2 || top == 3) && a != NULL && !a->removed && (sw = a->sw)->w != NULL && (radius = plain_radius(L, 2)) >= 0.0
         && (tag = top == 3 ? cached_tag(L, sw, 3) : ST_TAG_ANY) != SL_TAG_UNCACHED) {
-        lua_getiuservalue(L, 1, SL_AUV_WORLD);
+        q = st_default_query(st_agent_pos(sw->w, a->id), radius);
+        q.exclude = a->id;
+        q.tag = tag;
+        return push_nearest(L, 0, 1, sw, &q);
     } else {
         lua_settop(L, top);
         a = sl_checkagent(L, 1);
@@ -721,7 +749,7 @@ int sl_agent_nearest(lua_State *L)
     q = st_default_query(st_agent_pos(sw->w, a->id), radius);
     q.exclude = a->id;
     q.tag = tag;
-    return push_nearest(L, lua_gettop(L), sw, &q);
+    return push_nearest(L, lua_gettop(L), 1, sw, &q);
 }
 
 /* Returns the id of an obstacle just added (0: the core ran out of memory). */

@@ -162,7 +162,7 @@ static bool target_kin(const st_world *w, const st_target *t, kin *k)
         k->speed = 0.0;
         return true;
     }
-    int j = st__dense(w, t->agent);
+    int j = st__dense_hint(w, t->agent);
     if (j < 0) return false;
     const st_body *o = &w->bodies[j];
     k->pos = o->pos;

@@ -928,8 +928,15 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
         double d = isfinite(c.best) ? sqrt(c.best) : hypot(c.offset.x, c.offset.y);
         *dist = d <= DBL_MAX ? d : DBL_MAX;
     }
-    if (g->ids != NULL) return g->ids[c.item - g->items];
-    const st_agent *a = &w->agents[c.index];
-    st_agent_id id = {a->slot, w->slots[a->slot].generation};
+    st_agent_id id;
+    if (g->ids != NULL) {
+        id = g->ids[c.item - g->items];
+    } else {
+        const st_agent *a = &w->agents[c.index];
+        id.index = a->slot;
+        id.generation = w->slots[a->slot].generation;
+    }
+    w->hint_id = id;
+    w->hint_dense = (int)c.index;
     return id;
 }

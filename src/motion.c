@@ -121,7 +121,7 @@ void st__orient_turn(st_world *w, int i, st_vec2 v, double dt)
 static const st_body *target_body(const st_world *w, const st_target *t)
 {
     if (!t->is_agent) return NULL;
-    int j = st__dense(w, t->agent);
+    int j = st__dense_hint(w, t->agent);
     return j < 0 ? NULL : &w->bodies[j];
 }
 

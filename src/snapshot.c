@@ -643,6 +643,7 @@ static void give_scalars(st_world *w, const st_world *c)
     w->obstacle_epoch = (keep.obstacle_epoch > c->obstacle_epoch ? keep.obstacle_epoch : c->obstacle_epoch) + 1;
     w->in_step = false;
     w->removed_in_step = false;
+    st__hint_clear(w);
 }
 
 /// The snapshot's arrays into the world's blocks (big enough by now).

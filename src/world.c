@@ -482,12 +482,14 @@ bool st_world_remove(st_world *w, st_agent_id id)
     w->dead++;
     st__moved(w);
     if (w->in_step) w->removed_in_step = true;
+    st__hint_clear(w);
     return true;
 }
 
 void st__compact(st_world *w)
 {
     if (w->dead == 0) return;
+    st__hint_clear(w);
     int n = w->count;
     bool indexed = w->reordered && w->order_cap > 0;
     if (indexed) {
@@ -579,6 +581,7 @@ void st__reorder(st_world *w)
     if (indexed)
         for (int k = 0; k < n; k++) w->order[w->order_pos[k]] = (uint32_t)k;
     w->reordered = true;
+    st__hint_clear(w);
     w->grid_epoch++;      // tag grids hold the old indices
     w->grid.pre_slices = 0;
 }

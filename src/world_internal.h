@@ -232,6 +232,12 @@ struct st_world {
 
     bool in_step;
     bool removed_in_step; // the grid may list dead agents: check alive
+    // st_world_nearest's last answer and its dense index: a brain's next call
+    // is most often a behaviour toward it, whose target then needs no trip
+    // to the handle table (st__dense_hint). Cleared wherever a dense index
+    // can change or an id can die: removal, compaction, reorder, restore.
+    st_agent_id hint_id;
+    int hint_dense;
     double step_dt;
     int step_count;      // dense entries that take part in the current step
 
@@ -287,6 +293,14 @@ static inline void st__moved(st_world *w)
 
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
+/// st__dense for a behaviour's target: the last nearest answer first.
+static inline int st__dense_hint(const st_world *w, st_agent_id id)
+{
+    if (id.index == w->hint_id.index && id.generation == w->hint_id.generation && id.generation != 0)
+        return w->hint_dense;
+    return st__dense(w, id);
+}
+static inline void st__hint_clear(st_world *w) { w->hint_id.generation = 0; }
 /// Grows *p (of *cap elements of elem bytes) to hold at least need, doubling
 /// from 16; false when memory runs out (*p and *cap unchanged).
 bool st__grow(void **p, int *cap, int need, size_t elem);

@@ -541,6 +541,88 @@ static void nearest_is_the_full_search_exactly(void)
         }
 }
 
+/* Twin worlds for the nearest hint (world_internal.h): the same agents, the
+ * first asked st_world_nearest around agent 0 (so it holds the answer's
+ * dense index), the second not. */
+static void twins(st_world **w, st_agent_id ids[2][40])
+{
+    for (int k = 0; k < 2; k++) {
+        w[k] = tu_world(400, 400, ST_EDGES_WRAP, 5);
+        tu_rng r = {77};
+        for (int i = 0; i < 40; i++) {
+            st_agent_def d = st_default_agent_def();
+            d.pos = st_v2(tu_uniform(&r, 0, 400), tu_uniform(&r, 0, 400));
+            d.vel = st_v2(tu_uniform(&r, -30, 30), tu_uniform(&r, -30, 30));
+            ids[k][i] = st_world_spawn(w[k], &d);
+        }
+    }
+}
+
+/* The force of a seek from agent 0 toward `target` in world w. */
+static st_vec2 seek_force(st_world *w, st_agent_id self, st_agent_id target)
+{
+    st_behavior b = st_default_behavior(ST_SEEK);
+    b.target = st_target_agent(target);
+    return st_agent_steer(w, self, &b);
+}
+
+static void behaviours_after_nearest_follow_the_live_target(void)
+{
+    /* A behaviour toward the agent st_world_nearest just gave finds its body
+     * through the world's hint, not the handle table. Whatever moves agents
+     * in storage or ends one must drop the hint: a removal (case 0), the
+     * compaction after one (1), a reorder (2), a restore (3). The twin that
+     * never asked gives the same forces, and a removed target none. The
+     * answer is an agent each of them moves: the last spawned (which fills
+     * a removed one's place), or one the reorder moves. A restore brings
+     * back the snapshot's own hint with its storage, consistent either way:
+     * there the check guards the restored forces. */
+    for (int c = 0; c < 4; c++) {
+        st_world *w[2];
+        st_agent_id ids[2][40];
+        twins(w, ids);
+        st_snapshot *snap = c == 3 ? st_world_snapshot(w[0]) : NULL;
+        for (int k = 0; k < 2 && c != 2; k++) st_world_remove(w[k], ids[k][2]);
+        if (c == 3)
+            for (int k = 0; k < 2; k++) st_world_step(w[k], 1.0 / 60); /* compacts: agent 39 moves */
+        if (c == 0)
+            for (int k = 0; k < 2; k++) st_world_step_begin(w[k], 1.0 / 60);
+        int t = 39; /* the target: one that the reorder moves, in case 2 */
+        if (c == 2) {
+            uint32_t before[40];
+            for (int i = 0; i < 40; i++) before[i] = w[1]->slots[ids[1][i].index].dense;
+            st__grid_build(w[1], w[1]->count);
+            st__reorder(w[1]);
+            for (t = 39; t > 0 && w[1]->slots[ids[1][t].index].dense == before[t]; t--) {}
+            CHECK(w[1]->slots[ids[1][t].index].dense != before[t], "the reorder moved nobody");
+        }
+        st_query q = st_default_query(st_agent_pos(w[0], ids[0][t]), 0.5);
+        st_agent_id x = st_world_nearest(w[0], &q, NULL);
+        CHECK(st_id_equal(x, ids[0][t]), "case %d: the point query found another agent", c);
+        if (c == 0)
+            for (int k = 0; k < 2; k++) st_world_remove(w[k], ids[k][t]);
+        if (c == 2) {
+            st__grid_build(w[0], w[0]->count);
+            st__reorder(w[0]);
+        }
+        if (c == 3)
+            for (int k = 0; k < 2; k++) CHECK(st_world_restore(w[k], snap), "case 3: restore");
+        for (int step = 0; step < 3; step++) {
+            for (int k = 0; k < 2 && (c != 0 || step > 0); k++) st_world_step_begin(w[k], 1.0 / 60);
+            st_vec2 f0 = seek_force(w[0], ids[0][0], ids[0][t]), f1 = seek_force(w[1], ids[1][0], ids[1][t]);
+            CHECK(f0.x == f1.x && f0.y == f1.y, "case %d step %d: (%g, %g) against (%g, %g)", c, step, f0.x, f0.y,
+                  f1.x, f1.y);
+            if (c == 0) CHECK(f0.x == 0.0 && f0.y == 0.0, "seek toward a removed agent: (%g, %g)", f0.x, f0.y);
+            else CHECK(f0.x != 0.0 || f0.y != 0.0, "case %d: no force toward a live agent", c);
+            for (int k = 0; k < 2; k++) st_world_step_end(w[k]);
+        }
+        CHECK(st_world_checksum(w[0]) == st_world_checksum(w[1]), "case %d: the twins differ", c);
+        if (snap) st_snapshot_destroy(snap);
+        st_world_destroy(w[0]);
+        st_world_destroy(w[1]);
+    }
+}
+
 int main(void)
 {
     RUN(exclude_and_tag);
@@ -550,5 +632,6 @@ int main(void)
     RUN(far_agents_in_a_none_world);
     RUN(rare_tag_queries_match_brute_force);
     RUN(nearest_is_the_full_search_exactly);
+    RUN(behaviours_after_nearest_follow_the_live_target);
     return tu_summary();
 }

@@ -169,6 +169,44 @@ describe("a:nearest and a:neighbors", function()
     end
   end)
 
+  it("give each agent's one userdata, and follow the answer as it changes", function()
+    -- An agent keeps the userdata of its own query's last answer: the next
+    -- answer must still be the live agent's own userdata, never a stale one.
+    local w = steer.world { width = 400, height = 400, edges = "wrap", seed = 3 }
+    local a = w:spawn { pos = { 100, 100 } }
+    local b = w:spawn { pos = { 120, 100 }, tag = "hunter" }
+    local c = w:spawn { pos = { 200, 100 }, tag = "hunter" }
+    local function near() return (a:nearest(150, "hunter")) end
+    assert.is_true(rawequal(b, near()))
+    assert.is_true(rawequal(b, near()))
+    assert.is_true(rawequal(b, (w:nearest(a, 150, "hunter"))))
+    b.pos = { 300, 300 }
+    assert.is_true(rawequal(c, near()))
+    assert.is_true(rawequal(c, (w:nearest(a, 150, "hunter"))))
+    b.pos = { 110, 100 }
+    assert.is_true(rawequal(b, near()))
+    w:remove(b)
+    assert.is_true(rawequal(c, near()))
+    -- a new agent in the removed one's slot, where it was: itself, not b
+    local d = w:spawn { pos = { 110, 100 }, tag = "hunter" }
+    assert.is_true(rawequal(d, near()))
+    w:remove(d)
+    w:remove(c)
+    assert.is_nil(near())
+    -- across steps and a restore
+    local e = w:spawn { pos = { 130, 100 }, tag = "hunter" }
+    local snap = w:snapshot()
+    for _ = 1, 3 do
+      w:step()
+      assert.is_true(rawequal(e, near()))
+    end
+    w:remove(e)
+    assert.is_nil(near())
+    w:restore(snap)
+    assert.is_true(e.alive)
+    assert.is_true(rawequal(e, near()))
+  end)
+
   it("check their arguments as the world's do", function()
     local w = H.open_world()
     local a = w:spawn { pos = { 0, 0 } }
