@@ -684,6 +684,15 @@ static int push_nearest(lua_State *L, int world_idx, int self_idx, sl_world *sw,
     return 2;
 }
 
+/* The query of a brain's own nearest: around its agent a, excluding it. */
+static inline st_query agent_query(const sl_world *sw, const sl_agent *a, double radius, int32_t tag)
+{
+    st_query q = st_default_query(st_agent_pos(sw->w, a->id), radius);
+    q.exclude = a->id;
+    q.tag = tag;
+    return q;
+}
+
 /* world:nearest(agent_or_point, radius [, tag]) -> agent, distance | nil */
 static int world_nearest(lua_State *L)
 {
@@ -703,9 +712,7 @@ static int world_nearest(lua_State *L)
     if ((top == 3 || top == 4) && a != NULL && sw != NULL && sw == a->sw && lua_type(L, 1) == LUA_TUSERDATA
         && !a->removed && sw->w != NULL && (radius = plain_radius(L, 3)) >= 0.0
         && (tag = top == 4 ? cached_tag(L, sw, 4) : ST_TAG_ANY) != SL_TAG_UNCACHED) {
-        q = st_default_query(st_agent_pos(sw->w, a->id), radius);
-        q.exclude = a->id;
-        q.tag = tag;
+        q = agent_query(sw, a, radius, tag);
         return push_nearest(L, 1, 2, sw, &q);
     } else {
         lua_settop(L, top);
@@ -724,32 +731,27 @@ static int world_nearest(lua_State *L)
 int sl_agent_nearest(lua_State *L)
 {
     int top = lua_gettop(L);
-    st_query q;
     double radius = -1.0;
     int32_t tag = SL_TAG_UNCACHED;
     sl_agent *a = sl_agent_at(L, 1);
-    sl_world *sw;
-    if ((top == 2 || top == 3) && a != NULL && !a->removed && (sw = a->sw)->w != NULL && (radius = plain_radius(L, 2)) >= 0.0
-        && (tag = top == 3 ? cached_tag(L, sw, 3) : ST_TAG_ANY) != SL_TAG_UNCACHED) {
-        q = st_default_query(st_agent_pos(sw->w, a->id), radius);
-        q.exclude = a->id;
-        q.tag = tag;
-        return push_nearest(L, 0, 1, sw, &q);
-    } else {
+    sl_world *sw = NULL;
+    int world_idx = 0; /* push_nearest fetches the agent's world if it needs it */
+    if (!((top == 2 || top == 3) && a != NULL && !a->removed && (sw = a->sw)->w != NULL
+          && (radius = plain_radius(L, 2)) >= 0.0
+          && (tag = top == 3 ? cached_tag(L, sw, 3) : ST_TAG_ANY) != SL_TAG_UNCACHED)) {
         lua_settop(L, top);
         a = sl_checkagent(L, 1);
         sw = a->sw;
         radius = sl_checknonneg(L, 2);
         lua_settop(L, 3);
         lua_getiuservalue(L, 1, SL_AUV_WORLD); /* 4 */
+        world_idx = 4;
         if (sw->w == NULL)
             return luaL_error(L, "attempt to use a destroyed world");
         tag = lua_type(L, 3) == LUA_TSTRING ? tag_lookup_cached(L, 4, sw, 3) : opt_tag_filter(L, 3, 4);
     }
-    q = st_default_query(st_agent_pos(sw->w, a->id), radius);
-    q.exclude = a->id;
-    q.tag = tag;
-    return push_nearest(L, lua_gettop(L), 1, sw, &q);
+    st_query q = agent_query(sw, a, radius, tag);
+    return push_nearest(L, world_idx, 1, sw, &q);
 }
 
 /* Returns the id of an obstacle just added (0: the core ran out of memory). */
