@@ -917,20 +917,35 @@ typedef struct flock_batch {
     int index[ST_FLOCK_BATCH];
 } flock_batch;
 
-/// What the standing pass does once an agent's forces are in.
+/// What the standing pass does once an agent's forces are in: when it
+/// moves the agents, it queues them and moves a group at a time
+/// (st__integrate_group). Nothing in the pass reads another agent's body
+/// (st_world_step_end fuses the moves into it only then), so an agent may
+/// move after the next ones' behaviours.
 typedef struct mover {
     bool integrate; // it moves the agents (st__standing_pass)
     bool all_alive;
     double dt;
+    int n;          // agents queued
+    int queue[ST_INTEGRATE_GROUP];
 } mover;
 
-/// Moves agent i when the pass moves agents and it is alive.
-ST__INLINE void move_agent(st_world *w, int i, const mover *mv)
+/// Moves the queued agents.
+static void move_queued(st_world *w, mover *mv)
 {
-    if (mv->integrate && (mv->all_alive || w->agents[i].alive)) st__integrate_inline(w, i, mv->dt);
+    st__integrate_group(w, mv->queue, mv->n, mv->dt);
+    mv->n = 0;
 }
 
-static void flock_batch_finish(st_world *w, flock_batch *fb, const mover *mv, view_memo *memo,
+/// Queues agent i to move when the pass moves agents and it is alive.
+ST__INLINE void move_agent(st_world *w, int i, mover *mv)
+{
+    if (!mv->integrate || !(mv->all_alive || w->agents[i].alive)) return;
+    mv->queue[mv->n++] = i;
+    if (mv->n == ST_INTEGRATE_GROUP) move_queued(w, mv);
+}
+
+static void flock_batch_finish(st_world *w, flock_batch *fb, mover *mv, view_memo *memo,
                                st__runs_memo *runs)
 {
     if (fb->n == 0) return;
@@ -974,7 +989,7 @@ void st__standing_pass(st_world *w, bool integrate)
     // Called by every thread of st_world_step_end's team (or by one, with
     // no team): the loop below is shared out among them.
     {
-        const mover mv = {integrate, all_alive, dt};
+        mover mv = {integrate, all_alive, dt, 0, {0}};
         view_memo memo = {-1.0, view_cos(-1.0)}; // each thread its own
         flock_batch fb;
         fb.n = 0;
@@ -1023,6 +1038,7 @@ void st__standing_pass(st_world *w, bool integrate)
                 move_agent(w, i, &mv);
             }
             flock_batch_finish(w, &fb, &mv, &memo, &runs);
+            move_queued(w, &mv);
         }
     }
 }
