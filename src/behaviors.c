@@ -926,6 +926,7 @@ typedef struct mover {
     bool integrate; // it moves the agents (st__standing_pass)
     bool all_alive;
     double dt;
+    int32_t *cells; // NULL, or where each agent's new cell is kept (st_grid.next_cells)
     int n;          // agents queued
     int queue[ST_INTEGRATE_GROUP];
 } mover;
@@ -934,6 +935,11 @@ typedef struct mover {
 static void move_queued(st_world *w, mover *mv)
 {
     st__integrate_group(w, mv->queue, mv->n, mv->dt);
+    if (mv->cells)
+        for (int m = 0; m < mv->n; m++) {
+            int i = mv->queue[m];
+            mv->cells[i] = st__cell_of(w, &w->grid, w->bodies[i].pos);
+        }
     mv->n = 0;
 }
 
@@ -989,7 +995,7 @@ void st__standing_pass(st_world *w, bool integrate)
     // Called by every thread of st_world_step_end's team (or by one, with
     // no team): the loop below is shared out among them.
     {
-        mover mv = {integrate, all_alive, dt, 0, {0}};
+        mover mv = {integrate, all_alive, dt, integrate && w->grid.keep_cells ? w->grid.next_cells : NULL, 0, {0}};
         view_memo memo = {-1.0, view_cos(-1.0)}; // each thread its own
         flock_batch fb;
         fb.n = 0;

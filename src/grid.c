@@ -34,6 +34,10 @@ void st__grid_free(st_grid *g)
     free(g->counts);
     free(g->lanes);
     free(g->ids);
+    free(g->next_cells);
+    g->next_cells = NULL;
+    g->next_cells_cap = 0;
+    g->pre_cells = 0;
     g->cell_start = NULL;
     g->items = NULL;
     g->hist = NULL;
@@ -184,11 +188,25 @@ static void lanes_pad(st_grid *g)
     }
 }
 
+/// Agent i's cell in the build: the one the step before kept for it
+/// (st_grid.next_cells), else from its position. Counting and placing take
+/// it from the same place, so each cell gets the slots it was counted.
+static inline void build_cell(const st_world *w, const st_grid *g, int i, int *cx, int *cy)
+{
+    if (g->pre_cells > 0) {
+        int c = g->next_cells[i];
+        *cy = c / g->nx;
+        *cx = c - *cy * g->nx;
+        return;
+    }
+    st__cell_xy(w, g, w->bodies[i].pos, cx, cy);
+}
+
 /// Agent i into its cell at the cursor, which moves on (slices, in order).
 static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
     int cx, cy;
-    st__cell_xy(w, g, w->bodies[i].pos, &cx, &cy);
+    build_cell(w, g, i, &cx, &cy);
     fill_item(w, g, cursor[cy * g->nx + cx]++, cx, cy, i);
 }
 
@@ -197,7 +215,7 @@ static inline void place(st_world *w, st_grid *g, int i, int32_t *cursor)
 static inline void place_back(st_world *w, st_grid *g, int i, int32_t *cursor)
 {
     int cx, cy;
-    st__cell_xy(w, g, w->bodies[i].pos, &cx, &cy);
+    build_cell(w, g, i, &cx, &cy);
     fill_item(w, g, --cursor[cy * g->nx + cx], cx, cy, i);
 }
 
@@ -206,6 +224,11 @@ static inline void place_back(st_world *w, st_grid *g, int i, int32_t *cursor)
 /// its own, as in place_agents.
 ST__INLINE void count_agents(const st_world *w, const st_grid *g, int i0, int i1, int32_t *h, bool ahead)
 {
+    if (g->pre_cells > 0) { // every agent's cell kept by the step before (and all alive)
+        const int32_t *cell = g->next_cells;
+        for (int i = i0; i < i1; i++) h[cell[i]]++;
+        return;
+    }
     if (w->edges != ST_EDGES_WRAP || w->dead != 0) {
         for (int i = i0; i < i1; i++) {
             if (ahead) ST__PREFETCH(&w->bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
@@ -251,6 +274,7 @@ ST__INLINE void place_agents(st_world *w, st_grid *g, int i0, int i1, int32_t *c
     const int32_t *tags = w->tags;
     const double W = w->width, H = w->height, cw = g->cell_w, ch = g->cell_h;
     const int nx = g->nx, ny = g->ny;
+    const int32_t *kept = g->pre_cells > 0 ? g->next_cells : NULL; // as build_cell
     for (int n = 0; n < i1 - i0; n++) {
         int i = back ? i1 - 1 - n : i0 + n;
         if (!back) ST__PREFETCH(&bodies[i + ST_BUILD_AHEAD < i1 ? i + ST_BUILD_AHEAD : i]);
@@ -258,7 +282,12 @@ ST__INLINE void place_agents(st_world *w, st_grid *g, int i0, int i1, int32_t *c
         // st__cell_xy's cell of the folded position, as fill_item keeps it.
         const st_vec2 p = st_v2(st__wrap_coord(b->pos.x, W), st__wrap_coord(b->pos.y, H));
         int cx, cy;
-        st__folded_cell(p.x, p.y, cw, ch, nx, ny, &cx, &cy);
+        if (kept) {
+            cy = kept[i] / nx;
+            cx = kept[i] - cy * nx;
+        } else {
+            st__folded_cell(p.x, p.y, cw, ch, nx, ny, &cx, &cy);
+        }
         const int k = back ? --cursor[cy * nx + cx] : cursor[cy * nx + cx]++;
         const int32_t tag = tags[i];
         items[k] = (st_grid_item){p, (uint32_t)i, tag};
@@ -377,10 +406,26 @@ static void sort_slices(st_world *w, st_grid *g, int count, int cells, int ns, b
 void st__grid_build(st_world *w, int count)
 {
     st_grid *g = &w->grid;
+    const int was_nx = g->nx, was_ny = g->ny;
+    const double was_w = g->cell_w, was_h = g->cell_h;
     grid_dims(w, g);
     int cells = g->nx * g->ny;
+    // The cells the last step kept hold for this geometry alone (anything
+    // that changes it clears them too: st__moved).
+    if (g->pre_cells != count || count == 0 || w->dead != 0 || g->nx != was_nx || g->ny != was_ny ||
+        g->cell_w != was_w || g->cell_h != was_h)
+        g->pre_cells = 0;
 
     if (!grid_reserve(g, cells, count, true)) goto fail;
+    if (g->next_cells_cap < g->agent_cap) {
+        // For the next build (the step's fused pass fills it); without
+        // it, that build only counts from the bodies.
+        int32_t *c = realloc(g->next_cells, (size_t)g->agent_cap * sizeof *c);
+        if (c) {
+            g->next_cells = c;
+            g->next_cells_cap = g->agent_cap;
+        }
+    }
 
     int32_t *start = g->cell_start;
     int nt = 1;
@@ -416,6 +461,7 @@ void st__grid_build(st_world *w, int count)
     g->item_count = start[cells];
     lanes_pad(g);
     g->pre_slices = 0; // the histograms now hold cursors
+    g->pre_cells = 0;
     w->grid_dirty = false;
     w->grid_epoch++;
     return;
@@ -424,6 +470,7 @@ fail:
     // Out of memory: an empty grid answers every query with nothing rather
     // than reading freed cells.
     g->pre_slices = 0;
+    g->pre_cells = 0;
     g->nx = g->ny = 1;
     if (g->cell_start && g->cell_cap >= 2) g->cell_start[0] = g->cell_start[1] = 0;
     g->item_count = 0;

@@ -148,12 +148,17 @@ void st_world_step_end(st_world *w)
     // then counts the next grid's cells itself, from the positions alone).
     const bool fused = !pref && w->others_readers == 0;
     const int ns = all_alive && !w->contacts && !fused ? st__grid_slices(w, n) : 1;
+    // The fused pass keeps each agent's next cell (st_grid.next_cells) when
+    // everyone moves and the grid lists them all.
+    w->grid.keep_cells = fused && all_alive && w->grid.item_count == n && w->grid.next_cells_cap >= n;
     if (pref) step_avoiding(w, pref, n, ns, dt);
     else step_plain(w, n, ns, all_alive, dt, fused);
     // After the team's last barrier; a removal or a move before the next
-    // build clears it (st__moved).
+    // build clears them (st__moved).
     w->grid.pre_slices = ns > 1 ? ns : 0;
     w->grid.pre_count = n;
+    w->grid.pre_cells = w->grid.keep_cells ? n : 0;
+    w->grid.keep_cells = false;
     if (w->contacts) st__contacts_pass(w);
     st__obstacles_settle(w);
 

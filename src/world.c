@@ -584,6 +584,7 @@ void st__reorder(st_world *w)
     st__hint_clear(w);
     w->grid_epoch++;      // tag grids hold the old indices
     w->grid.pre_slices = 0;
+    w->grid.pre_cells = 0;
 }
 
 bool st_agent_alive(const st_world *w, st_agent_id id) { return st__dense(w, id) >= 0; }

@@ -138,6 +138,16 @@ typedef struct st_grid {
     // Anything else that moves, adds or removes an agent clears it.
     int pre_slices;
     int pre_count;
+    // The fused standing pass (step.c) moves each agent in grid order, far
+    // from where the build will stream its body: it keeps the agent's new
+    // cell in next_cells[i] on the way (this grid's geometry), and
+    // pre_cells > 0 says that many agents' are there. The build then counts
+    // from 4 bytes an agent rather than a line of its body, when its
+    // geometry is still the same. Cleared as pre_slices is.
+    int32_t *next_cells;
+    int next_cells_cap;
+    int pre_cells;
+    bool keep_cells;  // this step's fused pass fills next_cells
     // A tag grid's handles of its items (items[k] is agent ids[k]), so that
     // a nearest answer from it reads no agent record or slot: thousands of
     // prey asking for the nearest of a thousand hunters would otherwise
@@ -289,6 +299,7 @@ static inline void st__moved(st_world *w)
 {
     w->grid_dirty = true;
     w->grid.pre_slices = 0;
+    w->grid.pre_cells = 0;
 }
 
 /* world.c */

@@ -298,6 +298,53 @@ static void query_sees_changes_without_a_step(void)
     }
 }
 
+static void moves_between_steps_reach_the_next_grid(void)
+{
+    /* Every agent flocks, so a step moves them in its standing pass and
+     * keeps each one's next cell for the build that follows (white box:
+     * st_grid.pre_cells). An agent moved by hand between two steps, or a
+     * new cell size, must still reach that build: a stale cell would leave
+     * the agent where it was for every query. */
+    st_edges kinds[3] = {ST_EDGES_WRAP, ST_EDGES_BOUNCE, ST_EDGES_NONE};
+    for (int k = 0; k < 3; k++) {
+        st_world *w = tu_world(640, 480, kinds[k], 40 + (uint64_t)k);
+        tu_rng r = {500 + (uint64_t)k};
+        populate(w, &r, 400);
+        st_behavior fl = st_default_behavior(ST_FLOCK);
+        for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a);
+             a = st_world_next(w, a, ST_TAG_ANY))
+            st_agent_set_behaviors(w, a, &fl, 1);
+        int ok = 1;
+        for (int round = 0; round < 3 && ok; round++) {
+            for (int s = 0; s < 3; s++)
+                st_world_step(w, 1.0 / 60);
+            ok = CHECK(w->grid.pre_cells == st_world_count(w, ST_TAG_ANY), "the step kept no cells (round %d)",
+                       round);
+            if (round == 0) { /* every seventh agent somewhere else */
+                int i = 0;
+                for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a);
+                     a = st_world_next(w, a, ST_TAG_ANY), i++)
+                    if (i % 7 == 0)
+                        st_agent_set_pos(w, a, st_v2(tu_uniform(&r, 0, 640), tu_uniform(&r, 0, 480)));
+            } else if (round == 1) {
+                st_world_set_cell_size(w, 23.0);
+            } else { /* one agent far across the world */
+                st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY);
+                st_vec2 p = st_agent_pos(w, a);
+                st_agent_set_pos(w, a, st_v2(640 - p.x * 0.5, 480 - p.y * 0.5));
+            }
+            /* queries from the build at the next step's start */
+            st_world_step_begin(w, 1.0 / 60);
+            for (int i = 0; i < 200 && ok; i++) {
+                st_query q = random_query(w, &r, i % 2);
+                ok = compare(w, &q, "after a move between steps");
+            }
+            st_world_step_end(w);
+        }
+        st_world_destroy(w);
+    }
+}
+
 static void query_inside_a_step(void)
 {
     /* Brains query between step_begin and step_end. */
@@ -629,6 +676,7 @@ int main(void)
     RUN(query_matches_brute_force);
     RUN(query_sees_changes_without_a_step);
     RUN(query_inside_a_step);
+    RUN(moves_between_steps_reach_the_next_grid);
     RUN(far_agents_in_a_none_world);
     RUN(rare_tag_queries_match_brute_force);
     RUN(nearest_is_the_full_search_exactly);
