@@ -404,6 +404,9 @@ st_query st_default_query(st_vec2 center, double radius);
 /// Live agents within the query, nearest first (ties by spawn order).
 /// Writes up to `cap` ids (and distances when `dist` is not NULL) and returns
 /// how many matched in all, which may be more than cap.
+/// Queries leave their answers alone but keep caches in the world (the
+/// grid after a change, grids of rare tags, each asking agent's last
+/// nearest answer): call them on one thread at a time.
 int st_world_query(const st_world *w, const st_query *q, st_agent_id *out, double *dist, int cap);
 /// Scan every agent instead of the grid cells (the all-pairs loop): the
 /// oracle for tests and the benchmark's baseline. Results are the same up to

@@ -926,6 +926,40 @@ ST__INLINE void near_disc(nearest_ctx *n, const st_grid *g, st_vec2 c, double r,
                        near_wrap_run, &q);
 }
 
+/// How far st_world_nearest's search around `center` must reach for the
+/// agent whose handle slot is `slot`: no farther than its last answer lies
+/// now (w->near_last), when that one is alive, of the tag asked for and
+/// within q's radius; else q's radius. A bound found this way holds an
+/// agent of the search, or the search runs again in full (the caller), so
+/// the answer never depends on it.
+static double near_bound(const st_world *w, const st_query *q, uint32_t slot, int exclude, st_vec2 center)
+{
+    if (slot >= w->near_cap) return q->radius;
+    int j = st__dense(w, w->near_last[slot]);
+    if (j < 0 || j == exclude || (q->tag != ST_TAG_ANY && w->tags[j] != q->tag)) return q->radius;
+    st_vec2 d = st__offset(w, center, w->bodies[j].pos);
+    double d2 = d.x * d.x + d.y * d.y;
+    if (!(d2 <= q->radius * q->radius)) return q->radius; // also nan
+    // A hair wider than the distance, whose rounding may differ from the
+    // search's offsets by an ulp or two.
+    double r = sqrt(d2) * (1.0 + 1e-9) + 1e-9;
+    return r < q->radius ? r : q->radius;
+}
+
+/// Keeps `id` as the last answer to the agent in handle slot `slot`.
+static void near_keep(st_world *w, uint32_t slot, st_agent_id id)
+{
+    if (slot >= w->near_cap) {
+        uint32_t n = w->slot_cap > slot ? w->slot_cap : slot + 1;
+        st_agent_id *p = realloc(w->near_last, (size_t)n * sizeof *p);
+        if (!p) return; // no bound next time: only slower
+        memset(p + w->near_cap, 0, (size_t)(n - w->near_cap) * sizeof *p);
+        w->near_last = p;
+        w->near_cap = n;
+    }
+    w->near_last[slot] = id;
+}
+
 st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist)
 {
     st_world *w = (st_world *)cw;
@@ -953,10 +987,16 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
             center = st_v2(st__wrap_coord(center.x, w->width), st__wrap_coord(center.y, w->height));
         // a tag grid holds its tag alone: no tag test for its items
         const int32_t tag = g == &w->grid ? q->tag : ST_TAG_ANY;
+        // An agent asking again (a brain, every step) mostly has the same
+        // answer as before, or one nearer: the disc need only reach that far.
+        const double radius = exclude >= 0 ? near_bound(w, q, q->exclude.index, exclude, center) : q->radius;
         double r = step;
-        for (int k = 0; k < 4 && r * 1.5 < q->radius && c.index < 0; k++, r *= 2.0)
+        for (int k = 0; k < 4 && r * 1.5 < radius && c.index < 0; k++, r *= 2.0)
             near_disc(&c, g, center, r, exclude, tag);
-        if (c.index < 0) near_disc(&c, g, center, q->radius, exclude, tag);
+        if (c.index < 0) near_disc(&c, g, center, radius, exclude, tag);
+        // Nobody within the bound (its agent moved, or is not in this
+        // step's grid): the whole disc.
+        if (c.index < 0 && radius < q->radius) near_disc(&c, g, center, q->radius, exclude, tag);
     } else {
         if (g->item_count > 0 && !w->brute_force && q->radius > 1.5 * step && !nearest_folds(w, g, q)) {
             st_query near = *q;
@@ -985,5 +1025,6 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     }
     w->hint_id = id;
     w->hint_dense = (int)c.index;
+    if (exclude >= 0) near_keep(w, q->exclude.index, id);
     return id;
 }

@@ -301,6 +301,8 @@ static void take_scalars(st_world *c, const st_world *w)
     c->avoid = NULL;
     c->scratch = NULL;
     c->scratch_cap = 0;
+    c->near_last = NULL;
+    c->near_cap = 0;
     c->last_list = NULL;
 }
 
@@ -633,6 +635,8 @@ static void give_scalars(st_world *w, const st_world *c)
     w->avoid = keep.avoid;
     w->scratch = keep.scratch;
     w->scratch_cap = keep.scratch_cap;
+    w->near_last = keep.near_last; // bounds only: the restored agents may ignore them
+    w->near_cap = keep.near_cap;
     w->last_list = NULL;
     w->threads = keep.threads;
     w->trace_id = keep.trace_id;

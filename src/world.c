@@ -114,6 +114,7 @@ void st_world_destroy(st_world *w)
     st__avoid_free(w);
     st__orient_free(w);
     free(w->scratch);
+    free(w->near_last);
     free(w);
 }
 

@@ -248,6 +248,13 @@ struct st_world {
     // can change or an id can die: removal, compaction, reorder, restore.
     st_agent_id hint_id;
     int hint_dense;
+    // st_world_nearest's last answer to each agent that asked, by the
+    // asker's handle slot (near_cap of them; NULL until first needed). Only
+    // a bound: the next search around that agent reaches no farther than
+    // that answer lies now, and searches again in full when the bound finds
+    // nobody, so a stale or recycled entry costs time, never an answer.
+    st_agent_id *near_last;
+    uint32_t near_cap;
     double step_dt;
     int step_count;      // dense entries that take part in the current step
 

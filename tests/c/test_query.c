@@ -588,6 +588,111 @@ static void nearest_is_the_full_search_exactly(void)
         }
 }
 
+/* One round of the nearest queries of nearest_is_the_full_search_exactly:
+ * every live agent asks, and each answer must be the whole search's. */
+static int nearest_round(st_world *w, const char *ctx, int round)
+{
+    st_agent_id first[1];
+    double first_d[1];
+    int ok = 1;
+    for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a) && ok;
+         a = st_world_next(w, a, ST_TAG_ANY)) {
+        bool hunter = st_agent_tag(w, a) == 1;
+        st_query q = st_default_query(st_agent_pos(w, a), hunter ? 150.0 : 100.0);
+        q.exclude = a;
+        q.tag = hunter ? 0 : 1;
+        double d = -1.0;
+        st_agent_id near = st_world_nearest(w, &q, &d);
+        int got = st_world_query(w, &q, first, first_d, 1);
+        ok = CHECK(got > 0 ? st_id_equal(near, first[0]) && d == first_d[0] : st_id_is_null(near),
+                   "%s, round %d: nearest {%u,%u} at %.17g, the whole search {%u,%u} at %.17g", ctx, round,
+                   near.index, near.generation, d, got > 0 ? first[0].index : 0, got > 0 ? first[0].generation : 0,
+                   got > 0 ? first_d[0] : -1.0);
+    }
+    return ok;
+}
+
+static void nearest_answers_again_as_the_world_changes(void)
+{
+    /* An agent that asks again searches no farther than its last answer
+     * lies now (st_world.near_last), and in full when nobody is that near.
+     * The answers must stay the whole search's while those last answers
+     * are removed, retagged, carried off, moved inside a step (the grid
+     * keeps the old place), while new agents take freed handle slots and
+     * after a restore. */
+    const double areas[] = {400, 900, 14000};
+    const st_edges kinds[] = {ST_EDGES_WRAP, ST_EDGES_BOUNCE, ST_EDGES_NONE};
+    const int n = 2000;
+    for (int e = 0; e < 3; e++)
+        for (int k = 0; k < 3; k++) {
+            double side = sqrt(n * areas[k]);
+            st_world *w = sized_world(side, side, kinds[e], 50, 70 + (uint64_t)k);
+            if (!CHECK(w != NULL, "world create failed"))
+                return;
+            tu_rng r = {300 + (uint64_t)(e * 3 + k)};
+            for (int i = 0; i < n; i++) {
+                st_agent_def d = st_default_agent_def();
+                d.pos = st_v2(tu_uniform(&r, 0, side), tu_uniform(&r, 0, side));
+                d.vel = st_v2_from_angle(tu_uniform(&r, -TU_PI, TU_PI), tu_uniform(&r, 0, 150));
+                d.tag = i % 10 == 9 ? 1 : 0;
+                st_world_spawn(w, &d);
+            }
+            st_world_step(w, 1.0 / 60);
+            char ctx[64];
+            snprintf(ctx, sizeof ctx, "%s 1/%g", edge_name(kinds[e]), areas[k]);
+            st_snapshot *snap = NULL;
+            int ok = nearest_round(w, ctx, 0);
+            CHECK(w->near_cap >= (uint32_t)n, "%s: no last answers kept (%u)", ctx, w->near_cap);
+            for (int round = 1; round <= 12 && ok; round++) {
+                /* the last answers of a few agents: removed, retagged,
+                 * carried across the world, or left alone */
+                int i = 0;
+                for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a);
+                     a = st_world_next(w, a, ST_TAG_ANY), i++) {
+                    if (i % 17 != round % 17) continue;
+                    st_agent_id last = w->near_last[a.index];
+                    if (!st_agent_alive(w, last)) continue;
+                    switch ((i / 17) % 4) {
+                    case 0: st_world_remove(w, last); break;
+                    case 1: st_agent_set_tag(w, last, 1 - st_agent_tag(w, last)); break;
+                    case 2: st_agent_set_pos(w, last, st_v2(tu_uniform(&r, 0, side), tu_uniform(&r, 0, side))); break;
+                    default: break;
+                    }
+                }
+                /* new agents in the freed slots */
+                for (int m = 0; m < 20; m++) {
+                    st_agent_def d = st_default_agent_def();
+                    d.pos = st_v2(tu_uniform(&r, 0, side), tu_uniform(&r, 0, side));
+                    d.tag = m % 3 == 0 ? 1 : 0;
+                    st_world_spawn(w, &d);
+                }
+                if (round == 4) snap = st_world_snapshot(w);
+                st_world_step(w, 1.0 / 60);
+                ok = nearest_round(w, ctx, round);
+                if (!ok) break;
+                if (round == 8 && snap) {
+                    ok = CHECK(st_world_restore(w, snap), "%s: restore failed", ctx);
+                    if (ok) ok = nearest_round(w, ctx, round);
+                }
+                if (round % 3 == 0 && ok) {
+                    /* inside a step: an answer moved right next to its asker
+                     * is there in its body, not in the step's grid */
+                    st_world_step_begin(w, 1.0 / 60);
+                    st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY);
+                    for (int m = 0; m < 50 && !st_id_is_null(a); m++, a = st_world_next(w, a, ST_TAG_ANY)) {
+                        st_agent_id last = w->near_last[a.index];
+                        if (st_agent_alive(w, last))
+                            st_agent_set_pos(w, last, st_v2_add(st_agent_pos(w, a), st_v2(0.5, 0.25)));
+                    }
+                    ok = nearest_round(w, ctx, round);
+                    st_world_step_end(w);
+                }
+            }
+            st_snapshot_destroy(snap);
+            st_world_destroy(w);
+        }
+}
+
 /* Twin worlds for the nearest hint (world_internal.h): the same agents, the
  * first asked st_world_nearest around agent 0 (so it holds the answer's
  * dense index), the second not. */
@@ -680,6 +785,7 @@ int main(void)
     RUN(far_agents_in_a_none_world);
     RUN(rare_tag_queries_match_brute_force);
     RUN(nearest_is_the_full_search_exactly);
+    RUN(nearest_answers_again_as_the_world_changes);
     RUN(behaviours_after_nearest_follow_the_live_target);
     return tu_summary();
 }
