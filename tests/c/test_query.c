@@ -529,68 +529,28 @@ static void exclude_and_tag(void)
     st_world_destroy(w);
 }
 
-static void nearest_is_the_full_search_exactly(void)
+/* The lean brains' shape: n agents on a square of `area` square units an
+ * agent, one in ten tagged 1, moving. */
+static st_world *lean_world(int n, double area, st_edges edges, uint64_t seed, tu_rng *r)
 {
-    /* st_world_nearest searches nearest first (small discs before the whole
-     * radius, half a cell first on a crowded grid, a rare tag on its own
-     * grid) and must answer exactly what the whole search does: the same
-     * agent at the same distance, to the bit (brains steer by it, and
-     * checksums hold it). The lean brains' shape at their four densities:
-     * one agent in ten tagged 1, each agent asking for the nearest of the
-     * other tag within 150 (tag 1) or 100 (tag 0). Every third query
-     * looks through a view cone instead (the search without the shortcut
-     * of a brain's plain query), on every kind of edge. */
-    const double areas[] = {400, 900, 3600, 14000};
-    const st_edges kinds[] = {ST_EDGES_WRAP, ST_EDGES_NONE, ST_EDGES_BOUNCE};
-    const int n = 3000;
-    for (int e = 0; e < 3; e++)
-        for (int k = 0; k < 4; k++) {
-            double side = sqrt(n * areas[k]);
-            st_world *w = sized_world(side, side, kinds[e], 50, 40 + (uint64_t)k);
-            if (!CHECK(w != NULL, "world create failed"))
-                return;
-            tu_rng r = {900 + (uint64_t)k};
-            for (int i = 0; i < n; i++) {
-                st_agent_def d = st_default_agent_def();
-                d.pos = st_v2(tu_uniform(&r, 0, side), tu_uniform(&r, 0, side));
-                d.vel = st_v2_from_angle(tu_uniform(&r, -TU_PI, TU_PI), tu_uniform(&r, 0, 150));
-                d.tag = i % 10 == 9 ? 1 : 0;
-                st_world_spawn(w, &d);
-            }
-            for (int s = 0; s < 3; s++)
-                st_world_step(w, 1.0 / 60);
-            st_agent_id first[1];
-            double first_d[1];
-            int ok = 1, found = 0;
-            for (st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(a) && ok;
-                 a = st_world_next(w, a, ST_TAG_ANY)) {
-                bool hunter = st_agent_tag(w, a) == 1;
-                st_query q = st_default_query(st_agent_pos(w, a), hunter ? 150.0 : 100.0);
-                q.exclude = a;
-                q.tag = hunter ? 0 : 1;
-                if (a.index % 3 == 0) {
-                    q.fov = 2.5;
-                    q.heading = st_agent_heading(w, a);
-                }
-                double d = -1.0;
-                st_agent_id near = st_world_nearest(w, &q, &d);
-                int got = st_world_query(w, &q, first, first_d, 1);
-                found += got > 0;
-                ok = CHECK(got > 0 ? st_id_equal(near, first[0]) && d == first_d[0] : st_id_is_null(near),
-                           "%s 1/%g: nearest {%u,%u} at %.17g, the whole search {%u,%u} at %.17g", edge_name(kinds[e]),
-                           areas[k], near.index, near.generation, d, got > 0 ? first[0].index : 0,
-                           got > 0 ? first[0].generation : 0, got > 0 ? first_d[0] : -1.0);
-            }
-            /* the sparse worlds leave many without one, the dense none */
-            CHECK(found > n / 10, "%s 1/%g: only %d of %d queries found an agent", edge_name(kinds[e]), areas[k],
-                  found, n);
-            st_world_destroy(w);
-        }
+    double side = sqrt(n * area);
+    st_world *w = sized_world(side, side, edges, 50, seed);
+    if (!w) return NULL;
+    for (int i = 0; i < n; i++) {
+        st_agent_def d = st_default_agent_def();
+        d.pos = st_v2(tu_uniform(r, 0, side), tu_uniform(r, 0, side));
+        d.vel = st_v2_from_angle(tu_uniform(r, -TU_PI, TU_PI), tu_uniform(r, 0, 150));
+        d.tag = i % 10 == 9 ? 1 : 0;
+        st_world_spawn(w, &d);
+    }
+    return w;
 }
 
-/* One round of the nearest queries of nearest_is_the_full_search_exactly:
- * every live agent asks, and each answer must be the whole search's. */
-static int nearest_round(st_world *w, const char *ctx, int round)
+/* One round of the lean brains' nearest queries: every live agent asks for
+ * the nearest of the other tag within 150 (tag 1) or 100 (tag 0), through
+ * a view cone every third one when `cones`, and each answer must be the
+ * whole search's (st_world_query's first). *found counts the answers. */
+static int nearest_round(st_world *w, const char *ctx, int round, bool cones, int *found)
 {
     st_agent_id first[1];
     double first_d[1];
@@ -601,15 +561,51 @@ static int nearest_round(st_world *w, const char *ctx, int round)
         st_query q = st_default_query(st_agent_pos(w, a), hunter ? 150.0 : 100.0);
         q.exclude = a;
         q.tag = hunter ? 0 : 1;
+        if (cones && a.index % 3 == 0) {
+            q.fov = 2.5;
+            q.heading = st_agent_heading(w, a);
+        }
         double d = -1.0;
         st_agent_id near = st_world_nearest(w, &q, &d);
         int got = st_world_query(w, &q, first, first_d, 1);
+        if (found) *found += got > 0;
         ok = CHECK(got > 0 ? st_id_equal(near, first[0]) && d == first_d[0] : st_id_is_null(near),
                    "%s, round %d: nearest {%u,%u} at %.17g, the whole search {%u,%u} at %.17g", ctx, round,
                    near.index, near.generation, d, got > 0 ? first[0].index : 0, got > 0 ? first[0].generation : 0,
                    got > 0 ? first_d[0] : -1.0);
     }
     return ok;
+}
+
+static void nearest_is_the_full_search_exactly(void)
+{
+    /* st_world_nearest searches nearest first (small discs before the whole
+     * radius, half a cell first on a crowded grid, a rare tag on its own
+     * grid) and must answer exactly what the whole search does: the same
+     * agent at the same distance, to the bit (brains steer by it, and
+     * checksums hold it). The lean brains' shape at their four densities.
+     * Every third query looks through a view cone instead (the search
+     * without the shortcut of a brain's plain query), on every kind of
+     * edge. */
+    const double areas[] = {400, 900, 3600, 14000};
+    const st_edges kinds[] = {ST_EDGES_WRAP, ST_EDGES_NONE, ST_EDGES_BOUNCE};
+    const int n = 3000;
+    for (int e = 0; e < 3; e++)
+        for (int k = 0; k < 4; k++) {
+            tu_rng r = {900 + (uint64_t)k};
+            st_world *w = lean_world(n, areas[k], kinds[e], 40 + (uint64_t)k, &r);
+            if (!CHECK(w != NULL, "world create failed"))
+                return;
+            for (int s = 0; s < 3; s++)
+                st_world_step(w, 1.0 / 60);
+            char ctx[64];
+            snprintf(ctx, sizeof ctx, "%s 1/%g", edge_name(kinds[e]), areas[k]);
+            int found = 0;
+            nearest_round(w, ctx, 0, true, &found);
+            /* the sparse worlds leave many without one, the dense none */
+            CHECK(found > n / 10, "%s: only %d of %d queries found an agent", ctx, found, n);
+            st_world_destroy(w);
+        }
 }
 
 static void nearest_answers_again_as_the_world_changes(void)
@@ -626,22 +622,15 @@ static void nearest_answers_again_as_the_world_changes(void)
     for (int e = 0; e < 3; e++)
         for (int k = 0; k < 3; k++) {
             double side = sqrt(n * areas[k]);
-            st_world *w = sized_world(side, side, kinds[e], 50, 70 + (uint64_t)k);
+            tu_rng r = {300 + (uint64_t)(e * 3 + k)};
+            st_world *w = lean_world(n, areas[k], kinds[e], 70 + (uint64_t)k, &r);
             if (!CHECK(w != NULL, "world create failed"))
                 return;
-            tu_rng r = {300 + (uint64_t)(e * 3 + k)};
-            for (int i = 0; i < n; i++) {
-                st_agent_def d = st_default_agent_def();
-                d.pos = st_v2(tu_uniform(&r, 0, side), tu_uniform(&r, 0, side));
-                d.vel = st_v2_from_angle(tu_uniform(&r, -TU_PI, TU_PI), tu_uniform(&r, 0, 150));
-                d.tag = i % 10 == 9 ? 1 : 0;
-                st_world_spawn(w, &d);
-            }
             st_world_step(w, 1.0 / 60);
             char ctx[64];
             snprintf(ctx, sizeof ctx, "%s 1/%g", edge_name(kinds[e]), areas[k]);
             st_snapshot *snap = NULL;
-            int ok = nearest_round(w, ctx, 0);
+            int ok = nearest_round(w, ctx, 0, false, NULL);
             CHECK(w->near_cap >= (uint32_t)n, "%s: no last answers kept (%u)", ctx, w->near_cap);
             for (int round = 1; round <= 12 && ok; round++) {
                 /* the last answers of a few agents: removed, retagged,
@@ -668,11 +657,11 @@ static void nearest_answers_again_as_the_world_changes(void)
                 }
                 if (round == 4) snap = st_world_snapshot(w);
                 st_world_step(w, 1.0 / 60);
-                ok = nearest_round(w, ctx, round);
+                ok = nearest_round(w, ctx, round, false, NULL);
                 if (!ok) break;
                 if (round == 8 && snap) {
                     ok = CHECK(st_world_restore(w, snap), "%s: restore failed", ctx);
-                    if (ok) ok = nearest_round(w, ctx, round);
+                    if (ok) ok = nearest_round(w, ctx, round, false, NULL);
                 }
                 if (round % 3 == 0 && ok) {
                     /* inside a step: an answer moved right next to its asker
@@ -684,7 +673,7 @@ static void nearest_answers_again_as_the_world_changes(void)
                         if (st_agent_alive(w, last))
                             st_agent_set_pos(w, last, st_v2_add(st_agent_pos(w, a), st_v2(0.5, 0.25)));
                     }
-                    ok = nearest_round(w, ctx, round);
+                    ok = nearest_round(w, ctx, round, false, NULL);
                     st_world_step_end(w);
                 }
             }
