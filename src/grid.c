@@ -677,6 +677,7 @@ ST__INLINE void visit_run(void *ctx, const st_grid_item *items, int k0, int k1, 
         // One branch for the common verdicts (most candidates fail): the
         // rare checks follow only for those that pass.
         if (!((d2 <= r2) & ((int)it->index != v->exclude) & (any_tag | (it->tag == tag)))) continue;
+        if (d2 == INFINITY && !st__far_within(d, v->q->radius)) continue;
         if (v->w->removed_in_step && !v->w->agents[it->index].alive) continue;
         if (v->cone && d2 > 0.0 && !st__in_cone(d, d2, v->q->heading, v->cos_half)) continue;
         v->fn(v->ctx, it, d, d2);
@@ -870,7 +871,7 @@ static inline bool nearest_folds(const st_world *w, const st_grid *g, const st_q
 /// without a fold, the tests visit_run's without a view cone: the answers
 /// are those of the general visit, bit for bit.
 ST__INLINE void near_run(nearest_ctx *n, const st_grid_item *items, int k0, int k1, double sx, double sy,
-                         st_vec2 c, double r2, int exclude, int32_t tag)
+                         st_vec2 c, double r, double r2, int exclude, int32_t tag)
 {
     for (int k = k0; k < k1; k++) {
         const st_grid_item *it = &items[k];
@@ -878,6 +879,7 @@ ST__INLINE void near_run(nearest_ctx *n, const st_grid_item *items, int k0, int 
         double d2 = d.x * d.x + d.y * d.y;
         // Most items lie outside the disc: one test for them, the rest after.
         if (!(d2 <= r2)) continue;
+        if (d2 == INFINITY && !st__far_within(d, r)) continue;
         if ((int)it->index == exclude || (tag != ST_TAG_ANY && it->tag != tag)) continue;
         if (n->w->removed_in_step && !n->w->agents[it->index].alive) continue;
         nearest(n, it, d, d2);
@@ -889,6 +891,7 @@ typedef struct near_ctx {
     nearest_ctx *n;
     int exclude;
     int32_t tag;
+    double r;
 } near_ctx;
 
 ST__INLINE void near_wrap_run(void *ctx, const st_grid_item *items, int k0, int k1, double sx, double sy, st_vec2 c,
@@ -896,7 +899,7 @@ ST__INLINE void near_wrap_run(void *ctx, const st_grid_item *items, int k0, int 
 {
     (void)fold;
     const near_ctx *q = ctx;
-    near_run(q->n, items, k0, k1, sx, sy, c, r2, q->exclude, q->tag);
+    near_run(q->n, items, k0, k1, sx, sy, c, q->r, r2, q->exclude, q->tag);
 }
 
 /// st_world_nearest's visit of the disc of radius r around c on g: the runs
@@ -917,10 +920,10 @@ ST__INLINE void near_disc(nearest_ctx *n, const st_grid *g, st_vec2 c, double r,
         int cy0 = st__clamp_cell(st__floor((c.y - r) / g->cell_h), ny);
         int cy1 = st__clamp_cell(st__floor((c.y + r) / g->cell_h), ny);
         for (int cy = cy0; cy <= cy1; cy++)
-            near_run(n, items, start[cy * nx + cx0], start[cy * nx + cx1 + 1], 0.0, 0.0, c, r2, exclude, tag);
+            near_run(n, items, start[cy * nx + cx0], start[cy * nx + cx1 + 1], 0.0, 0.0, c, r, r2, exclude, tag);
         return;
     }
-    near_ctx q = {n, exclude, tag};
+    near_ctx q = {n, exclude, tag, r};
     st__grid_wrap_rows(w, g, (int)st__floor((c.x - r) / g->cell_w), (int)st__floor((c.x + r) / g->cell_w),
                        (int)st__floor((c.y - r) / g->cell_h), (int)st__floor((c.y + r) / g->cell_h), c, r2,
                        near_wrap_run, &q);

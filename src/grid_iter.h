@@ -109,6 +109,15 @@ static inline void st__grid_count(const st_world *w, int32_t *row, int i)
     row[st__cell_of(w, &w->grid, w->bodies[i].pos)]++;
 }
 
+/// Whether an offset d whose square overflowed (d2 == inf) still lies within
+/// radius r: only a radius past 1e154, whose own square overflows too, can
+/// hold one, and then `d2 <= r2` admits every candidate; this is the exact
+/// test behind it (grid and all-pairs searches then agree).
+static inline bool st__far_within(st_vec2 d, double r)
+{
+    return hypot(d.x, d.y) <= r;
+}
+
 /// How many agents ahead a pass in grid order prefetches the records of the
 /// agent it will visit. One agent's flocking work already outlasts a trip to
 /// memory; a few more cover runs of agents that finish early (no neighbours,

@@ -363,6 +363,40 @@ static void query_inside_a_step(void)
     st_world_destroy(w);
 }
 
+static void radius_past_1e154(void)
+{
+    /* A radius whose square overflows: every offset's square past 1e154
+     * overflows too, and the exact distance decides (the fuzzer's case: a
+     * query from (1e308, 0) with radius 1e300 counted an agent at the
+     * origin on the all-pairs path, not on the grid). */
+    st_world *w = sized_world(800, 600, ST_EDGES_NONE, 50, 3);
+    st_agent_def d = st_default_agent_def();
+    st_world_spawn(w, &d);
+    d.pos = st_v2(100, 0);
+    st_world_spawn(w, &d);
+    const struct { double cx, r; int expect; } cases[] = {
+        {1e308, 1e300, 0}, /* 1e308 away: outside */
+        {5e299, 1e300, 2}, /* 5e299 away: inside, though its square overflows */
+        {1e308, 1e308, 2}, /* exactly at the radius, or just inside */
+        {-1e308, 5e307, 0},
+    };
+    for (int k = 0; k < 4; k++) {
+        st_query q = st_default_query(st_v2(cases[k].cx, 0), cases[k].r);
+        st_agent_id out[4];
+        for (int brute = 0; brute < 2; brute++) {
+            st_world_set_brute_force(w, brute);
+            int n = st_world_query(w, &q, out, NULL, 4);
+            CHECK(n == cases[k].expect, "case %d (%s): %d agents, expected %d", k, brute ? "all pairs" : "grid", n,
+                  cases[k].expect);
+            st_agent_id near = st_world_nearest(w, &q, NULL);
+            CHECK(st_id_is_null(near) == (cases[k].expect == 0), "case %d (%s): nearest {%u,%u}", k,
+                  brute ? "all pairs" : "grid", near.index, near.generation);
+        }
+        st_world_set_brute_force(w, false);
+    }
+    st_world_destroy(w);
+}
+
 static void far_agents_in_a_none_world(void)
 {
     st_world *w = tu_world(640, 480, ST_EDGES_NONE, 3);
@@ -772,6 +806,7 @@ int main(void)
     RUN(query_inside_a_step);
     RUN(moves_between_steps_reach_the_next_grid);
     RUN(far_agents_in_a_none_world);
+    RUN(radius_past_1e154);
     RUN(rare_tag_queries_match_brute_force);
     RUN(nearest_is_the_full_search_exactly);
     RUN(nearest_answers_again_as_the_world_changes);
