@@ -123,7 +123,7 @@ static inline st_vec2 st_v2_truncate_safe(st_vec2 a, double max)
 /// id is the null handle. Pass by value; do not keep it past the world.
 typedef struct st_agent_id {
     uint32_t index;      ///< slot in the world's handle table
-    uint32_t generation; ///< bumped every time the slot is freed
+    uint32_t generation; ///< raised every time the slot is freed
 } st_agent_id;
 
 static inline st_agent_id st_null_agent(void) { st_agent_id id = {0, 0}; return id; }
@@ -894,7 +894,8 @@ st_snapshot *st_world_snapshot(const st_world *w);
 bool st_snapshot_capture(st_snapshot *s, const st_world *w);
 /// Puts w back to the state s holds (any world: its size, edges and seed
 /// become the snapshot's). Ids captured in s are valid again; ids made
-/// since are dead (their slot generations come back too). The thread count
+/// since are dead, and stay dead when their slots are freed and handed out
+/// again (each slot's generation skips past the ones they used). The thread count
 /// and the behaviour trace stay w's. False, with w unchanged, inside a step
 /// or when memory runs out.
 bool st_world_restore(st_world *w, const st_snapshot *s);

@@ -303,6 +303,8 @@ static void take_scalars(st_world *c, const st_world *w)
     c->scratch_cap = 0;
     c->near_last = NULL;
     c->near_cap = 0;
+    c->gen_floor = NULL; // the world's own: a snapshot restores into any world
+    c->floor_count = 0;
     c->last_list = NULL;
 }
 
@@ -463,34 +465,52 @@ static uint32_t next_gen(uint32_t g) { return g == UINT32_MAX ? 1 : g + 1; }
 
 /// The snapshot's handle table into w, whose slots still hold the
 /// generations of the world being replaced (old_count of them). Live slots
-/// take the snapshot's generation: its ids are valid again. A slot free in
-/// the snapshot takes a generation above any the replaced world handed out
-/// for it, and slots only the replaced world had stay, freed the same way,
-/// at the end of the free list: an id made after the capture can then never
-/// name an agent again, not even one spawned into its slot later. Slots
-/// decide no step result (the dense arrays do), so checksums are unchanged.
+/// take the snapshot's generation: its ids are valid again. Every id the
+/// replaced world handed out is then dead, and must stay so: each slot's
+/// floor rises to the replaced world's generation, a slot free in the
+/// snapshot starts above it, and a live one skips past it when its agent
+/// is removed (st__next_generation). Slots only the replaced world had stay,
+/// freed the same way, at the end of the free list. Slots decide no step
+/// result (the dense arrays do), so checksums are unchanged.
 static void restore_slots(st_world *w, const st_world *c, uint32_t old_count)
 {
+    uint32_t *floor = w->gen_floor; // make_room sized it to both counts
+    for (uint32_t q = 0; q < old_count; q++)
+        if (floor[q] < w->slots[q].generation) floor[q] = w->slots[q].generation;
     for (uint32_t q = 0; q < c->slot_count; q++) {
         st_slot snap = c->slots[q];
         bool live = snap.dense < (uint32_t)c->count && c->agents[snap.dense].alive && c->agents[snap.dense].slot == q;
-        if (!live && q < old_count) {
-            uint32_t g = next_gen(w->slots[q].generation);
+        if (!live) {
+            uint32_t g = next_gen(floor[q]);
             if (g > snap.generation) snap.generation = g;
         }
         w->slots[q] = snap;
     }
     if (old_count <= c->slot_count) return;
     uint32_t *tail = &w->free_slot;
-    while (*tail != UINT32_MAX) tail = &w->slots[*tail].dense;
+    while (*tail != ST_NO_SLOT) tail = &w->slots[*tail & ~ST_SLOT_FREE].dense;
+    bool head = tail == &w->free_slot;
     for (uint32_t q = c->slot_count; q < old_count; q++) {
-        w->slots[q].generation = next_gen(w->slots[q].generation);
+        w->slots[q].generation = next_gen(floor[q]);
         w->slots[q].freed_serial = 0;
-        *tail = q;
+        *tail = head ? q : st__free_link(q);
+        head = false;
         tail = &w->slots[q].dense;
     }
-    *tail = UINT32_MAX;
+    *tail = ST_NO_SLOT;
     w->slot_count = old_count;
+}
+
+/// w's generation floors covering n slots, the new ones at 0 (none).
+static bool grow_floors(st_world *w, uint32_t n)
+{
+    if (n <= w->floor_count && w->gen_floor) return true;
+    uint32_t *f = realloc(w->gen_floor, (size_t)(n > 0 ? n : 1) * sizeof *f);
+    if (!f) return false;
+    memset(f + w->floor_count, 0, (size_t)(n - w->floor_count) * sizeof *f);
+    w->gen_floor = f;
+    w->floor_count = n;
+    return true;
 }
 
 /// What a restore allocates before it changes the world: when any of it
@@ -588,6 +608,7 @@ static bool make_room(st_world *w, const st_snapshot *s, restore_room *r)
     const st_world *c = &s->w;
     return copy_lists_out(s, r) && (c->count <= w->capacity || new_dense_arrays(r, c->count)) &&
            grow_to((void **)&w->slots, &w->slot_cap, c->slot_count, sizeof(st_slot)) &&
+           grow_floors(w, w->slot_count > c->slot_count ? w->slot_count : c->slot_count) &&
            (c->order_cap == 0 || grow_order(w, c->count)) &&
            grow_to((void **)&w->avoid_defs, &w->avoid_def_cap, c->avoid_def_cap, sizeof(st_avoid_def)) &&
            grow_to((void **)&w->orients, &w->orient_cap, c->orient_cap, sizeof(st_orient)) &&
@@ -637,6 +658,8 @@ static void give_scalars(st_world *w, const st_world *c)
     w->scratch_cap = keep.scratch_cap;
     w->near_last = keep.near_last; // bounds only: the restored agents may ignore them
     w->near_cap = keep.near_cap;
+    w->gen_floor = keep.gen_floor; // restore_slots raises them
+    w->floor_count = keep.floor_count;
     w->last_list = NULL;
     w->threads = keep.threads;
     w->trace_id = keep.trace_id;

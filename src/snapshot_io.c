@@ -503,6 +503,22 @@ static void write_bodies(writer *o, const st_world *c)
     }
 }
 
+/// The handle table, each free slot's link written without ST_SLOT_FREE
+/// (a bit of the memory layout, not of the format: decoding sets it).
+static void write_slots(writer *o, const st_world *c)
+{
+    size_t n = (size_t)c->slot_count * sizeof(st_slot);
+    unsigned char *at = w_room(o, n); // not aligned for st_slot
+    if (!at || n == 0) return;
+    memcpy(at, c->slots, n);
+    for (uint32_t q = 0; q < c->slot_count; q++) {
+        uint32_t d = c->slots[q].dense;
+        if (!(d & ST_SLOT_FREE)) continue;
+        d = st__free_next(d);
+        memcpy(at + (size_t)q * sizeof(st_slot) + offsetof(st_slot, dense), &d, sizeof d);
+    }
+}
+
 static void write_agents(writer *o, const st_world *c)
 {
     const int n = c->count;
@@ -528,7 +544,7 @@ static void write_dense(writer *o, const st_snapshot *s)
     // would have against any other path).
     for (int i = 0; i < n; i++) w_i32(o, st_snapshot_path_index(s, c->agents[i].path));
     w_bytes(o, c->tags, (size_t)n * sizeof(int32_t));
-    w_bytes(o, c->slots, (size_t)c->slot_count * sizeof(st_slot));
+    write_slots(o, c);
     if (c->order_cap > 0) {
         w_bytes(o, c->order, (size_t)n * sizeof(uint32_t));
         w_bytes(o, c->order_pos, (size_t)n * sizeof(uint32_t));
@@ -591,16 +607,21 @@ static void check_entry(reader *r, st_snapshot *s, int i, int32_t pi, uint8_t *s
     }
 }
 
-/// The free list: in range, free slots only (slot_seen 0), no cycle.
-static void check_free_list(reader *r, const st_world *c, uint8_t *slot_seen)
+/// The free list: in range, free slots only (slot_seen 0), no cycle, and
+/// every slot either held or on it. Its links are then marked free.
+static void check_free_list(reader *r, st_world *c, uint8_t *slot_seen)
 {
     uint32_t f = c->free_slot, steps = 0;
     while (f != UINT32_MAX && !r->bad) {
         r_check(r, f < c->slot_count && !slot_seen[f] && steps++ < c->slot_count, "the free slot list is broken");
         if (r->bad) break;
         slot_seen[f] = 2;
-        f = c->slots[f].dense;
+        uint32_t next = c->slots[f].dense;
+        c->slots[f].dense = st__free_link(next);
+        f = next;
     }
+    for (uint32_t q = 0; q < c->slot_count && !r->bad; q++)
+        r_check(r, slot_seen[q] != 0, "a handle slot is neither held nor free");
 }
 
 /// Every entry, and the handle table against them.

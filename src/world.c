@@ -14,8 +14,6 @@
 
 #include "world_internal.h"
 
-#define ST_NO_SLOT UINT32_MAX
-
 /* ------------------------------------------------------------------------ */
 /* defaults                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -115,6 +113,7 @@ void st_world_destroy(st_world *w)
     st__orient_free(w);
     free(w->scratch);
     free(w->near_last);
+    free(w->gen_floor);
     free(w);
 }
 
@@ -227,7 +226,7 @@ int st__dense(const st_world *w, st_agent_id id)
 {
     if (id.generation == 0 || id.index >= w->slot_count) return -1;
     const st_slot *s = &w->slots[id.index];
-    if (s->generation != id.generation) return -1;
+    if (s->generation != id.generation || (s->dense & ST_SLOT_FREE)) return -1;
     return (int)s->dense;
 }
 
@@ -411,7 +410,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     uint32_t slot;
     if (w->free_slot != ST_NO_SLOT) {
         slot = w->free_slot;
-        w->free_slot = w->slots[slot].dense;
+        w->free_slot = st__free_next(w->slots[slot].dense);
     } else {
         if (w->slot_count == w->slot_cap) {
             int c = (int)w->slot_cap;
@@ -466,6 +465,18 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     return id;
 }
 
+/// The generation slot id.index takes when id's agent leaves it: the next
+/// one, or past the slot's floor when a restore left one (see gen_floor).
+uint32_t st__next_generation(st_world *w, st_agent_id id)
+{
+    uint32_t g = id.generation == UINT32_MAX ? 1 : id.generation + 1;
+    if (id.index >= w->floor_count) return g;
+    uint32_t *floor = &w->gen_floor[id.index];
+    if (*floor >= g) g = *floor == UINT32_MAX ? 1 : *floor + 1;
+    *floor = id.generation;
+    return g;
+}
+
 bool st_world_remove(st_world *w, st_agent_id id)
 {
     int i = st__dense(w, id);
@@ -477,8 +488,8 @@ bool st_world_remove(st_world *w, st_agent_id id)
     w->bodies[i].behaviors = NULL;
     st_slot *s = &w->slots[id.index];
     s->freed_serial = a->serial;
-    s->generation = s->generation == UINT32_MAX ? 1 : s->generation + 1;
-    s->dense = w->free_slot;
+    s->generation = st__next_generation(w, id);
+    s->dense = st__free_link(w->free_slot);
     w->free_slot = id.index;
     w->dead++;
     st__moved(w);
@@ -611,11 +622,13 @@ st_agent_id st_world_next(const st_world *cw, st_agent_id after, int32_t tag)
         return next_from(w, w->reordered ? (int)w->order_pos[i] + 1 : i + 1, tag);
     }
     // Just removed (its slot freed once since): the slot remembers where it
-    // stood, so removing the current agent while iterating carries on.
+    // stood, so removing the current agent while iterating carries on. A
+    // slot whose freeing skipped a floor names its last agent in the floor.
     if (after.index < w->slot_count) {
         const st_slot *s = &w->slots[after.index];
         uint32_t next_gen = after.generation == UINT32_MAX ? 1 : after.generation + 1;
-        if (s->generation == next_gen) return st_world_next_serial(w, s->freed_serial, tag);
+        bool last = after.index < w->floor_count && w->gen_floor[after.index] == after.generation;
+        if (s->generation == next_gen || last) return st_world_next_serial(w, s->freed_serial, tag);
     }
     return st_null_agent();
 }

@@ -81,10 +81,23 @@ typedef struct st_agent {
 _Static_assert(sizeof(st_agent) == 72, "st_agent grew: recount the bytes per agent");
 
 typedef struct st_slot {
-    uint32_t dense;       // index into bodies/agents while alive; next free slot otherwise
+    uint32_t dense;       // index into bodies/agents while alive; free: ST_SLOT_FREE | next free slot
     uint32_t generation;  // >= 1; bumped when the slot is freed, so old ids die
     uint64_t freed_serial; // serial of the agent last removed from this slot
 } st_slot;
+
+// A free slot's `dense` carries this bit over its free-list link, so that an
+// id whose generation matches a free slot (forged, or kept across a restore
+// by a C caller) is refused by st__dense instead of read as a dense index.
+// Dense indices are ints, below the bit; the list's end, UINT32_MAX, has it.
+#define ST_SLOT_FREE 0x80000000u
+#define ST_NO_SLOT UINT32_MAX
+
+static inline uint32_t st__free_link(uint32_t next) { return next | ST_SLOT_FREE; }
+static inline uint32_t st__free_next(uint32_t dense)
+{
+    return dense == ST_NO_SLOT ? ST_NO_SLOT : dense & ~ST_SLOT_FREE;
+}
 
 // The neighbour grid: a counting sort of live agents into cells, rebuilt from
 // positions at the start of every step (and lazily before queries outside a
@@ -220,6 +233,14 @@ struct st_world {
     st_slot *slots;
     uint32_t slot_count, slot_cap;
     uint32_t free_slot;  // head of the free list, UINT32_MAX when empty
+    // Generation floors, made by the first restore (NULL until then): slot
+    // q has handed out generations up to gen_floor[q] in timelines a
+    // restore abandoned, so its next freeing skips past them and an id from
+    // those timelines never names an agent again. Once skipped, the entry
+    // holds the generation of the agent last removed from the slot
+    // (st_world_next finds a just-removed agent's place by it).
+    uint32_t *gen_floor;
+    uint32_t floor_count;
 
     // Storage order. The dense arrays start in spawn order; a big world is
     // sorted into grid order every ST_REORDER_EVERY steps (st__reorder), so
@@ -311,6 +332,7 @@ static inline void st__moved(st_world *w)
 
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
+uint32_t st__next_generation(st_world *w, st_agent_id id);
 /// st__dense for a behaviour's target: the last nearest answer first.
 static inline int st__dense_hint(const st_world *w, st_agent_id id)
 {

@@ -233,6 +233,116 @@ static void handles_come_back(void)
     st_world_destroy(w);
 }
 
+/// How many agents the walk by st_world_next passes, stopping past limit
+/// (a broken handle table walks in a cycle).
+static int walk_count(const st_world *w, int limit)
+{
+    int seen = 0;
+    for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id) && seen <= limit;
+         id = st_world_next(w, id, ST_TAG_ANY))
+        seen++;
+    return seen;
+}
+
+static bool any_alive(const st_world *w, const st_agent_id *ids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (st_agent_alive(w, ids[i])) return true;
+    return false;
+}
+
+static bool any_equal(st_agent_id id, const st_agent_id *ids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (st_id_equal(id, ids[i])) return true;
+    return false;
+}
+
+/// Ids of a timeline a restore abandoned stay dead for good: after the
+/// restored agents holding their slots are removed, when those slots are
+/// handed out again, across a second restore, and through bytes. (They
+/// used to match the slot's generation after such a removal: removing one
+/// then broke the free list and the walk ran in a cycle.) An id naming a
+/// free slot's next generation, as a C caller could make one, is refused.
+static void abandoned_ids_stay_dead(void)
+{
+    for (int via_bytes = 0; via_bytes < 2; via_bytes++) {
+        const char *how = via_bytes ? "through bytes" : "in memory";
+        st_world *w = mixed_world(200, 1, NULL);
+        st_agent_id a = st_world_next(w, st_null_agent(), ST_TAG_ANY);
+        st_agent_id b = st_world_next(w, a, ST_TAG_ANY);
+        st_snapshot *s = st_world_snapshot(w);
+        if (via_bytes) {
+            size_t size = 0;
+            void *bytes = st_snapshot_encode(s, &size);
+            st_snapshot_destroy(s);
+            s = bytes ? st_snapshot_decode(bytes, size, NULL, 0) : NULL;
+            free(bytes);
+        }
+        if (!CHECK(s != NULL, "%s: snapshot", how)) return;
+        const int live = st_world_count(w, ST_TAG_ANY);
+        // the abandoned timeline: a's slot handed out twice, b's once
+        st_agent_def ad = st_default_agent_def();
+        st_agent_id gone[6];
+        int n_gone = 0;
+        st_world_remove(w, a);
+        gone[n_gone++] = st_world_spawn(w, &ad);
+        st_world_remove(w, gone[0]);
+        gone[n_gone++] = st_world_spawn(w, &ad);
+        st_world_remove(w, b);
+        gone[n_gone++] = st_world_spawn(w, &ad);
+        CHECK(gone[0].index == a.index && gone[1].index == a.index && gone[2].index == b.index,
+              "%s: the new agents did not take the freed slots (test premise)", how);
+        uint64_t sums[3];
+        run(w, 3, sums);
+        CHECK(st_world_restore(w, s), "%s: restore", how);
+        CHECK(st_agent_alive(w, a) && st_agent_alive(w, b), "%s: a captured id is dead", how);
+        CHECK(!any_alive(w, gone, n_gone), "%s: an abandoned id is alive", how);
+        // removing the restored agents during a walk: the walk carries on
+        int seen = 0;
+        for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id) && seen <= live;
+             id = st_world_next(w, id, ST_TAG_ANY)) {
+            if (st_id_equal(id, a) || st_id_equal(id, b))
+                CHECK(st_world_remove(w, id), "%s: removing a restored agent failed", how);
+            seen++;
+        }
+        CHECK(seen == live, "%s: the walk removing a and b passed %d of %d agents", how, seen, live);
+        CHECK(!any_alive(w, gone, n_gone), "%s: an abandoned id came alive when its slot was freed", how);
+        for (int i = 0; i < n_gone; i++)
+            CHECK(!st_world_remove(w, gone[i]), "%s: removing abandoned id {%u,%u} succeeded", how, gone[i].index,
+                  gone[i].generation);
+        // the freed slots handed out again: new ids, never the abandoned ones
+        st_agent_id again[2] = {st_world_spawn(w, &ad), st_world_spawn(w, &ad)};
+        for (int k = 0; k < 2; k++) {
+            CHECK(again[k].index == a.index || again[k].index == b.index, "%s: the spawn took another slot", how);
+            CHECK(!any_equal(again[k], gone, n_gone), "%s: abandoned id {%u,%u} handed out again", how,
+                  again[k].index, again[k].generation);
+        }
+        CHECK(!any_alive(w, gone, n_gone), "%s: an abandoned id names a new agent", how);
+        CHECK(walk_count(w, live + 10) == st_world_count(w, ST_TAG_ANY), "%s: the walk passes %d agents, %d alive",
+              how, walk_count(w, live + 10), st_world_count(w, ST_TAG_ANY));
+        // an id made up for a free slot's next generation
+        st_world_remove(w, again[0]);
+        st_agent_id made = {again[0].index, w->slots[again[0].index].generation};
+        CHECK(!st_agent_alive(w, made) && !st_world_remove(w, made), "%s: a free slot's next id passes as alive",
+              how);
+        CHECK(walk_count(w, live + 10) == st_world_count(w, ST_TAG_ANY), "%s: the walk after a made-up id", how);
+        gone[n_gone++] = again[0];
+        gone[n_gone++] = again[1];
+        // a second restore: both abandoned timelines stay dead
+        CHECK(st_world_restore(w, s), "%s: second restore", how);
+        CHECK(st_world_remove(w, a) && st_world_remove(w, b), "%s: removing after the second restore", how);
+        st_agent_id third[2] = {st_world_spawn(w, &ad), st_world_spawn(w, &ad)};
+        for (int k = 0; k < 2; k++)
+            CHECK(!any_equal(third[k], gone, n_gone), "%s: second restore: abandoned id {%u,%u} handed out again",
+                  how, third[k].index, third[k].generation);
+        CHECK(!any_alive(w, gone, n_gone), "%s: second restore: an abandoned id is alive", how);
+        CHECK(walk_count(w, live + 10) == st_world_count(w, ST_TAG_ANY), "%s: second restore: the walk", how);
+        st_snapshot_destroy(s);
+        st_world_destroy(w);
+    }
+}
+
 /// Restore leaves nothing shared with the snapshot: changing the world
 /// after a restore leaves the snapshot intact for the next restore.
 static void restore_twice(void)
@@ -591,6 +701,7 @@ int main(void)
     RUN(small_world_replays);
     RUN(orca_crowd_replays);
     RUN(handles_come_back);
+    RUN(abandoned_ids_stay_dead);
     RUN(restore_twice);
     RUN(bad_bytes_are_refused);
     RUN(empty_world);

@@ -242,6 +242,29 @@ describe("snapshots", function()
       assert.is_false(c.alive)
       assert.is_true(d.alive)
     end)
+
+    it("stay removed for agents made after the snapshot when their slot is freed and taken again", function()
+      local w = steer.world {}
+      local a = w:spawn { pos = { 1, 1 } }
+      local b = w:spawn { pos = { 2, 2 } }
+      local snap = w:snapshot()
+      w:remove(b)
+      local c = w:spawn { pos = { 3, 3 } } -- takes b's slot
+      w:restore(snap)
+      w:remove(b) -- b's slot freed again, in the restored timeline
+      local d = w:spawn { pos = { 4, 4 } } -- and taken again
+      assert.is_false(c.alive)
+      assert.is_false(b.alive)
+      assert.is_true(d.alive)
+      assert.matches("attempt to use a removed agent", error_of(function() return c.pos end), 1, true)
+      assert.matches("attempt to use a removed agent", error_of(function() w:remove(c) end), 1, true)
+      assert.are.equal(2, w:count())
+      local seen = {}
+      for ag in w:agents() do seen[#seen + 1] = ag end
+      assert.are.equal(2, #seen)
+      assert.is_true(rawequal(seen[1], a) and rawequal(seen[2], d))
+      assert.are.equal(4, d.pos.x)
+    end)
   end)
 
   it("pass scene.save / scene.restore state through the runner", function()
