@@ -35,7 +35,11 @@
  *    units, with each agent's cost split into step, dispatch, Lua and query
  *    (density.c)
  *
- * 12. each core's speed (cores.c), before the rows and after them: a
+ * 12. the flock at 100k and 1M over 96 steps, every step timed (the mean,
+ *    the median and the slowest: a big world re-sorts its storage every
+ *    32 steps, which the short runs of 1. never reach)
+ *
+ * 13. each core's speed (cores.c), before the rows and after them: a
  *    2-thread row is held back by the slower core
  *
  * Each flock configuration runs in a child process (fork) so its peak RSS is
@@ -185,6 +189,71 @@ static void row(const char *what, int n, int threads, const result *r, const cha
            r->ms_per_step > 0 ? 1000.0 / r->ms_per_step : 0.0, extra ? extra : "");
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- the flock over a long run: every step timed ---- */
+
+/// Over a long run a big world's steps are not all alike: every so often one
+/// begins by re-sorting storage into grid order (st__reorder), which the
+/// short runs above never reach. The mean, the median and the slowest step.
+typedef struct spread {
+    double mean, median, slowest;
+    unsigned long long checksum;
+} spread;
+
+#define SPREAD_STEPS 96
+
+static void spread_child(const void *arg, void *out)
+{
+    const flock_args *f = arg;
+    spread r = {0};
+    st_world *w = make_flock(f->n, f->threads, false);
+    if (w) {
+        double t[SPREAD_STEPS], sum = 0;
+        for (int i = 0; i < 3; i++) st_world_step(w, 1.0 / 60.0);
+        for (int i = 0; i < SPREAD_STEPS; i++) {
+            double t0 = now();
+            st_world_step(w, 1.0 / 60.0);
+            t[i] = (now() - t0) * 1e3;
+            sum += t[i];
+        }
+        qsort(t, SPREAD_STEPS, sizeof t[0], cmp_double);
+        r = (spread){sum / SPREAD_STEPS, t[SPREAD_STEPS / 2], t[SPREAD_STEPS - 1], st_world_checksum(w)};
+        st_world_destroy(w);
+    }
+    *(spread *)out = r;
+}
+
+/// The flock at 100k (and 1M without quick), 1 and 2 threads, over
+/// SPREAD_STEPS steps each.
+static void spread_rows(bool quick)
+{
+    printf("\nthe flock over %d steps, every step timed: the mean, the median step and the slowest (a step\n"
+           "that begins by re-sorting storage into grid order, every 32 steps in worlds of 65,536 or more)\n",
+           SPREAD_STEPS);
+    int sizes[] = {100000, 1000000};
+    for (int s = 0; s < (quick ? 1 : 2); s++) {
+        unsigned long long one = 0;
+        for (int threads = 1; threads <= 2; threads++) {
+            flock_args f = {sizes[s], threads, SPREAD_STEPS, false};
+            spread sp = {0};
+            run_in_child(spread_child, &f, &sp, sizeof sp);
+            if (sp.mean <= 0) continue;
+            result r = {sp.mean, sp.checksum, 0, SPREAD_STEPS};
+            char extra[160];
+            snprintf(extra, sizeof extra, "median step %.2f ms, slowest %.2f (%.1fx the median)%s", sp.median,
+                     sp.slowest, sp.slowest / sp.median,
+                     threads == 1 ? "" : sp.checksum == one ? "; checksum == 1 thread" : "; checksum != 1 thread");
+            row("flock (long run)", sizes[s], threads, &r, extra);
+            if (threads == 1) one = sp.checksum;
+        }
+    }
+}
+
 /* ---- Lua brains ---- */
 
 /* n agents on a wrap square of the given side, every `every`-th a hunter. */
@@ -292,12 +361,6 @@ static void nav_rows(const char *scripts, bool quick)
 fail:
     fprintf(stderr, "nav bench: %s\n", lua_tostring(L, -1));
     lua_close(L);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /// Runs `blocks` blocks of `steps` steps after 3 warm-up steps; ms[0..2]:
@@ -1122,6 +1185,7 @@ int main(int argc, char **argv)
                  ap.ms_per_step / grid1[s].ms_per_step, ap.ms_per_step / grid2[s].ms_per_step);
         row("flock (all-pairs)", n, 1, &ap, ratio);
     }
+    if (do_flock) spread_rows(quick);
     if (do_flock) kernel_rows(quick);
 
     // The brains three times. "lean": the workload the issue defines (a
