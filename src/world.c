@@ -662,7 +662,10 @@ st_agent_id st_world_next(const st_world *cw, st_agent_id after, int32_t tag)
     if (after.index < w->slot_count) {
         const st_slot *s = &w->slots[after.index];
         uint32_t next_gen = after.generation == UINT32_MAX ? 1 : after.generation + 1;
-        bool last = after.index < w->floor_count && w->gen_floor[after.index] == after.generation;
+        // (An id of a timeline a restore abandoned can equal a floor too,
+        // but its slot's generation is then below it.)
+        bool last = after.index < w->floor_count && w->gen_floor[after.index] == after.generation &&
+                    s->generation > after.generation;
         if (s->generation == next_gen || last) return st_world_next_serial(w, s->freed_serial, tag);
     }
     return st_null_agent();

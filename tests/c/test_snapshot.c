@@ -298,6 +298,9 @@ static void abandoned_ids_stay_dead(void)
         CHECK(st_world_restore(w, s), "%s: restore", how);
         CHECK(st_agent_alive(w, a) && st_agent_alive(w, b), "%s: a captured id is dead", how);
         CHECK(!any_alive(w, gone, n_gone), "%s: an abandoned id is alive", how);
+        for (int i = 0; i < n_gone; i++)
+            CHECK(st_id_is_null(st_world_next(w, gone[i], ST_TAG_ANY)), "%s: a walk goes on from abandoned id {%u,%u}",
+                  how, gone[i].index, gone[i].generation);
         // removing the restored agents during a walk: the walk carries on
         int seen = 0;
         for (st_agent_id id = st_world_next(w, st_null_agent(), ST_TAG_ANY); !st_id_is_null(id) && seen <= live;
