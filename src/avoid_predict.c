@@ -10,6 +10,9 @@
  * sooner it comes. For agents that do not run ORCA: a force among others,
  * with no guarantee, but cheap and at home in any combine.
  */
+#include <float.h>
+#include <math.h>
+
 #include "grid_iter.h"
 
 typedef struct threat {
@@ -72,12 +75,14 @@ st_vec2 st__avoid_agents_force(const st_world *w, int i, double dt)
     st__grid_runs(w, &w->grid, b->pos, d.range, threat_run, &q);
     if (!q.found) return st_v2(0.0, 0.0);
     st_vec2 away = st_v2_neg(q.best_cpa);
-    if (st_v2_len2(away) < 1e-18) {
+    if (!(st_v2_len2(away) >= 1e-18)) {
         // Dead centre: pass on our own right, which for two agents head-on
-        // is opposite sides, so they do not dodge into each other.
+        // is opposite sides, so they do not dodge into each other. (Also
+        // an offset lost to overflow, far out where positions near 1e308.)
         away = st_v2_perp(b->heading);
     }
     double urgency = 1.0 - q.best_t / d.horizon; // 1 now, 0 at the horizon
-    double mag = b->max_force * ST_AVOID_URGENCY * (0.25 + 0.75 * urgency);
+    // A max_force past DBL_MAX / ST_AVOID_URGENCY would make it infinite.
+    double mag = fmin(b->max_force * ST_AVOID_URGENCY * (0.25 + 0.75 * urgency), DBL_MAX);
     return st_v2_scale(st_v2_normalize_safe(away), mag);
 }

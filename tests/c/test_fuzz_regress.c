@@ -121,6 +121,30 @@ static void wander_with_huge_jitter_and_dt(void)
     st_world_destroy(w);
 }
 
+/* avoid_agents shouts ST_AVOID_URGENCY times max_force: past DBL_MAX / 3
+ * that was inf (and inf times a zero component nan) */
+static void avoid_agents_with_huge_max_force(void)
+{
+    st_world *w = open_world(ST_EDGES_NONE, 1.0 / 60.0);
+    st_agent_def d = st_default_agent_def();
+    d.max_force = 1e308;
+    d.vel = st_v2(100, 0);
+    st_agent_id a = st_world_spawn(w, &d); /* head-on toward the next one */
+    d.pos = st_v2(30, 0);
+    d.vel = st_v2(-100, 0);
+    st_world_spawn(w, &d);
+    st_avoid_def av = st_default_avoid_def();
+    av.range = 100;
+    st_agent_set_avoidance(w, a, &av);
+    st_behavior b = st_default_behavior(ST_AVOID_AGENTS);
+    st_vec2 f = st_agent_steer(w, a, &b);
+    CHECK(finite2(f), "force (%g, %g)", f.x, f.y);
+    CHECK(hypot(f.x / 1e308, f.y / 1e308) > 1.0, "no avoidance force: (%g, %g)", f.x, f.y);
+    st_world_step(w, 1.0 / 60.0);
+    CHECK(finite2(st_agent_pos(w, a)) && finite2(st_agent_vel(w, a)), "state not finite");
+    st_world_destroy(w);
+}
+
 int main(void)
 {
     RUN(offset_of_far_points_is_finite);
@@ -129,5 +153,6 @@ int main(void)
     RUN(huge_mass_gives_finite_forces);
     RUN(world_time_saturates);
     RUN(wander_with_huge_jitter_and_dt);
+    RUN(avoid_agents_with_huge_max_force);
     return tu_summary();
 }
