@@ -127,12 +127,21 @@ static inline steer_gain gain_of(const st_body *b, double dt)
     return k;
 }
 
+/// |dv|, also where its square underflows (below about 1e-154): a huge
+/// mass makes the limit it is compared with that small, and a length lost
+/// to zero there would let dv * gain past max_force.
+static inline double need_of(st_vec2 dv)
+{
+    double need = st_v2_len(dv);
+    return need < 1e-150 ? st_v2_len_safe(dv) : need;
+}
+
 /// The force that brings the body to `desired` velocity this step, within max_force.
 static inline st_vec2 steer_velocity_k(const st_body *b, st_vec2 desired, steer_gain k)
 {
     st_vec2 dv = st_v2_sub(desired, b->vel);
     // A non-finite dv has a non-finite length: one test covers both.
-    double need = st_v2_len(dv);
+    double need = need_of(dv);
     // >=, not >: with a mass so large that the gain overflows, limit is 0
     // and a zero dv must not be multiplied by an infinite gain (0 * inf).
     if (!isfinite(need) || need >= k.limit) return st_v2_scale(dir_safe(dv), b->max_force);
@@ -361,9 +370,10 @@ static double flock_sep_radius(const st_flock_params *p)
 static inline st_vec2 flock_steer(const st_body *b, st_vec2 dir, steer_gain k)
 {
     st_vec2 dv = st_v2_sub(st_v2_scale(dir, b->max_speed), b->vel);
-    double need = st_v2_len(dv);
+    double need = need_of(dv);
     if (need < k.limit) return st_v2_scale(dv, k.gain);
-    if (need > 0.0 && need <= DBL_MAX) return st_v2_scale(dv, b->max_force / need);
+    double share = b->max_force / need; // past DBL_MAX when need is tiny and the limit 0
+    if (need > 0.0 && need <= DBL_MAX && share <= DBL_MAX) return st_v2_scale(dv, share);
     return st_v2_scale(dir_safe(dv), b->max_force); // inf or nan: as steer_velocity_k
 }
 

@@ -556,6 +556,9 @@ static inline f4 sqrt4(f4 v)
 #define TINY2 1e-30f
 /// Above this a number has no room to be squared in float.
 #define HUGE1 1e18f
+/// Below this a limit (max_force / gain) is too small for float: a length
+/// near it squares to nothing.
+#define TINY_LIMIT 1e-18f
 /// A saturated force is scaled to this share of max_force: short of it by
 /// more than float's rounding, so that double's truncation finds nothing
 /// to do (and costs no square root).
@@ -658,7 +661,8 @@ static void rules4(const f4 I[6], i4 HAS, const f4 B[6], const float weight[3], 
     const f4 Z = {0.0f, 0.0f, 0.0f, 0.0f};
     i4 IN = in_range(I[0]) & in_range(B[0]);
     for (int k = 1; k < 6; k++) IN &= in_range(I[k]) & in_range(B[k]);
-    i4 BAD = ~IN;
+    const f4 TL = {TINY_LIMIT, TINY_LIMIT, TINY_LIMIT, TINY_LIMIT};
+    i4 BAD = ~IN | (B[5] < TL);
     const i4 ALL = {-1, -1, -1, -1};
     f4 FX = Z, FY = Z;
     rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
@@ -757,6 +761,7 @@ static void batch4(const st_world *w, lanes *q, double radius, double sep_radius
                              (float)limit};
         bool bad = false;
         for (int k = 0; k < 6; k++) bad |= !(fabsf(f.v[k]) <= HUGE1) || !(fabsf(bl[k]) <= HUGE1);
+        bad |= bl[5] < TINY_LIMIT;
         float fx = 0.0f, fy = 0.0f;
         rule1(f.v[0], f.v[1], true, bl, weight[0], &fx, &fy, &bad);
         rule1(f.v[2], f.v[3], f.n > 0, bl, weight[1], &fx, &fy, &bad);

@@ -145,6 +145,30 @@ static void avoid_agents_with_huge_max_force(void)
     st_world_destroy(w);
 }
 
+/* with a mass of 1e300 the limit past which a force saturates is about
+ * 1e-299, and a velocity change of 2e-221, whose square underflows, read
+ * as none of it: seek returned 1.4e81 against a max_force of 400 */
+static void seek_with_huge_mass_and_tiny_change(void)
+{
+    st_world *w = open_world(ST_EDGES_NONE, 1.0 / 60.0);
+    st_agent_def d = st_default_agent_def();
+    d.pos = st_v2(0, 0);
+    d.vel = st_v2(150, 2.3866054626836037e-221); /* a hair off the desired (150, 0) */
+    d.max_speed = 150;
+    d.max_force = 400;
+    d.mass = 1e300;
+    st_agent_id a = st_world_spawn(w, &d);
+    const st_behavior_type types[] = {ST_SEEK, ST_ARRIVE, ST_PURSUE};
+    for (int t = 0; t < 3; t++) {
+        st_behavior b = st_default_behavior(types[t]);
+        b.target = st_target_point(st_v2(1000, 0));
+        st_vec2 f = st_agent_force_of(w, a, &b);
+        CHECK(finite2(f) && hypot(f.x, f.y) <= 400 * (1 + 1e-12), "%s: |f| = %g, max_force 400",
+              st_behavior_name(types[t]), hypot(f.x, f.y));
+    }
+    st_world_destroy(w);
+}
+
 int main(void)
 {
     RUN(offset_of_far_points_is_finite);
@@ -154,5 +178,6 @@ int main(void)
     RUN(world_time_saturates);
     RUN(wander_with_huge_jitter_and_dt);
     RUN(avoid_agents_with_huge_max_force);
+    RUN(seek_with_huge_mass_and_tiny_change);
     return tu_summary();
 }
