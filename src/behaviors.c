@@ -475,6 +475,15 @@ static void poly_sense(const st_world *w, const st_obstacle *o, const st_body *b
     }
 }
 
+/// An avoidance's force f raised ST_AVOID_URGENCY times, at most that many
+/// max_force long, and finite even for a max_force near DBL_MAX (where the
+/// sum behind f may already have overflowed: no force then).
+static st_vec2 shout(const st_body *b, st_vec2 f)
+{
+    st_vec2 g = st_v2_truncate_safe(st_v2_scale(f, ST_AVOID_URGENCY), fmin(ST_AVOID_URGENCY * b->max_force, DBL_MAX));
+    return st_v2_finite(g) ? g : ZERO;
+}
+
 static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
 {
     (void)dt;
@@ -527,7 +536,7 @@ static st_vec2 avoid_obstacles(const st_world *w, const st_body *b, double dt)
         double braking = closest_local.x > 0.0 ? -b->max_force * 0.5 * urgency * urgency * overlap : 0.0;
         f = st_v2_add(f, st_v2_add(st_v2_scale(h, braking), st_v2_scale(s, lateral)));
     }
-    return st_v2_truncate_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
+    return shout(b, f);
 }
 
 /// Where segment p->p+d crosses segment a->b: fraction along p->p+d, or -1.
@@ -592,7 +601,7 @@ static st_vec2 avoid_walls(const st_world *w, const st_body *b, double dt)
         double strength = fmin(1.0, 2.0 * depth) * (fi == 0 ? 1.0 : 0.75);
         f = st_v2_add(f, st_v2_scale(n, b->max_force * strength));
     }
-    return st_v2_truncate_safe(st_v2_scale(f, ST_AVOID_URGENCY), ST_AVOID_URGENCY * b->max_force);
+    return shout(b, f);
 }
 
 /// Keeps the agent inside the rectangle rect = {x, y, w, h} (w <= 0 or

@@ -169,6 +169,30 @@ static void seek_with_huge_mass_and_tiny_change(void)
     st_world_destroy(w);
 }
 
+/* avoid_obstacles and avoid_walls shout ST_AVOID_URGENCY times max_force:
+ * with max_force DBL_MAX both the bound and the force were inf */
+static void avoidances_with_max_force_dbl_max(void)
+{
+    const st_behavior_type types[] = {ST_AVOID_OBSTACLES, ST_AVOID_WALLS};
+    for (int t = 0; t < 2; t++) {
+        st_world *w = open_world(ST_EDGES_NONE, 1.0 / 60.0);
+        st_world_add_obstacle(w, st_v2(20, 1), 5);
+        st_world_add_wall(w, st_v2(15, -50), st_v2(15, 50));
+        st_agent_def d = st_default_agent_def();
+        d.vel = st_v2(100, 0); /* toward both */
+        d.max_force = DBL_MAX;
+        d.mass = DBL_MAX;
+        st_agent_id a = st_world_spawn(w, &d);
+        st_behavior b = st_default_behavior(types[t]);
+        st_vec2 f = st_agent_force_of(w, a, &b);
+        CHECK(finite2(f), "%s: force (%g, %g)", st_behavior_name(types[t]), f.x, f.y);
+        st_world_step(w, 1.0 / 60.0);
+        CHECK(finite2(st_agent_pos(w, a)) && finite2(st_agent_vel(w, a)), "%s: state not finite",
+              st_behavior_name(types[t]));
+        st_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     RUN(offset_of_far_points_is_finite);
@@ -179,5 +203,6 @@ int main(void)
     RUN(wander_with_huge_jitter_and_dt);
     RUN(avoid_agents_with_huge_max_force);
     RUN(seek_with_huge_mass_and_tiny_change);
+    RUN(avoidances_with_max_force_dbl_max);
     return tu_summary();
 }
