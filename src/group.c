@@ -668,9 +668,12 @@ static void rules4(const f4 I[6], i4 HAS, const f4 B[6], const float weight[3], 
     rule4(I[0], I[1], ALL, B, weight[0], &FX, &FY, &BAD);
     rule4(I[2], I[3], HAS, B, weight[1], &FX, &FY, &BAD);
     rule4(I[4], I[5], HAS, B, weight[2], &FX, &FY, &BAD);
-    // Truncated to max_force here, in float, just under it.
+    // Truncated to max_force here, in float, just under it: every force
+    // past UNDER_MAX of it, so that one a rounding of L2 short of max_force
+    // cannot pass above it.
     f4 L2 = FX * FX + FY * FY;
-    i4 over = L2 > B[3] * B[3];
+    const f4 MOST = B[3] * UNDER_MAX;
+    i4 over = L2 > MOST * MOST;
     f4 R = (f4)(((i4)(B[3] / sqrt4(L2) * UNDER_MAX) & over) | ((i4)(Z + 1.0f) & ~over));
     FX *= R;
     FY *= R;
@@ -767,7 +770,8 @@ static void batch4(const st_world *w, lanes *q, double radius, double sep_radius
         rule1(f.v[2], f.v[3], f.n > 0, bl, weight[1], &fx, &fy, &bad);
         rule1(f.v[4], f.v[5], f.n > 0, bl, weight[2], &fx, &fy, &bad);
         float l2 = fx * fx + fy * fy;
-        float r = l2 > bl[3] * bl[3] ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
+        const float most = bl[3] * UNDER_MAX;
+        float r = l2 > most * most ? bl[3] / sqrtf(l2) * UNDER_MAX : 1.0f;
         fx *= r;
         fy *= r;
         bad |= !(fabsf(fx) <= HUGE1) || !(fabsf(fy) <= HUGE1);
