@@ -5,6 +5,7 @@
 #define _DEFAULT_SOURCE // madvise and MADV_HUGEPAGE, hidden by -std=c11
 #endif
 #include <assert.h>
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -721,7 +722,9 @@ BODY_GET(pos, st_vec2, b->pos, zero_vec)
 BODY_GET(vel, st_vec2, b->vel, zero_vec)
 BODY_GET(heading, st_vec2, b->heading, zero_vec)
 BODY_GET(side, st_vec2, st_v2_perp(b->heading), zero_vec)
-BODY_GET(speed, double, st_v2_len_safe(b->vel), 0.0)
+// A velocity truncated to a max_speed near DBL_MAX can be a rounding
+// longer than DBL_MAX: its length is then reported as DBL_MAX, not inf.
+BODY_GET(speed, double, fmin(st_v2_len_safe(b->vel), DBL_MAX), 0.0)
 BODY_GET(force, st_vec2, b->force, zero_vec)
 BODY_GET(accum, st_vec2, b->accum, zero_vec)
 BODY_GET(max_speed, double, b->max_speed, 0.0)

@@ -193,6 +193,27 @@ static void avoidances_with_max_force_dbl_max(void)
     }
 }
 
+/* a velocity truncated to a max_speed of DBL_MAX can be a rounding longer
+ * than DBL_MAX: its length came out inf */
+static void speed_at_max_speed_dbl_max_is_finite(void)
+{
+    const st_vec2 vels[] = {{-6.8794735279893871e+307, 1.6608519039661644e+308},
+                            {1.7976925117026674e+308, -1.4968297349578345e+305}};
+    for (int k = 0; k < 2; k++) {
+        st_world *w = open_world(ST_EDGES_NONE, 1.0 / 60.0);
+        st_agent_def d = st_default_agent_def();
+        d.max_speed = DBL_MAX;
+        st_agent_id a = st_world_spawn(w, &d);
+        st_agent_set_vel(w, a, vels[k]);
+        double s = st_agent_speed(w, a);
+        CHECK(isfinite(s) && s >= 1.79e308, "case %d: speed %g", k, s);
+        st_world_step(w, 1e-300);
+        s = st_agent_speed(w, a);
+        CHECK(isfinite(s) && s >= 1.79e308, "case %d, after a step: speed %g", k, s);
+        st_world_destroy(w);
+    }
+}
+
 int main(void)
 {
     RUN(offset_of_far_points_is_finite);
@@ -204,5 +225,6 @@ int main(void)
     RUN(avoid_agents_with_huge_max_force);
     RUN(seek_with_huge_mass_and_tiny_change);
     RUN(avoidances_with_max_force_dbl_max);
+    RUN(speed_at_max_speed_dbl_max_is_finite);
     return tu_summary();
 }
