@@ -27,7 +27,9 @@ static inline double st__fold(double d, double size)
 static inline double st__wrap_coord(double x, double size)
 {
     if (x >= 0.0 && x < size) return x;
-    double r = x - size * floor(x / size);
+    // Past 2^52 sizes away the product below is off by more than a size:
+    // fmod is exact there (a point far out, as a user may give a query).
+    double r = fabs(x) < 4503599627370496.0 * size ? x - size * floor(x / size) : fmod(x, size) + (x < 0.0 ? size : 0.0);
     return r >= size || r < 0.0 ? 0.0 : r;
 }
 

@@ -553,6 +553,15 @@ static inline bool st__in_view(st_vec2 offset, double dist2, st_vec2 heading, do
     return st_v2_dot(offset, heading) >= cos_half * sqrt(dist2);
 }
 
+/// d reduced modulo size into [-size/2, size/2]: the nearest whole number
+/// of sizes taken off, exactly even far out (remainder), where the product
+/// of the usual way is off by more than a size.
+static inline double st__fold_far(double d, double size)
+{
+    if (fabs(d) < 4503599627370496.0 * size) return d - size * floor(d / size + 0.5);
+    return remainder(d, size);
+}
+
 /// st_world_offset, inline for the behaviours that call it once an agent a
 /// step: through the exported function a crowd's arrive stalled on the
 /// returned vector (two stores to the stack, read back as one).
@@ -566,8 +575,8 @@ static inline st_vec2 st__offset(const st_world *w, st_vec2 from, st_vec2 to)
         // reduced one by one first (inf - inf would make a nan).
         if (!isfinite(d.x)) d.x = fmod(to.x, w->width) - fmod(from.x, w->width);
         if (!isfinite(d.y)) d.y = fmod(to.y, w->height) - fmod(from.y, w->height);
-        if (d.x > 0.5 * w->width || d.x < -0.5 * w->width) d.x -= w->width * floor(d.x / w->width + 0.5);
-        if (d.y > 0.5 * w->height || d.y < -0.5 * w->height) d.y -= w->height * floor(d.y / w->height + 0.5);
+        if (d.x > 0.5 * w->width || d.x < -0.5 * w->width) d.x = st__fold_far(d.x, w->width);
+        if (d.y > 0.5 * w->height || d.y < -0.5 * w->height) d.y = st__fold_far(d.y, w->height);
     }
     return d;
 }

@@ -214,6 +214,40 @@ static void speed_at_max_speed_dbl_max_is_finite(void)
     }
 }
 
+/* in a wrap world a point 1e308 away folds to the exact remainder: both
+ * the grid (folding the centre) and the all-pairs path (folding each
+ * offset) took off a whole number of sizes off by more than a size, and
+ * disagreed on agents 64 units away from a query of radius 1 */
+static void far_points_fold_exactly(void)
+{
+    st_world_def d = st_default_world_def(); /* wrap */
+    d.width = 800;
+    d.height = 600;
+    st_world *w = st_world_create(&d);
+    st_agent_def a = st_default_agent_def();
+    st_world_spawn(w, &a);
+    st_world_spawn(w, &a); /* both at (0, 0) */
+    /* -1e308 is a whole number: modulo 600 it is 64 */
+    st_vec2 o = st_world_offset(w, st_v2(-1, -1e308), st_v2(0, 0));
+    CHECK(o.x == 1.0 && o.y == -64.0, "offset (%.17g, %.17g), want (1, -64)", o.x, o.y);
+    st_query q = st_default_query(st_v2(-1, -1e308), 1.0);
+    st_agent_id out[4];
+    double dist[4];
+    for (int brute = 0; brute < 2; brute++) {
+        st_world_set_brute_force(w, brute);
+        int n = st_world_query(w, &q, out, dist, 4);
+        CHECK(n == 0, "%s: %d agents within 1 of a point 64 away", brute ? "all-pairs" : "grid", n);
+    }
+    q.radius = 65;
+    for (int brute = 0; brute < 2; brute++) {
+        st_world_set_brute_force(w, brute);
+        int n = st_world_query(w, &q, out, dist, 4);
+        CHECK(n == 2 && fabs(dist[0] - hypot(1, 64)) < 1e-9, "%s: %d agents within 65, the first at %.17g",
+              brute ? "all-pairs" : "grid", n, n > 0 ? dist[0] : -1.0);
+    }
+    st_world_destroy(w);
+}
+
 int main(void)
 {
     RUN(offset_of_far_points_is_finite);
@@ -226,5 +260,6 @@ int main(void)
     RUN(seek_with_huge_mass_and_tiny_change);
     RUN(avoidances_with_max_force_dbl_max);
     RUN(speed_at_max_speed_dbl_max_is_finite);
+    RUN(far_points_fold_exactly);
     return tu_summary();
 }
