@@ -16,11 +16,16 @@
 
 #include "world_internal.h"
 
-static inline double st__fold(double d, double size)
+/// An item's coordinate p less the centre's c in a wrap world of this size,
+/// a size taken off or added where that is shorter: as (p + shift) - c, the
+/// arithmetic of a run whose cells are shifted, so that a folded visit (a
+/// disc as wide as the world, the all-pairs path) and a shifted one give
+/// the same bits.
+static inline double st__fold(double p, double c, double size)
 {
-    double h = 0.5 * size;
-    if (d > h) d -= size;
-    else if (d < -h) d += size;
+    double d = p - c, h = 0.5 * size;
+    if (d > h) return (p - size) - c;
+    if (d < -h) return (p + size) - c;
     return d;
 }
 
@@ -137,7 +142,7 @@ typedef void (*st__run_fn)(void *ctx, const st_grid_item *items, int k0, int k1,
 ST__INLINE st_vec2 st__run_offset(const st_world *w, const st_grid_item *it, double sx, double sy, st_vec2 c,
                                   bool fold)
 {
-    if (fold) return st_v2(st__fold(it->pos.x - c.x, w->width), st__fold(it->pos.y - c.y, w->height));
+    if (fold) return st_v2(st__fold(it->pos.x, c.x, w->width), st__fold(it->pos.y, c.y, w->height));
     return st_v2(it->pos.x + sx - c.x, it->pos.y + sy - c.y);
 }
 

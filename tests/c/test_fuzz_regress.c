@@ -248,6 +248,38 @@ static void far_points_fold_exactly(void)
     st_world_destroy(w);
 }
 
+/* a query whose disc folds across a wrap world (here: cells so small that
+ * the grid has few, wide ones) took an agent's offset as (p - c) - size,
+ * the nearest search as (p - size) - c: the two distances differed in the
+ * last bits (1.4260473733754711 against ...819) */
+static void folded_and_shifted_offsets_agree(void)
+{
+    st_world_def d = st_default_world_def(); /* wrap */
+    d.width = 800;
+    d.height = 600;
+    d.cell_size = 1e-9;
+    st_world *w = st_world_create(&d);
+    st_agent_def a = st_default_agent_def();
+    st_agent_id self = st_world_spawn(w, &a);
+    st_agent_id other = st_world_spawn(w, &a);
+    st_agent_set_pos(w, other, st_v2(-1, -1)); /* folds to (799, 599) in the grid */
+    st_query q = st_default_query(st_v2(1.0 / 60.0, 0), 10);
+    q.exclude = self;
+    for (int brute = 0; brute < 2; brute++) {
+        st_agent_id out[4];
+        double dist[4], near = -1;
+        st_world_set_brute_force(w, brute);
+        int n = st_world_query(w, &q, out, dist, 4);
+        st_world_set_brute_force(w, false);
+        st_agent_id id = st_world_nearest(w, &q, &near);
+        CHECK(n == 1 && st_id_equal(out[0], other) && st_id_equal(id, other), "%s: %d found",
+              brute ? "all-pairs" : "grid", n);
+        CHECK(n == 1 && near == dist[0], "%s: nearest at %.17g, the query's first at %.17g",
+              brute ? "all-pairs" : "grid", near, n == 1 ? dist[0] : -1.0);
+    }
+    st_world_destroy(w);
+}
+
 int main(void)
 {
     RUN(offset_of_far_points_is_finite);
@@ -261,5 +293,6 @@ int main(void)
     RUN(avoidances_with_max_force_dbl_max);
     RUN(speed_at_max_speed_dbl_max_is_finite);
     RUN(far_points_fold_exactly);
+    RUN(folded_and_shifted_offsets_agree);
     return tu_summary();
 }
