@@ -1412,7 +1412,7 @@ static st_vec2 solve(const orca_ctx *x, st_vec2 pref, st_vec2 aim, double blocke
         if (lp2(lines, n, r, st_v2(pref.y, -pref.x), false, &side) >= n) v = side;
     }
     if (!st_v2_finite(v)) v = pref;
-    return st_v2_truncate(v, r);
+    return st_v2_truncate_safe(v, r); // r * r overflows past 1.3e154: the plain one would not cut
 }
 
 static void trace_agent(struct st_avoid_state *s, const orca_ctx *x, st_vec2 pref, st_vec2 v)
