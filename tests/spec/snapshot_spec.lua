@@ -218,14 +218,20 @@ describe("snapshots", function()
   end)
 
   describe("agent handles", function()
-    it("come back for agents removed after the snapshot, and read as removed for agents made after it", function()
+    -- a and b, a snapshot, then b removed and c spawned into b's slot
+    local function c_made_after_the_snapshot()
       local w = steer.world {}
       local a = w:spawn { pos = { 1, 1 } }
       local b = w:spawn { pos = { 2, 2 } }
       local snap = w:snapshot()
       w:remove(b)
+      local c = w:spawn { pos = { 3, 3 } }
+      return w, a, b, snap, c
+    end
+
+    it("come back for agents removed after the snapshot, and read as removed for agents made after it", function()
+      local w, a, b, snap, c = c_made_after_the_snapshot()
       assert.is_false(b.alive)
-      local c = w:spawn { pos = { 3, 3 } } -- takes b's slot
       w:step()
       w:restore(snap)
       assert.is_true(a.alive)
@@ -244,12 +250,7 @@ describe("snapshots", function()
     end)
 
     it("stay removed for agents made after the snapshot when their slot is freed and taken again", function()
-      local w = steer.world {}
-      local a = w:spawn { pos = { 1, 1 } }
-      local b = w:spawn { pos = { 2, 2 } }
-      local snap = w:snapshot()
-      w:remove(b)
-      local c = w:spawn { pos = { 3, 3 } } -- takes b's slot
+      local w, a, b, snap, c = c_made_after_the_snapshot()
       w:restore(snap)
       w:remove(b) -- b's slot freed again, in the restored timeline
       local d = w:spawn { pos = { 4, 4 } } -- and taken again
