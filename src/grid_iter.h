@@ -34,7 +34,7 @@ static inline double st__wrap_coord(double x, double size)
     if (x >= 0.0 && x < size) return x;
     // Past 2^52 sizes away the product below is off by more than a size:
     // fmod is exact there (a point far out, as a user may give a query).
-    double r = fabs(x) < 4503599627370496.0 * size ? x - size * floor(x / size) : fmod(x, size) + (x < 0.0 ? size : 0.0);
+    double r = fabs(x) < ST__WHOLE * size ? x - size * floor(x / size) : fmod(x, size) + (x < 0.0 ? size : 0.0);
     return r >= size || r < 0.0 ? 0.0 : r;
 }
 
@@ -42,7 +42,7 @@ static inline double st__wrap_coord(double x, double size)
 /// query's set-up. Through an integer below 2^52, where every double is one.
 static inline double st__floor(double x)
 {
-    if (fabs(x) < 4503599627370496.0) {
+    if (fabs(x) < ST__WHOLE) {
         double t = (double)(int64_t)x;
         return t > x ? t - 1.0 : t;
     }

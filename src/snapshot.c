@@ -461,17 +461,15 @@ bool st_snapshot_capture(st_snapshot *s, const st_world *w)
 
 /* ---- restore ---- */
 
-static uint32_t next_gen(uint32_t g) { return g == UINT32_MAX ? 1 : g + 1; }
-
 /// The snapshot's handle table into w, whose slots still hold the
 /// generations of the world being replaced (old_count of them). Live slots
 /// take the snapshot's generation: its ids are valid again. Every id the
 /// replaced world handed out is then dead, and must stay so: each slot's
 /// floor rises to the replaced world's generation, a slot free in the
 /// snapshot starts above it, and a live one skips past it when its agent
-/// is removed (st__next_generation). Slots only the replaced world had stay,
-/// freed the same way, at the end of the free list. Slots decide no step
-/// result (the dense arrays do), so checksums are unchanged.
+/// is removed (world.c's next_generation). Slots only the replaced world
+/// had stay, freed the same way, at the end of the free list. Slots decide
+/// no step result (the dense arrays do), so checksums are unchanged.
 static void restore_slots(st_world *w, const st_world *c, uint32_t old_count)
 {
     uint32_t *floor = w->gen_floor; // make_room sized it to both counts
@@ -481,17 +479,17 @@ static void restore_slots(st_world *w, const st_world *c, uint32_t old_count)
         st_slot snap = c->slots[q];
         bool live = snap.dense < (uint32_t)c->count && c->agents[snap.dense].alive && c->agents[snap.dense].slot == q;
         if (!live) {
-            uint32_t g = next_gen(floor[q]);
+            uint32_t g = st__gen_after(floor[q]);
             if (g > snap.generation) snap.generation = g;
         }
         w->slots[q] = snap;
     }
     if (old_count <= c->slot_count) return;
     uint32_t *tail = &w->free_slot;
-    while (*tail != ST_NO_SLOT) tail = &w->slots[*tail & ~ST_SLOT_FREE].dense;
+    while (*tail != ST_NO_SLOT) tail = &w->slots[st__free_next(*tail)].dense;
     bool head = tail == &w->free_slot;
     for (uint32_t q = c->slot_count; q < old_count; q++) {
-        w->slots[q].generation = next_gen(floor[q]);
+        w->slots[q].generation = st__gen_after(floor[q]);
         w->slots[q].freed_serial = 0;
         *tail = head ? q : st__free_link(q);
         head = false;

@@ -469,12 +469,12 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
 
 /// The generation slot id.index takes when id's agent leaves it: the next
 /// one, or past the slot's floor when a restore left one (see gen_floor).
-uint32_t st__next_generation(st_world *w, st_agent_id id)
+static uint32_t next_generation(st_world *w, st_agent_id id)
 {
-    uint32_t g = id.generation == UINT32_MAX ? 1 : id.generation + 1;
+    uint32_t g = st__gen_after(id.generation);
     if (id.index >= w->floor_count) return g;
     uint32_t *floor = &w->gen_floor[id.index];
-    if (*floor >= g) g = *floor == UINT32_MAX ? 1 : *floor + 1;
+    if (*floor >= g) g = st__gen_after(*floor);
     *floor = id.generation;
     return g;
 }
@@ -490,7 +490,7 @@ bool st_world_remove(st_world *w, st_agent_id id)
     w->bodies[i].behaviors = NULL;
     st_slot *s = &w->slots[id.index];
     s->freed_serial = a->serial;
-    s->generation = st__next_generation(w, id);
+    s->generation = next_generation(w, id);
     s->dense = st__free_link(w->free_slot);
     w->free_slot = id.index;
     w->dead++;
@@ -662,12 +662,11 @@ st_agent_id st_world_next(const st_world *cw, st_agent_id after, int32_t tag)
     // slot whose freeing skipped a floor names its last agent in the floor.
     if (after.index < w->slot_count) {
         const st_slot *s = &w->slots[after.index];
-        uint32_t next_gen = after.generation == UINT32_MAX ? 1 : after.generation + 1;
         // (An id of a timeline a restore abandoned can equal a floor too,
         // but its slot's generation is then below it.)
         bool last = after.index < w->floor_count && w->gen_floor[after.index] == after.generation &&
                     s->generation > after.generation;
-        if (s->generation == next_gen || last) return st_world_next_serial(w, s->freed_serial, tag);
+        if (s->generation == st__gen_after(after.generation) || last) return st_world_next_serial(w, s->freed_serial, tag);
     }
     return st_null_agent();
 }

@@ -94,6 +94,8 @@ typedef struct st_slot {
 #define ST_NO_SLOT UINT32_MAX
 
 static inline uint32_t st__free_link(uint32_t next) { return next | ST_SLOT_FREE; }
+/// The generation after g (generations wrap past UINT32_MAX to 1, never 0).
+static inline uint32_t st__gen_after(uint32_t g) { return g == UINT32_MAX ? 1 : g + 1; }
 static inline uint32_t st__free_next(uint32_t dense)
 {
     return dense == ST_NO_SLOT ? ST_NO_SLOT : dense & ~ST_SLOT_FREE;
@@ -332,7 +334,6 @@ static inline void st__moved(st_world *w)
 
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
-uint32_t st__next_generation(st_world *w, st_agent_id id);
 /// st__dense for a behaviour's target: the last nearest answer first.
 static inline int st__dense_hint(const st_world *w, st_agent_id id)
 {
@@ -553,12 +554,16 @@ static inline bool st__in_view(st_vec2 offset, double dist2, st_vec2 heading, do
     return st_v2_dot(offset, heading) >= cos_half * sqrt(dist2);
 }
 
+/// 2^52: from here on every double is a whole number, and x - size * n
+/// (n a whole number of sizes) may be off by more than a size.
+#define ST__WHOLE 4503599627370496.0
+
 /// d reduced modulo size into [-size/2, size/2]: the nearest whole number
 /// of sizes taken off, exactly even far out (remainder), where the product
 /// of the usual way is off by more than a size.
 static inline double st__fold_far(double d, double size)
 {
-    if (fabs(d) < 4503599627370496.0 * size) return d - size * floor(d / size + 0.5);
+    if (fabs(d) < ST__WHOLE * size) return d - size * floor(d / size + 0.5);
     return remainder(d, size);
 }
 
