@@ -55,6 +55,7 @@ static const SDL_Color BEHAVIOR_COLORS[ST_BEHAVIOR_COUNT + 1] = {
     [ST_AVOID_WALLS] = {255, 235, 150, 255}, [ST_CONTAIN] = {180, 180, 120, 255},
     [ST_FOLLOW_PATH] = {120, 220, 160, 255}, [ST_OFFSET_PURSUE] = {100, 160, 255, 255},
     [ST_INTERPOSE] = {0, 220, 200, 255},    [ST_HIDE] = {170, 120, 90, 255},
+    [ST_STOP] = {200, 60, 60, 255},         [ST_GRAZE] = {130, 200, 110, 255},
     [ST_BEHAVIOR_COUNT] = {255, 255, 255, 255},
 };
 
@@ -70,6 +71,7 @@ bool render_ctx_init(render_ctx *c, SDL_Renderer *r)
     memset(c, 0, sizeof *c);
     c->r = r;
     c->scale = 1.0;
+    c->alpha = 1.0;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     c->font = font_open(r, STEER_FONT_PATH, 14);
     c->small = font_open(r, STEER_FONT_PATH, 12);
@@ -275,7 +277,7 @@ static void draw_world(app *a, render_ctx *c)
 
 static void draw_agent(render_ctx *c, const st_world *w, st_agent_id id)
 {
-    st_vec2 pos = st_agent_pos(w, id), h = st_agent_heading(w, id);
+    st_vec2 pos = st_agent_render_pos(w, id, c->alpha), h = st_agent_heading(w, id);
     uint8_t rgb[3];
     st_agent_color(w, id, rgb);
     double r = st_agent_radius(w, id);
@@ -398,7 +400,7 @@ static void draw_overlays(app *a, render_ctx *c, st_agent_id id, unsigned ov)
 {
     const st_world *w = a->world;
     batch *b = &c->layer[st_id_equal(id, a->selected) ? LAYER_SELECTED : LAYER_OVERLAY];
-    st_vec2 pos = st_agent_pos(w, id);
+    st_vec2 pos = st_agent_render_pos(w, id, c->alpha); /* with the body */
     agent_view v = {id, pos, st_agent_heading(w, id), st_agent_vel(w, id), st_agent_radius(w, id), to_screen(c, pos)};
     if (ov & OV_CONE) {
         double radius, fov;

@@ -75,6 +75,10 @@ struct render_ctx {
     SDL_Surface *surface;
     int w, h;               ///< output size in pixels
     double scale, ox, oy;   ///< screen = o + world * scale
+    /// How far the frame is into the next fixed step (0..1): agents are drawn
+    /// at st_agent_render_pos(alpha), between their last two steps. 1 headless
+    /// and while paused (where they are).
+    double alpha;
     font *font;             ///< may be NULL
     font *small;            ///< may be NULL
     batch layer[LAYER_COUNT];

@@ -136,6 +136,10 @@ static void run_frame(app *a, SDL_Window *win, render_ctx *c, double *last)
         return;
 
     update_title(a, win);
+    /* agents between their last two steps, so motion is smooth at any refresh rate */
+    c->alpha = a->paused || !(a->dt > 0.0) ? 1.0 : a->accumulator / a->dt;
+    if (!(c->alpha <= 1.0))
+        c->alpha = 1.0;
     render_frame(a, c, true);
     if (in.screenshot)
         save_screenshot(a, c->r, c->w, c->h);

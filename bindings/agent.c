@@ -662,7 +662,10 @@ static int list_behavior(lua_State *L, list_fn fn, int base, bool quiet)
         }
         lua_pop(L, 1);
     }
+    int before = st_world_requests(sw->w);
     st_vec2 f = fn(sw->w, a->id, sw->scratch, k, weight);
+    if (!sw->stepping)
+        sl_check_kept(L, sw, before);
     if (quiet)
         return 0;
     push_result(L, f);
@@ -682,8 +685,26 @@ static int agent_apply(lua_State *L)
     sl_agent *a = sl_checkagent(L, 1);
     st_vec2 f = steer_lua_checkpoint(L, 2);
     double weight = sl_optfinite(L, 3, 1.0);
+    int before = st_world_requests(a->sw->w);
     st_agent_apply(a->sw->w, a->id, f, weight);
+    if (!a->sw->stepping)
+        sl_check_kept(L, a->sw, before);
     return 0;
+}
+
+/* a:render_pos([alpha]) -> where to draw it, alpha (0..1, default 1) of the
+ * way through its last step (world:advance's second result) */
+static int agent_render_pos(lua_State *L)
+{
+    sl_agent *a = sl_checkagent(L, 1);
+    double alpha = 1.0;
+    if (!lua_isnoneornil(L, 2)) {
+        sl_src src = sl_arg(2);
+        alpha = sl_number_min(L, 2, &src, 0.0, false);
+        luaL_argcheck(L, alpha <= 1.0, 2, "must be in [0, 1]");
+    }
+    push_result(L, st_agent_render_pos(a->sw->w, a->id, alpha));
+    return 1;
 }
 
 /* ---- the behaviour methods, from one table ---- */
@@ -720,6 +741,7 @@ typedef struct method_def {
 static const char *const follow_path_opts[] = {"mode", "predict", "offset", "weight", NULL};
 static const char *const follow_leader_opts[] = {"distance", "zone", "weight", NULL};
 static const char *const queue_opts[] = {"distance", "weight", "tag", NULL};
+static const char *const graze_opts[] = {"rest", "bout", "pace", "weight", NULL};
 
 /* The behaviour methods, a line each: the method (and behaviour) name, its
  * core type, whether it returns the force, its options' keys, and what it
@@ -749,7 +771,9 @@ static const char *const queue_opts[] = {"distance", "weight", "tag", NULL};
     X(look_where_going, ST_LOOK_WHERE_GOING, false, NULL, MA_END)                        \
     X(match_velocity, ST_MATCH_VELOCITY, true, NULL, MA_TARGET, MA_TIME, MA_WEIGHT)      \
     X(follow_leader, ST_FOLLOW_LEADER, true, follow_leader_opts, MA_LEADER, MA_OPTS, MA_WEIGHT) \
-    X(queue, ST_QUEUE, true, queue_opts, MA_OPTS, MA_WEIGHT)
+    X(queue, ST_QUEUE, true, queue_opts, MA_OPTS, MA_WEIGHT)                             \
+    X(stop, ST_STOP, true, NULL, MA_WEIGHT)                                              \
+    X(graze, ST_GRAZE, true, graze_opts, MA_OPTS, MA_WEIGHT)
 
 /* Option `key` of the options table at idx, pushed on top, into b.
  * "offset" is follow_path's distance along the path, as in its entries. */
@@ -767,6 +791,8 @@ static void method_opt(lua_State *L, int idx, const char *key, st_behavior *b)
         lua_getiuservalue(L, 1, SL_AUV_WORLD);
         b->flock.tag = sl_tag_lookup_at(L, str + 1, str);
         lua_settop(L, str);
+    } else if (strcmp(key, "rest") == 0 || strcmp(key, "bout") == 0 || strcmp(key, "pace") == 0) {
+        sl_graze_field(L, -1, &src, key, b);
     } else {
         double d = sl_number_min(L, -1, &src, 0.0, false);
         if (strcmp(key, "predict") == 0)
@@ -887,6 +913,28 @@ static void keep_path(lua_State *L, int arg)
     lua_pop(L, 1);
 }
 
+/* A behaviour asked for between steps is finished by the next step: the
+ * path or field at arg must live until then, whatever the script drops. */
+static void keep_for_step(lua_State *L, int arg)
+{
+    lua_getiuservalue(L, 1, SL_AUV_WORLD);
+    sl_push_uvtable(L, -1, SL_WUV_REQUESTS);
+    lua_pushvalue(L, arg);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 2);
+}
+
+/* Where the method d takes its flow field (follow_flow's first argument). */
+static int field_arg(lua_State *L, const method_def *d, int base)
+{
+    (void)L;
+    for (int k = 0; k < 4; k++)
+        if (d->args[k] == MA_FIELD)
+            return base + k;
+    return base;
+}
+
 /* The body of every behaviour method, for the method_def d: its arguments
  * from `base` on (2, after self; 3 in agent:steer, after the name). quiet:
  * agent:steer's form, which returns nothing (no vec2 for the collector). */
@@ -905,11 +953,23 @@ static ALWAYS_INLINE int behavior_method(lua_State *L, const method_def *d, int 
     method_arg(L, a, d, d->args[3], arg, top, &b, &path_arg);
     if (path_arg != 0)
         keep_path(L, path_arg);
-    if (!d->force || quiet) {
-        st_agent_steer(a->sw->w, a->id, &b);
-        return 0;
+    if (a->sw->stepping) { /* a brain's call, inside the step: the hot path */
+        if (!d->force || quiet) {
+            st_agent_steer(a->sw->w, a->id, &b);
+            return 0;
+        }
+        return push_steer(L, a, &b);
     }
-    return push_steer(L, a, &b);
+    if ((path_arg != 0 || b.field != NULL) && !st_world_in_step(a->sw->w))
+        keep_for_step(L, path_arg != 0 ? path_arg : field_arg(L, d, base));
+    int before = st_world_requests(a->sw->w);
+    st_vec2 f = st_agent_steer(a->sw->w, a->id, &b);
+    if (d->force)
+        sl_check_kept(L, a->sw, before);
+    if (!d->force || quiet)
+        return 0;
+    push_result(L, f);
+    return 1;
 }
 
 /* Each row: agent_<name>, the method, and steer_<name>, its agent:steer form. */
@@ -995,6 +1055,7 @@ static const luaL_Reg agent_methods[] = {
     {"align", agent_align},
     {"cohere", agent_cohere},
     {"apply", agent_apply},
+    {"render_pos", agent_render_pos},
     {"nearest", sl_agent_nearest},
     {"neighbors", sl_agent_neighbors},
     {NULL, NULL},

@@ -40,6 +40,9 @@ enum {
     BF_ZONE = 1u << 23,
     BF_TIME = 1u << 24,
     BF_FIELD = 1u << 25,
+    BF_REST = 1u << 26,
+    BF_BOUT = 1u << 27,
+    BF_PACE = 1u << 28,
 };
 
 #define BF_QUERY (BF_RADIUS | BF_FOV | BF_TAG)
@@ -72,6 +75,9 @@ static const struct { const char *name; unsigned bit; } entry_fields[] = {
     {"distance", BF_DISTANCE},
     {"zone", BF_ZONE},
     {"time", BF_TIME},
+    {"rest", BF_REST},
+    {"bout", BF_BOUT},
+    {"pace", BF_PACE},
 };
 #define N_ENTRY_FIELDS (sizeof entry_fields / sizeof entry_fields[0])
 
@@ -108,10 +114,28 @@ static const struct {
     {"match_velocity", ST_MATCH_VELOCITY, BF_TARGET | BF_TIME, BF_TARGET, false},
     {"follow_leader", ST_FOLLOW_LEADER, BF_LEADER | BF_DISTANCE | BF_ZONE, BF_LEADER, false},
     {"queue", ST_QUEUE, BF_DISTANCE | BF_TAG, 0, false},
+    {"stop", ST_STOP, 0, 0, false},
+    {"graze", ST_GRAZE, BF_REST | BF_BOUT | BF_PACE, 0, false},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
 /* ---- argument forms ---- */
+
+/* graze's rest (0..1), bout (> 0) and pace (0..1), at idx, into b */
+void sl_graze_field(lua_State *L, int idx, const sl_src *src, const char *key, st_behavior *b)
+{
+    if (key[0] == 'b') {
+        b->ahead = sl_number_min(L, idx, src, 0.0, true);
+        return;
+    }
+    double v = sl_number_min(L, idx, src, 0.0, false);
+    if (v > 1.0)
+        sl_raise(L, src, "must be in [0, 1]");
+    if (key[0] == 'r')
+        b->predict = v;
+    else
+        b->zone = v;
+}
 
 st_target sl_target(lua_State *L, int idx, const sl_src *src, sl_world *sw, bool agent_only)
 {
@@ -346,6 +370,9 @@ static void entry_field(lua_State *L, const entry_ctx *c, unsigned bit, const sl
     case BF_TIME: b->predict = sl_number_min(L, -1, fs, 0.0, false); break;
     case BF_DISTANCE: b->ahead = sl_number_min(L, -1, fs, 0.0, false); break;
     case BF_ZONE: b->zone = sl_number_min(L, -1, fs, 0.0, false); break;
+    case BF_REST:
+    case BF_BOUT:
+    case BF_PACE: sl_graze_field(L, -1, fs, bit == BF_REST ? "rest" : bit == BF_BOUT ? "bout" : "pace", b); break;
     case BF_PATH: {
         sl_path *p = sl_topath(L, -1);
         if (p == NULL)

@@ -55,7 +55,9 @@ enum {
     SL_WUV_USER,       /* world.user: the scene's own table (made on first read; it
                         * outlives scene and brain reloads, going with the world) */
     SL_WUV_OBSTACLES,  /* obstacle id -> its userdata (made on first need) */
-    SL_WUV_COUNT = SL_WUV_OBSTACLES
+    SL_WUV_REQUESTS,   /* paths and flow fields that behaviours asked for between
+                        * steps refer to, kept until the step finishes them */
+    SL_WUV_COUNT = SL_WUV_REQUESTS
 };
 
 #define SL_TAG_CACHE 4
@@ -361,6 +363,11 @@ void sl_pushself(lua_State *L, int agent_idx);
 
 /* A target for seek/flee/arrive (point or agent) or, with agent_only, for
  * pursue/evade/...: agents must be live and of world sw. */
+/* Between steps a behaviour call becomes a request (docs/API.md, "game
+ * loops"): raises when the call made none (too many, or no memory). before:
+ * st_world_requests before the call. */
+void sl_check_kept(lua_State *L, sl_world *sw, int before);
+void sl_graze_field(lua_State *L, int idx, const sl_src *src, const char *key, st_behavior *b);
 st_target sl_target(lua_State *L, int idx, const sl_src *src, sl_world *sw, bool agent_only);
 /* Parses the list at idx into the core's form, interning tags in the world
  * at world_idx. Leaves a normalised copy of the list on the stack (the one

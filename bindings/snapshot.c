@@ -814,6 +814,10 @@ static int world_snapshot(lua_State *L)
     sl_world *sw = sl_checkworld(L, WS_WORLD);
     if (sw->stepping || st_world_in_step(sw->w))
         return luaL_error(L, "world:snapshot called inside a step");
+    if (st_world_requests(sw->w) > 0)
+        return luaL_error(L, "world:snapshot called with %d behaviour request(s) waiting for the next step "
+                             "(take it before the behaviour calls, or after world:step)",
+                          st_world_requests(sw->w));
     lua_settop(L, WS_SCENE);
     sl_snap *sn = new_snap(L); /* WS_SNAP */
     sn->s = st_world_snapshot(sw->w);
@@ -1284,6 +1288,8 @@ static int world_restore(lua_State *L)
     }
     if (!st_world_restore(sw->w, sn->s))
         return luaL_error(L, "not enough memory");
+    lua_pushnil(L); /* the requests went with the restore */
+    lua_setiuservalue(L, 1, SL_WUV_REQUESTS);
     /* the formations the snapshot's values reach, as they were */
     lua_getiuservalue(L, 2, SV_SAVED);
     lua_getiuservalue(L, 2, SV_OBJECTS);

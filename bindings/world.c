@@ -334,13 +334,14 @@ static int world_gc(lua_State *L)
 
 enum {
     WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_CELL_SIZE, WF_ON_ERROR, WF_USER,
-    WF_CONTACTS
+    WF_CONTACTS, WF_MAX_STEPS, WF_DROPPED_STEPS
 };
 
 static const sl_code world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
     {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
-    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS}, {NULL, 0},
+    {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS},
+    {"max_steps", WF_MAX_STEPS}, {"dropped_steps", WF_DROPPED_STEPS}, {NULL, 0},
 };
 
 /* The fields of one world: the __index of its index table (see
@@ -371,6 +372,8 @@ static int world_index(lua_State *L)
     case WF_ON_ERROR: lua_getiuservalue(L, lua_upvalueindex(4), SL_WUV_ONERROR); break;
     case WF_USER: sl_push_uvtable(L, lua_upvalueindex(4), SL_WUV_USER); break;
     case WF_CONTACTS: lua_pushboolean(L, st_world_contacts(w)); break;
+    case WF_MAX_STEPS: lua_pushinteger(L, st_world_advance_max(w)); break;
+    case WF_DROPPED_STEPS: lua_pushnumber(L, (lua_Number)st_world_advance_dropped(w)); break;
     default: lua_pushnil(L); break;
     }
     return 1;
@@ -406,6 +409,14 @@ static int world_newindex(lua_State *L)
             sl_raise_type(L, &src, 3, "boolean");
         }
         st_world_set_contacts(sl_checkworld(L, 1)->w, lua_toboolean(L, 3));
+        return 0;
+    }
+    if (ty == LUA_TNUMBER && lua_tointeger(L, -2) == WF_MAX_STEPS) {
+        sl_src src = sl_assign("max_steps");
+        double n = sl_number_min(L, 3, &src, 1.0, false);
+        if (n != floor(n) || n > 1e6)
+            return luaL_error(L, "invalid value for field 'max_steps' (must be a whole number in [1, 1000000])");
+        st_world_set_advance_max(sl_checkworld(L, 1)->w, (int)n);
         return 0;
     }
     if (ty == LUA_TNUMBER)
@@ -779,21 +790,27 @@ static int world_wall(lua_State *L)
     return push_obstacle_id(L, st_world_add_wall(sw->w, a, b));
 }
 
-static int world_step(lua_State *L)
+void sl_check_kept(lua_State *L, sl_world *sw, int before)
 {
-    sl_world *sw = sl_checkworld(L, 1);
-    double dt = st_world_dt(sw->w);
-    if (!lua_isnoneornil(L, 2)) {
-        sl_src src = sl_arg(2);
-        dt = sl_number_min(L, 2, &src, 0.0, true);
-    }
-    if (sw->stepping || st_world_in_step(sw->w))
-        return luaL_error(L, "world:step called inside a step");
-    lua_settop(L, 1);
+    if (st_world_in_step(sw->w) || st_world_requests(sw->w) > before)
+        return;
+    if (before >= ST_WORLD_REQUESTS_MAX)
+        luaL_error(L, "too many behaviour requests before the next step (%d; call world:step)", before);
+    luaL_error(L, "not enough memory");
+}
+
+/* One step of dt with the brains; the world at index 1. Raises the step's
+ * brain error, if any, after the step. */
+static int step_once(lua_State *L, sl_world *sw, double dt)
+{
     /* Brains run in spawn order: a world that is mostly brains keeps its
      * storage in spawn order too (see st_world_set_resort). */
     st_world_set_resort(sw->w, (int64_t)sw->brains * 8 <= st_world_count(sw->w, ST_TAG_ANY));
     st_world_step_begin(sw->w, dt);
+    /* the behaviours asked for since the last step are forces now: the
+     * paths and fields they named may go */
+    lua_pushnil(L);
+    lua_setiuservalue(L, 1, SL_WUV_REQUESTS);
     int status = LUA_OK;
     if (sw->brains > 0) {
         int walking = sw->walking;
@@ -809,6 +826,49 @@ static int world_step(lua_State *L)
     if (sl_take_pending(L, 1))
         return lua_error(L);
     return 0;
+}
+
+static int world_step(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    double dt = st_world_dt(sw->w);
+    if (!lua_isnoneornil(L, 2)) {
+        sl_src src = sl_arg(2);
+        dt = sl_number_min(L, 2, &src, 0.0, true);
+    }
+    if (sw->stepping || st_world_in_step(sw->w))
+        return luaL_error(L, "world:step called inside a step");
+    lua_settop(L, 1);
+    return step_once(L, sw, dt);
+}
+
+/* world:advance(frame_dt [, before_step]) -> steps, alpha: the fixed steps
+ * frame_dt brings, each after before_step(world, dt) */
+static int world_advance(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    sl_src src = sl_arg(2);
+    double frame_dt = sl_number_min(L, 2, &src, 0.0, false);
+    bool hook = !lua_isnoneornil(L, 3);
+    if (hook)
+        luaL_checktype(L, 3, LUA_TFUNCTION);
+    if (sw->stepping || st_world_in_step(sw->w))
+        return luaL_error(L, "world:advance called inside a step");
+    lua_settop(L, 3);
+    int n = st_world_advance_due(sw->w, frame_dt);
+    double dt = st_world_dt(sw->w);
+    for (int k = 0; k < n; k++) {
+        if (hook) {
+            lua_pushvalue(L, 3);
+            lua_pushvalue(L, 1);
+            lua_pushnumber(L, dt);
+            lua_call(L, 2, 0);
+        }
+        step_once(L, sw, dt);
+    }
+    lua_pushinteger(L, n);
+    lua_pushnumber(L, st_world_advance_alpha(sw->w));
+    return 2;
 }
 
 /* world:random([m [, n]]): the rules of math.random on the world's stream */
@@ -865,6 +925,7 @@ static const luaL_Reg world_methods[] = {
     {"remove_obstacle", sl_world_remove_obstacle},
     {"obstacles", sl_world_obstacles},
     {"step", world_step},
+    {"advance", world_advance},
     {"random", world_random},
     {"checksum", world_checksum},
     {"navgrid", sl_world_navgrid},

@@ -447,6 +447,8 @@ typedef enum st_behavior_type {
     ST_MATCH_VELOCITY,   ///< gdx-ai MatchVelocity: (v - vel) / time_to_target; target agent: its velocity
     ST_FOLLOW_LEADER,    ///< Reynolds: arrive behind the leader, step out of the zone in front of it
     ST_QUEUE,            ///< Reynolds: brake while someone is in the short box ahead
+    ST_STOP,             ///< come to a standstill where it is, braking with max_force
+    ST_GRAZE,            ///< wander in bouts: some stood still, others at a pace of their own
     ST_BEHAVIOR_COUNT
 } st_behavior_type;
 
@@ -509,7 +511,14 @@ typedef struct st_behavior {
                               ///< follow_leader: distance behind the leader (ST_LEADER_DISTANCE);
                               ///< queue: braking box beyond the radius (< 0: auto, see st_default_behavior)
     double zone;              ///< follow_leader: length of the zone ahead of the leader (< 0: auto)
+    /* graze: predict is the share of bouts stood still (0..1, ST_GRAZE_REST),
+     * ahead a bout's length in seconds (> 0, ST_GRAZE_BOUT), zone the slowest
+     * walking pace as a share of max_speed (0..1, ST_GRAZE_PACE) */
 } st_behavior;
+
+#define ST_GRAZE_REST 0.4
+#define ST_GRAZE_BOUT 3.0
+#define ST_GRAZE_PACE 0.3
 
 /// A behaviour of this type with its defaults.
 st_behavior st_default_behavior(st_behavior_type type);
@@ -649,6 +658,37 @@ void st_world_step_end(st_world *w);
 bool st_world_in_step(const st_world *w);
 /// The dt of the step in progress, else the fixed dt.
 double st_world_step_dt(const st_world *w);
+/// A game loop's frames at the world's fixed dt ("fix your timestep"): adds
+/// frame_dt (>= 0, finite; else nothing) to the world's accumulator and
+/// returns how many steps of st_world_dt it now holds, at most
+/// st_world_advance_max (8 by default); the time past that is dropped and
+/// counted (st_world_advance_dropped), so a stalled frame never makes the
+/// next one run hundreds of steps. The caller runs the steps.
+int st_world_advance_due(st_world *w, double frame_dt);
+#define ST_ADVANCE_MAX_DEFAULT 8
+/// st_world_advance_due, then that many st_world_step(w, st_world_dt(w)).
+int st_world_advance(st_world *w, double frame_dt);
+/// How far the accumulator is into the next step, in [0, 1]: the alpha to
+/// draw with (st_agent_render_pos).
+double st_world_advance_alpha(const st_world *w);
+void st_world_set_advance_max(st_world *w, int max_steps); ///< >= 1, else ignored
+int st_world_advance_max(const st_world *w);
+/// Steps' worth of time st_world_advance_due dropped so far.
+uint64_t st_world_advance_dropped(const st_world *w);
+/// Where to draw the agent at `alpha` (0..1) of the way through its last
+/// step: pos - vel * last dt * (1 - alpha). alpha 1 is pos.
+st_vec2 st_agent_render_pos(const st_world *w, st_agent_id id, double alpha);
+/// Behaviours asked for since the last step (st_agent_steer, st_agent_apply,
+/// the list rules and st_formation_update called outside a step). Each is
+/// kept and computed again by the next st_world_step_begin with that step's
+/// dt, in call order, before anything else adds forces: the same force as
+/// the call made inside that step. What the call returned was that force
+/// at st_world_dt, changing nothing. A snapshot does not hold them (take it
+/// before the calls or after the step); a restore drops them.
+/// A call that would be kept past ST_WORLD_REQUESTS_MAX, or when memory runs
+/// out, is not: it adds nothing and returns zero (the count tells).
+int st_world_requests(const st_world *w);
+#define ST_WORLD_REQUESTS_MAX (1 << 20)
 
 /* ------------------------------------------------------------------------ */
 /* orientation (motion.c)                                                   */

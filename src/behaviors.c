@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "integrate.h"
+#include "request.h"
 
 /// Look-ahead (seconds of travel) used by contain.
 #define ST_CONTAIN_LOOKAHEAD 0.5
@@ -50,7 +51,7 @@ static const char *const names[ST_BEHAVIOR_COUNT + 1] = {
     "follow_path", "offset_pursue", "interpose", "hide", "avoid_agents",
     "follow_flow",
     "face", "look_where_going", "match_velocity", "follow_leader", "queue",
-    "apply",
+    "stop", "graze", "apply",
 };
 
 const char *st_behavior_name(st_behavior_type type)
@@ -90,6 +91,11 @@ st_behavior st_default_behavior(st_behavior_type type)
     b.predict = type == ST_MATCH_VELOCITY ? ST_MATCH_TIME : ST_PATH_PREDICT_TIME;
     b.ahead = type == ST_FOLLOW_LEADER ? ST_LEADER_DISTANCE : type == ST_QUEUE ? -1.0 : ST_PATH_OFFSET;
     b.zone = -1.0;
+    if (type == ST_GRAZE) {
+        b.predict = ST_GRAZE_REST;
+        b.ahead = ST_GRAZE_BOUT;
+        b.zone = ST_GRAZE_PACE;
+    }
     return b;
 }
 
@@ -285,7 +291,7 @@ static st_vec2 intercept(const st_world *w, const st_body *b, const kin *q, doub
     return seek(w, b, st_v2_add(q->pos, st_v2_scale(q->vel, t)), dt);
 }
 
-static st_vec2 wander(const st_world *w, st_body *b, st_agent *a, double dt)
+st_vec2 st__wander_dir(const st_world *w, const st_body *b, st_agent *a, double dt)
 {
     double jitter = a->wander_jitter * dt;
     if (!(jitter <= DBL_MAX)) jitter = DBL_MAX; // a huge jitter times a huge dt: 0 * inf is nan
@@ -300,7 +306,12 @@ static st_vec2 wander(const st_world *w, st_body *b, st_agent *a, double dt)
     st_vec2 local = st_v2(t.x + a->wander_distance, t.y);
     st_vec2 h = b->heading, s = st_v2_perp(b->heading);
     st_vec2 ahead = st_v2_add(st_v2_scale(h, local.x), st_v2_scale(s, local.y));
-    return steer_velocity(b, st_v2_scale(dir_safe(ahead), b->max_speed), dt);
+    return dir_safe(ahead);
+}
+
+static st_vec2 wander(const st_world *w, st_body *b, st_agent *a, double dt)
+{
+    return steer_velocity(b, st_v2_scale(st__wander_dir(w, b, a, dt), b->max_speed), dt);
 }
 
 /* ---- group rules ---- */
@@ -796,6 +807,9 @@ static st_vec2 force_of(st_world *w, int i, const st_behavior *bh, view_memo *me
     case ST_FOLLOW_LEADER:
     case ST_QUEUE:
         return st__motion_force(w, i, bh, dt);
+    case ST_STOP:
+    case ST_GRAZE:
+        return st__rest_force(w, i, bh, dt);
     case ST_BEHAVIOR_COUNT:
         break;
     }
@@ -850,12 +864,30 @@ st_vec2 st_agent_force_of(st_world *w, st_agent_id id, const st_behavior *b)
     return force_of(w, i, b, NULL);
 }
 
+st_vec2 st__force_of(st_world *w, int i, const st_behavior *b) { return force_of(w, i, b, NULL); }
+
+/// Outside a step: r kept for the step that applies it (request.c), and
+/// its preview returned. Out of memory, the call is lost (as a force
+/// that could not be added) and reads zero.
+static st_vec2 request(st_world *w, int i, st__request *r, const st_agent_id *ids, int n)
+{
+    r->id = st__id_of(w, i);
+    r->list_n = n;
+    st_vec2 f = st__request_preview(w, i, r, ids);
+    return st__request_push(w, r, ids, n) ? f : ZERO;
+}
+
 st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b)
 {
     int i = st__dense(w, id);
     if (i < 0 || !b) return ZERO;
     st__grid_ensure(w);
     if (b->type == ST_FACE && !st__orient_ensure(w, i)) return ZERO; // its request needs a record
+    // Facing requests are no forces: they hold for the next step as they are.
+    if (!w->in_step && b->type != ST_FACE && b->type != ST_LOOK_WHERE_GOING) {
+        st__request r = {.kind = ST__REQ_BEHAVIOR, .bh = *b};
+        return request(w, i, &r, NULL, 0);
+    }
     st_vec2 f = force_of(w, i, b, NULL);
     st__accumulate(w, i, f, b->weight, b->type);
     return f;
@@ -866,16 +898,20 @@ void st_agent_apply(st_world *w, st_agent_id id, st_vec2 force, double weight)
     int i = st__dense(w, id);
     assert(st_v2_finite(force) && st_finite(weight));
     if (i < 0 || !st_v2_finite(force) || !st_finite(weight)) return;
+    if (!w->in_step) {
+        // No dt in it, but its place among the agent's other calls counts
+        // under "priority".
+        st__request r = {.kind = ST__REQ_APPLY, .bh = st_default_behavior(ST_SEEK)};
+        r.bh.offset = force;
+        r.bh.weight = weight;
+        request(w, i, &r, NULL, 0);
+        return;
+    }
     st__accumulate(w, i, force, weight, ST_BEHAVIOR_COUNT);
 }
 
-typedef enum list_rule { RULE_SEPARATE, RULE_ALIGN, RULE_COHERE } list_rule;
-
-static st_vec2 list_rule_force(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight,
-                               list_rule rule)
+st_vec2 st__list_force(st_world *w, int i, const st_agent_id *list, int n, st_behavior_type type)
 {
-    int i = st__dense(w, id);
-    if (i < 0) return ZERO;
     const st_body *b = &w->bodies[i];
     group g = {ZERO, ZERO, ZERO, 0, INFINITY, (uint32_t)i};
     for (int k = 0; k < n; k++) {
@@ -884,31 +920,40 @@ static st_vec2 list_rule_force(st_world *w, st_agent_id id, const st_agent_id *l
         st_vec2 off = st__offset(w, b->pos, w->bodies[j].pos);
         group_add(&g, w, (uint32_t)j, off, st_v2_len2(off));
     }
-    double dt = st_world_step_dt(w);
-    st_vec2 f;
-    st_behavior_type type;
-    switch (rule) {
-    case RULE_SEPARATE: f = separation_force(b, &g, gain_of(b, dt)); type = ST_SEPARATE; break;
-    case RULE_ALIGN: f = alignment_force(b, &g, gain_of(b, dt)); type = ST_ALIGN; break;
-    default: f = cohesion_force(b, &g, gain_of(b, dt)); type = ST_COHERE; break;
+    steer_gain k = gain_of(b, st_world_step_dt(w));
+    if (type == ST_SEPARATE) return separation_force(b, &g, k);
+    if (type == ST_ALIGN) return alignment_force(b, &g, k);
+    return cohesion_force(b, &g, k);
+}
+
+static st_vec2 list_rule_force(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight,
+                               st_behavior_type type)
+{
+    int i = st__dense(w, id);
+    if (i < 0) return ZERO;
+    if (!w->in_step) {
+        st__request r = {.kind = ST__REQ_LIST, .bh = st_default_behavior(type)};
+        r.bh.weight = weight;
+        return request(w, i, &r, list, n);
     }
+    st_vec2 f = st__list_force(w, i, list, n, type);
     st__accumulate(w, i, f, weight, type);
     return f;
 }
 
 st_vec2 st_agent_separate_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight)
 {
-    return list_rule_force(w, id, list, n, weight, RULE_SEPARATE);
+    return list_rule_force(w, id, list, n, weight, ST_SEPARATE);
 }
 
 st_vec2 st_agent_align_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight)
 {
-    return list_rule_force(w, id, list, n, weight, RULE_ALIGN);
+    return list_rule_force(w, id, list, n, weight, ST_ALIGN);
 }
 
 st_vec2 st_agent_cohere_list(st_world *w, st_agent_id id, const st_agent_id *list, int n, double weight)
 {
-    return list_rule_force(w, id, list, n, weight, RULE_COHERE);
+    return list_rule_force(w, id, list, n, weight, ST_COHERE);
 }
 
 /* ---- the shared pieces, for behaviour modules of their own ---- */

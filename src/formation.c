@@ -430,16 +430,33 @@ void st_formation_update(st_world *w, st_formation *f)
         st_formation_reassign(w, f);
         anchor(w, f, &pos, &h, &vel);
     }
-    double dt = st_world_step_dt(w);
     for (int k = 0; k < f->count; k++) {
         int i = st__dense(w, f->members[k]);
         if (i < 0) continue;
-        const st_body *b = &w->bodies[i];
-        st_vec2 to = st_world_offset(w, b->pos, slot_world(f, pos, h, f->slot[k]));
-        double d = st_v2_len(to);
-        st_vec2 desired = vel;
-        if (d > 0.0) desired = st_v2_add(desired, st_v2_scale(to, st__approach_speed(b, d, f->def.slowing_radius, dt) / d));
-        st_vec2 force = st__steer_velocity(b, st_v2_truncate_safe(desired, b->max_speed), dt);
+        st_vec2 slot = slot_world(f, pos, h, f->slot[k]);
+        if (!w->in_step) {
+            // Between steps: kept for the step that applies it (request.c).
+            st__request r = {.kind = ST__REQ_SLOT, .bh = st_default_behavior(ST_ARRIVE)};
+            r.id = f->members[k];
+            r.bh.target.point = slot;
+            r.bh.offset = vel;
+            r.bh.radius = f->def.slowing_radius;
+            r.bh.weight = f->def.weight;
+            st__request_push(w, &r, NULL, 0);
+            continue;
+        }
+        st_vec2 force = st__formation_slot_force(w, i, slot, vel, f->def.slowing_radius);
         st__accumulate(w, i, force, f->def.weight, ST_ARRIVE);
     }
+}
+
+st_vec2 st__formation_slot_force(st_world *w, int i, st_vec2 slot, st_vec2 anchor_vel, double slowing)
+{
+    double dt = st_world_step_dt(w);
+    const st_body *b = &w->bodies[i];
+    st_vec2 to = st_world_offset(w, b->pos, slot);
+    double d = st_v2_len(to);
+    st_vec2 desired = anchor_vel;
+    if (d > 0.0) desired = st_v2_add(desired, st_v2_scale(to, st__approach_speed(b, d, slowing, dt) / d));
+    return st__steer_velocity(b, st_v2_truncate_safe(desired, b->max_speed), dt);
 }

@@ -306,6 +306,9 @@ static void take_scalars(st_world *c, const st_world *w)
     c->gen_floor = NULL; // the world's own: a snapshot restores into any world
     c->floor_count = 0;
     c->last_list = NULL;
+    memset(&c->requests, 0, sizeof c->requests); // never captured (st_world_requests)
+    c->aside = NULL; // scratch of the world's own
+    c->aside_cap = 0;
 }
 
 static bool copy_arrays(st_snapshot *s, const st_world *w)
@@ -659,6 +662,14 @@ static void give_scalars(st_world *w, const st_world *c)
     w->gen_floor = keep.gen_floor; // restore_slots raises them
     w->floor_count = keep.floor_count;
     w->last_list = NULL;
+    w->requests = keep.requests;
+    w->aside = keep.aside;
+    w->aside_cap = keep.aside_cap;
+    // The game loop's accumulator is the caller's time, not the world's.
+    w->advance_acc = keep.advance_acc;
+    w->advance_max = keep.advance_max;
+    w->advance_dropped = keep.advance_dropped;
+    st__requests_clear(w); // the restored world has asked for nothing yet
     w->threads = keep.threads;
     w->trace_id = keep.trace_id;
     memcpy(w->trace, keep.trace, sizeof w->trace);

@@ -3,6 +3,8 @@
  *
  *   1. rebuild the neighbour grid from positions          (st_world_step_begin)
  *      (a big world re-sorts its storage into that grid's order now and then)
+ *      behaviours asked for since the last step are computed with this
+ *      step's dt (request.c)
  *   2. brains add forces (the bindings, between begin and end)
  *   3. standing behaviours, threaded                      (st_world_step_end)
  *   4. integrate: truncate force, divide by mass, velocity, speed, move,
@@ -31,6 +33,8 @@ void st_world_step_begin(st_world *w, double dt)
     if (st__reorder_due(w)) st__reorder(w);
     w->in_step = true;
     w->trace_count[w->trace_cur] = 0;
+    // What was asked for since the last step, now with this step's dt.
+    if (w->requests.count > 0) st__requests_finish(w);
 }
 
 void st__integrate(st_world *w, int i, double dt) { st__integrate_inline(w, i, dt); }
@@ -64,6 +68,9 @@ ST__INLINE void move_in_slices(st_world *w, const st_vec2 *pref, int n, int ns, 
 /// state at the start of the step), then everyone moves.
 static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 {
+    // Scratch for the steps aside (avoid_yield.c); without memory for it,
+    // agents at rest do not make room this step.
+    st_vec2 *aside = st__grow((void **)&w->aside, &w->aside_cap, n, sizeof *w->aside) ? w->aside : NULL;
     const bool all_alive = w->dead == 0;
     int mixed = 0; // some agent is not a plain ORCA one (st__avoid_peer)
 #ifdef STEER_HAVE_OPENMP
@@ -80,6 +87,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
             if (all_alive || w->agents[i].alive) pref[i] = st__integrate_velocity(w, i, dt);
             mixed |= !st__avoid_peer(w, i);
         }
+        if (aside) st__yield_pass(w, pref, aside, n);
         st__avoid_pass(w, pref, !mixed);
         if (ns > 1) {
             move_in_slices(w, pref, n, ns, dt);
@@ -168,6 +176,7 @@ void st_world_step_end(st_world *w)
     if (w->dead > 0) st__compact(w);
     w->tick++;
     w->time += dt;
+    w->last_dt = dt;
     if (!isfinite(w->time)) w->time = DBL_MAX; // steps of 1e308 s: saturate, never inf
     w->trace_cur = 1 - w->trace_cur;
 }
@@ -176,4 +185,72 @@ void st_world_step(st_world *w, double dt)
 {
     st_world_step_begin(w, dt);
     st_world_step_end(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* a game's frames: fixed steps from an accumulator                         */
+/* ------------------------------------------------------------------------ */
+
+/// A step is due when the accumulator holds its dt to within this share of
+/// it: frame times summed in floating point (1/30 = 2 x 1/60 plus a
+/// rounding) must not leave a step waiting a whole frame.
+#define ST_ADVANCE_SLACK 1e-9
+
+int st_world_advance_due(st_world *w, double frame_dt)
+{
+    if (!(st_finite(frame_dt) && frame_dt >= 0.0)) return 0;
+    w->advance_acc += frame_dt;
+    if (!st_finite(w->advance_acc)) w->advance_acc = DBL_MAX;
+    int n = 0;
+    const double dt = w->dt;
+    while (w->advance_acc >= dt * (1.0 - ST_ADVANCE_SLACK)) {
+        if (n == w->advance_max) {
+            // Behind by more than the cap: the rest is dropped, counted, and
+            // the simulation runs slower than real time for this frame.
+            double behind = floor(w->advance_acc / dt + ST_ADVANCE_SLACK);
+            w->advance_dropped += behind > 0.0 ? (uint64_t)fmin(behind, 1e18) : 1u;
+            w->advance_acc = fmod(w->advance_acc, dt);
+            if (w->advance_acc >= dt * (1.0 - ST_ADVANCE_SLACK)) w->advance_acc = 0.0;
+            break;
+        }
+        w->advance_acc -= dt;
+        n++;
+    }
+    if (w->advance_acc < 0.0) w->advance_acc = 0.0;
+    return n;
+}
+
+double st_world_advance_alpha(const st_world *w)
+{
+    double alpha = w->advance_acc / w->dt;
+    return alpha < 0.0 ? 0.0 : alpha > 1.0 ? 1.0 : alpha;
+}
+
+int st_world_advance(st_world *w, double frame_dt)
+{
+    int n = st_world_advance_due(w, frame_dt);
+    for (int k = 0; k < n; k++) st_world_step(w, w->dt);
+    return n;
+}
+
+void st_world_set_advance_max(st_world *w, int max_steps)
+{
+    if (max_steps >= 1) w->advance_max = max_steps;
+}
+int st_world_advance_max(const st_world *w) { return w->advance_max; }
+uint64_t st_world_advance_dropped(const st_world *w) { return w->advance_dropped; }
+
+st_vec2 st_agent_render_pos(const st_world *w, st_agent_id id, double alpha)
+{
+    int i = st__dense(w, id);
+    if (i < 0) return st_v2(0.0, 0.0);
+    const st_body *b = &w->bodies[i];
+    if (!(alpha >= 0.0)) alpha = 0.0; // also nan
+    if (alpha > 1.0) alpha = 1.0;
+    // The position `alpha` of the way through the last step: it moved along
+    // its velocity for w->last_dt (edges and contacts aside, which this
+    // smooths over).
+    st_vec2 back = st_v2_scale(b->vel, w->last_dt * (1.0 - alpha));
+    st_vec2 p = st_v2_sub(b->pos, back);
+    return st_v2_finite(p) ? p : b->pos;
 }

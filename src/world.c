@@ -69,6 +69,7 @@ st_world *st_world_create(const st_world_def *def)
     w->edges = def->edges;
     w->seed = def->seed;
     w->dt = def->dt;
+    w->advance_max = ST_ADVANCE_MAX_DEFAULT;
     w->cell_size = def->cell_size;
     w->threads = def->threads;
     w->resort = true;
@@ -113,6 +114,8 @@ void st_world_destroy(st_world *w)
     st__obstacles_free(w);
     st__avoid_free(w);
     st__orient_free(w);
+    st__requests_free(w);
+    free(w->aside);
     free(w->scratch);
     free(w->near_last);
     free(w->gen_floor);
@@ -873,6 +876,8 @@ static bool reads_others(st_behavior_type t)
     case ST_CONTAIN:
     case ST_FOLLOW_PATH:
     case ST_FOLLOW_FLOW: // reads its field, never another body
+    case ST_STOP:
+    case ST_GRAZE:
         return false;
     default:
         return true;

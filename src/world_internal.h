@@ -16,6 +16,7 @@
 
 #include "steer.h"
 #include "rng.h"
+#include "request.h"
 
 /// Bodies are allocated at this alignment, and one is exactly two such
 /// lines: the standing pass, which visits the agents in grid order and so
@@ -279,6 +280,12 @@ struct st_world {
     st_agent_id *near_last;
     uint32_t near_cap;
     double step_dt;
+    double last_dt;       // the dt of the last step (0 before the first)
+    // st_world_advance: time not yet stepped, the cap of steps a call, and
+    // the steps dropped past it.
+    double advance_acc;
+    int advance_max;
+    uint64_t advance_dropped;
     int step_count;      // dense entries that take part in the current step
 
     st_obstacle *obstacles;   // in the order added (ids increase)
@@ -293,6 +300,8 @@ struct st_world {
     st_avoid_def *avoid_defs;
     uint32_t avoid_def_cap;
     bool avoid_active;        // some agent was ever given ORCA: the step takes the avoidance path
+    st_vec2 *aside;           // each agent's step aside this step (avoid_yield.c), grown once
+    int aside_cap;
     bool contacts;
     struct st_avoid_state *avoid;
 
@@ -308,6 +317,9 @@ struct st_world {
     // has `orient` set; NULL until some agent needs one.
     struct st_orient *orients;
     uint32_t orient_cap;
+
+    // Behaviours asked for between steps, for the next step (request.c).
+    st__requests requests;
 
     // One agent's behaviours, recorded for the app's per-behaviour overlay.
     st_agent_id trace_id;
@@ -342,6 +354,12 @@ static inline int st__dense_hint(const st_world *w, st_agent_id id)
     return st__dense(w, id);
 }
 static inline void st__hint_clear(st_world *w) { w->hint_id.generation = 0; }
+/// The handle of the live agent at dense index i.
+static inline st_agent_id st__id_of(const st_world *w, int i)
+{
+    st_agent_id id = {w->agents[i].slot, w->slots[w->agents[i].slot].generation};
+    return id;
+}
 /// Grows *p (of *cap elements of elem bytes) to hold at least need, doubling
 /// from 16; false when memory runs out (*p and *cap unchanged).
 bool st__grow(void **p, int *cap, int need, size_t elem);
@@ -415,6 +433,12 @@ bool st__avoid_peer(st_world *w, int i);
 /// plain one (st__avoid_peer), so every pair shares the avoiding evenly.
 void st__avoid_pass(st_world *w, st_vec2 *pref, bool plain);
 st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i);
+/* avoid_yield.c */
+/// ORCA agents that want to stay about where they are step aside for one
+/// whose preferred way runs through them: pref[i] becomes the step aside.
+/// aside: n entries of scratch. Call from every thread of the parallel
+/// region (orphaned omp fors), after every pref[i] is in.
+void st__yield_pass(st_world *w, st_vec2 *pref, st_vec2 *aside, int n);
 /// The buffer for the step's preferred velocities (count entries), or NULL
 /// when memory ran out (the step then runs without avoidance).
 st_vec2 *st__avoid_begin(st_world *w, int count);
@@ -509,6 +533,12 @@ void st__flock_batch(const st_world *w, const st_flock_params *p, double cos_hal
 st_vec2 st__coincident_dir(uint64_t self, uint64_t other);
 
 /* behaviors.c: the shared pieces other behaviour modules build on */
+/// The direction wander heads this step: its target jittered on the circle
+/// ahead (advancing the agent's draws and circle).
+st_vec2 st__wander_dir(const st_world *w, const st_body *b, st_agent *a, double dt);
+/* rest.c */
+/// stop and graze.
+st_vec2 st__rest_force(st_world *w, int i, const st_behavior *bh, double dt);
 st_vec2 st__steer_velocity(const st_body *b, st_vec2 desired, double dt);
 /// Speed from which the body still stops at distance d (arrive's ramp).
 double st__approach_speed(const st_body *b, double d, double slowing, double dt);
@@ -516,6 +546,10 @@ st_vec2 st__seek(const st_world *w, const st_body *b, st_vec2 target, double dt)
 st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double slowing, double dt);
 
 /* behaviors.c */
+/// One behaviour's force for agent i at st_world_step_dt (advances its own state).
+st_vec2 st__force_of(st_world *w, int i, const st_behavior *b);
+/// separate, align or cohere (type) over an explicit list of agents.
+st_vec2 st__list_force(st_world *w, int i, const st_agent_id *list, int n, st_behavior_type type);
 void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavior_type type);
 /// Standing behaviours of every agent of the step. Call from every thread of
 /// a parallel region (its loop is an orphaned omp for), or from one. With
@@ -523,6 +557,16 @@ void st__accumulate(st_world *w, int i, st_vec2 force, double weight, st_behavio
 /// behaviours, while its body is still in cache: only when no standing
 /// behaviour reads another agent's body (others_readers == 0).
 void st__standing_pass(st_world *w, bool integrate);
+/* request.c */
+/// What a kept request returns to its caller: its force at the world's dt,
+/// with the agent's own state left as it was.
+st_vec2 st__request_preview(st_world *w, int i, const st__request *r, const st_agent_id *ids);
+
+/* formation.c */
+/// The force that brings agent i to a formation slot at `slot` moving with
+/// the anchor's velocity (arrive's ramp over `slowing`).
+st_vec2 st__formation_slot_force(st_world *w, int i, st_vec2 slot, st_vec2 anchor_vel, double slowing);
+
 /* step.c */
 /// Step 4 for agent i (live): truncate, integrate, move, clear.
 void st__integrate(st_world *w, int i, double dt);

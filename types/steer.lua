@@ -129,6 +129,8 @@ function vec2lib.from_angle(rad, len) end
 ---@field threads integer   (extension) read only: threads of the standing pass
 ---@field cell_size number  (extension) read only: the neighbour grid's cell size
 ---@field on_error? fun(agent: steer.agent, message: string) called with each brain runtime error (message with traceback); nil: world:step raises the first one after finishing the step
+---@field max_steps integer  (extension) read/write: the most steps one world:advance runs (default 8, >= 1)
+---@field dropped_steps number (extension) read only: steps' worth of time world:advance dropped past max_steps
 ---@field contacts boolean   (extension) after moving, overlapping bodies are pushed apart (a locked agent does not move) and out of obstacles, and lose the velocity that drove them in; a few passes a step, deterministic
 ---@field user table        (extension) the scene's own state: a plain table kept with the world, so it survives scene and brain reloads; brains reach it as agent.world.user. Assignable (a table only)
 local world = {}
@@ -241,9 +243,24 @@ function world:wall(from, to) end
 
 ---One step: every brain's update (spawn order), then the standing
 ---behaviours, then physics. dt (> 0) overrides world.dt for this step.
+---Behaviours called since the last step are computed again with this dt
+---first ("force requests"): the same forces as the same calls inside it.
 ---Calling it from inside a step raises "world:step called inside a step".
 ---@param dt? number
 function world:step(dt) end
+
+---(extension) A game loop's frame: adds frame_dt (>= 0) to the world's
+---accumulator and runs every step of world.dt it holds, at most
+---world.max_steps (8); time past that is dropped and counted in
+---world.dropped_steps. Returns the steps run and alpha, how far (0..1) the
+---accumulator is into the next step, to draw with agent:render_pos(alpha).
+---before_step(world, dt), when given, runs before each step (a game's or a
+---scene's per-step update; behaviours it asks for hold for that step).
+---@param frame_dt number
+---@param before_step? fun(world: steer.world, dt: number)
+---@return integer steps
+---@return number alpha
+function world:advance(frame_dt, before_step) end
 
 ---(extension) Names this moment for the host: the app puts the label on its
 ---timeline and in --record files. Never changes the world or its checksum;
@@ -421,7 +438,7 @@ function flowfield:distance(p) end
 
 -- ---------------------------------------------------------------- behaviours
 
----@alias steer.behavior_name "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"|"follow_flow"|"face"|"look_where_going"|"match_velocity"|"follow_leader"|"queue"
+---@alias steer.behavior_name "seek"|"flee"|"arrive"|"pursue"|"evade"|"intercept"|"wander"|"separate"|"align"|"cohere"|"flock"|"avoid_obstacles"|"avoid_walls"|"contain"|"follow_path"|"offset_pursue"|"interpose"|"hide"|"avoid_agents"|"follow_flow"|"face"|"look_where_going"|"match_velocity"|"follow_leader"|"queue"|"stop"|"graze"
 
 ---One standing behaviour: the name first, then the method's parameters by
 ---name. Unknown names and fields raise. A bare string ("wander") is short
@@ -455,6 +472,9 @@ function flowfield:distance(p) end
 ---@field cohesion? number                 flock
 ---@field separation_radius? number        flock, separate
 ---@field rect? number[]                    contain: {x, y, w, h} instead of the world's rectangle
+---@field rest? number                     graze: share of bouts stood still, 0..1 (default 0.4)
+---@field bout? number                     graze: a bout's length in seconds, > 0 (default 3)
+---@field pace? number                     graze: slowest walking speed, share of max_speed, 0..1 (default 0.3)
 ---(face and match_velocity take `target` too: a point or an agent; for
 ---match_velocity a point is the velocity to match. queue takes `tag`.)
 
@@ -670,6 +690,27 @@ function agent:queue(opts, weight) end
 ---@param force steer.point
 ---@param weight? number (extension)
 function agent:apply(force, weight) end
+
+---(extension) Come to a standstill where it is: the force toward zero
+---velocity, braking with max_force. Standing form {"stop"}.
+---@param weight? number
+---@return steer.vec2
+function agent:stop(weight) end
+
+---(extension) Wander in bouts: a share `rest` (0..1, default 0.4) of bouts of
+---`bout` seconds (default 3) stood still, the others at a speed between
+---`pace` (0..1, default 0.3) times max_speed and max_speed. Standing form
+---{"graze", rest =, bout =, pace =}.
+---@param opts? {rest?: number, bout?: number, pace?: number, weight?: number}
+---@param weight? number
+---@return steer.vec2
+function agent:graze(opts, weight) end
+
+---(extension) Where to draw the agent: alpha (0..1, default 1) of the way
+---through its last step along its velocity (world:advance's alpha).
+---@param alpha? number
+---@return steer.vec2
+function agent:render_pos(alpha) end
 
 ---(extension) The behaviour method `name` with the arguments after it
 ---(`a:steer("evade", h)` is `a:evade(h)`): the same force, accumulated the

@@ -9,14 +9,21 @@
 --   love examples/love --frames 600 --checksum [--screenshot FILE]
 --       600 fixed steps, one per frame, then prints the world's summary line
 --       (the same as `steer --headless --ticks 600 scripts/hunt.lua`) and quits
+--   love examples/love --seconds 3 --pace
+--       real time for 3 seconds, then prints the simulated time, the steps
+--       dropped and the wall time (tests/reach/love.sh checks they agree)
 --
--- One world step per frame at the world's fixed dt (1/60 s): the simulation
--- is the same whatever the frame rate, and so is the checksum.
+-- The world runs in real time at any refresh rate: world:advance(dt) turns
+-- each frame's time into fixed steps of the world's dt (1/60 s), running the
+-- scene's update before each, and agents are drawn at a:render_pos(alpha),
+-- between their last two steps. The simulation is the same whatever the
+-- frame rate, and so is the checksum.
 
 local source = love.filesystem.getSource()
 local root = source .. "/../.."
 
-local opts = { frames = nil, checksum = false, steer = os.getenv("STEER_CPATH"), screenshot = nil }
+local opts = { frames = nil, checksum = false, steer = os.getenv("STEER_CPATH"), screenshot = nil,
+               seconds = nil, pace = false }
 do
   local i = 1
   while arg[i] do
@@ -25,6 +32,8 @@ do
     elseif a == "--checksum" then opts.checksum = true
     elseif a == "--steer" then opts.steer = arg[i + 1]; i = i + 1
     elseif a == "--screenshot" then opts.screenshot = arg[i + 1]; i = i + 1
+    elseif a == "--seconds" then opts.seconds = tonumber(arg[i + 1]); i = i + 1
+    elseif a == "--pace" then opts.pace = true
     end
     i = i + 1
   end
@@ -35,7 +44,7 @@ package.path = root .. "/scripts/?.lua;" .. package.path
 
 -- Scripted runs (--frames) fail with a message and status 1, not LÖVE's
 -- error screen waiting for a click.
-if opts.frames then
+if opts.frames or opts.seconds then
   function love.errorhandler(msg)
     io.stderr:write("steer love example: ", tostring(msg), "\n", debug.traceback(), "\n")
     os.exit(1)
@@ -49,7 +58,8 @@ if not ok then
 end
 
 local scene, world, brains
-local errors, frame = 0, 0
+local errors, frame, alpha = 0, 0, 1
+local started -- love.timer's clock at the first frame (--seconds)
 
 -- gfx for scene.draw and brain.draw, as the app gives them (docs/API.md).
 local function color(c, a)
@@ -91,28 +101,51 @@ function love.load()
   love.graphics.setBackgroundColor(0.07, 0.08, 0.1)
 end
 
-function love.update()
-  if opts.quit then return end -- done: the last frame is being drawn
-  if scene.update then scene.update(world, world.dt) end
-  world:step()
-  frame = frame + 1
-  if opts.frames and frame >= opts.frames then
-    if opts.screenshot then
-      love.graphics.captureScreenshot(function(image)
-        image:encode("png", "shot.png")
-        local saved = love.filesystem.getSaveDirectory() .. "/shot.png"
-        os.rename(saved, opts.screenshot)
-      end)
-    end
-    if opts.checksum then
-      print(("ticks=%d agents=%d checksum=%s errors=%d"):format(frame, world:count(), world:checksum(), errors))
-    end
-    opts.quit = true
+-- The scene's update before each fixed step, as the app runs it.
+local function before_step(w, dt)
+  if scene.update then scene.update(w, dt) end
+end
+
+local function finish()
+  if opts.screenshot then
+    love.graphics.captureScreenshot(function(image)
+      image:encode("png", "shot.png")
+      local saved = love.filesystem.getSaveDirectory() .. "/shot.png"
+      os.rename(saved, opts.screenshot)
+    end)
   end
+  if opts.checksum then
+    print(("ticks=%d agents=%d checksum=%s errors=%d"):format(world.tick, world:count(), world:checksum(), errors))
+  end
+  if opts.pace then
+    print(("pace: time=%.4f dropped=%d wall=%.4f frames=%d"):format(world.time, world.dropped_steps,
+      love.timer.getTime() - started, frame))
+  end
+  opts.quit = true
+end
+
+function love.update(dt)
+  if opts.quit then return end -- done: the last frame is being drawn
+  frame = frame + 1
+  if opts.frames then
+    -- scripted: exactly one step a frame, whatever the frame took
+    local _
+    _, alpha = world:advance(world.dt, before_step)
+    if frame >= opts.frames then finish() end
+    return
+  end
+  if opts.seconds and not started then
+    -- the wall clock from the first frame on: LÖVE's first dt includes its start-up
+    started = love.timer.getTime()
+    return
+  end
+  local _
+  _, alpha = world:advance(math.max(dt, 0), before_step)
+  if opts.seconds and love.timer.getTime() - started >= opts.seconds then finish() end
 end
 
 local function draw_agent(a)
-  local p, h, r = a.pos, a.heading, a.radius
+  local p, h, r = a:render_pos(alpha), a.heading, a.radius
   local s = a.side
   color(a.color)
   love.graphics.polygon("fill",
@@ -135,8 +168,8 @@ function love.draw()
   if scene.draw then scene.draw(world, gfx) end
   color({ 150, 150, 160 })
   local major, minor = love.getVersion()
-  love.graphics.print(("LÖVE %d.%d  %s  steer %s  frame %d"):format(major, minor, jit and jit.version or _VERSION,
-    steer.version, frame), 10, 8)
+  love.graphics.print(("LÖVE %d.%d  %s  steer %s  %d FPS  tick %d"):format(major, minor,
+    jit and jit.version or _VERSION, steer.version, love.timer.getFPS(), world.tick), 10, 8)
   if opts.quit and not opts.quitting then
     opts.quitting = true -- after this frame is drawn (the screenshot is of it)
   elseif opts.quitting then

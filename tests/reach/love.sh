@@ -3,7 +3,8 @@
 # (examples/love) under Xvfb for 300 frames with the LuaJIT steer.so: it must
 # print the same summary line (checksum included) as the same scene run by
 # tools/run_scene.lua in plain LuaJIT, and a screenshot of its last frame
-# must show the world (the background, the five obstacles, the agents). Skipped
+# must show the world (the background, the five obstacles, the agents); then 3 s
+# of real time, whose simulated time must match the wall clock. Skipped
 # with a message where love or xvfb-run is missing.
 set -eu
 BUILD=${1:-build-luajit}
@@ -84,3 +85,22 @@ assert others > 1500, "no agents drawn"
 PY
 fi
 echo "love: the LÖVE example matches plain LuaJIT ($FRAMES frames)"
+
+# Pacing: 3 s of real time through world:advance. The simulated time plus
+# the steps dropped on slow frames must account for the wall time, to
+# within a step and the frames' own rounding: the world runs in real time
+# whatever the frame rate (Xvfb's is far from 60 Hz).
+timeout 300 xvfb-run -a -s "-screen 0 1024x768x24" \
+    love "$SRC/examples/love" --steer "$SO_DIR" --seconds 3 --pace \
+    >"$TMP/pace.out" 2>"$TMP/pace.err" || { cat "$TMP/pace.out" "$TMP/pace.err"; fail "love --pace exited with an error"; }
+pace=$(grep '^pace: ' "$TMP/pace.out") || { cat "$TMP/pace.out" "$TMP/pace.err"; fail "no pace line from love"; }
+echo "love $pace"
+echo "$pace" | awk '{
+    for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+    sim = v["time"] + v["dropped"] / 60.0
+    if (v["frames"] < 30) { print "FAIL: only " v["frames"] " frames in 3 s"; exit 1 }
+    if (v["wall"] < 3) { print "FAIL: stopped before 3 s of wall time"; exit 1 }
+    d = v["wall"] - sim
+    if (d < -0.02 || d > 1 / 60.0 + 0.05) { printf "FAIL: simulated %.4f s (dropped included) in %.4f s of wall time\n", sim, v["wall"]; exit 1 }
+    printf "love: real time: %.4f s simulated (%d steps dropped) in %.4f s, %d frames\n", sim, v["dropped"], v["wall"], v["frames"]
+}' || fail "the LÖVE example does not run in real time"
