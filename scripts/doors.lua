@@ -131,7 +131,7 @@ function scene.draw(world, gfx)
   for _, s in ipairs(u.formation:slots()) do gfx.circle(s, 2, { 80, 200, 120 }) end
   local n = 0
   for _ in pairs(u.arrived) do n = n + 1 end
-  gfx.text(vec2(20, 20), ("%d/%d units home"):format(n, UNITS), { 220, 220, 220 })
+  gfx.text(vec2(1040, 20), ("%d/%d units home"):format(n, UNITS), { 220, 220, 220 })
 end
 
 return scene
