@@ -477,4 +477,10 @@ void sl_open_snapshot(lua_State *L);
 /* ---- random.c ---- */
 int sl_install_random(lua_State *L);
 
+/* Pushes the package library's table: the real one a host keeps under
+ * SL_HOST_PACKAGE when it sealed the library tables (steer_host_seal; scripts
+ * then see a read-only proxy as `package`), else the global. */
+#define SL_HOST_PACKAGE "steer.host.package"
+void sl_push_package(lua_State *L);
+
 #endif

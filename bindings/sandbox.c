@@ -9,7 +9,7 @@
  * upvalues; debug.getupvalue, the one way to reach them, is removed.
  */
 #define _XOPEN_SOURCE 700
-#include "steer_host.h"
+#include "sandbox.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -371,12 +371,6 @@ void steer_host_set_world(lua_State *L, int idx)
 
 /* ---------------------------------------------------------------- require */
 
-typedef struct host_dirs {
-    char scene[PATH_MAX];
-    char scripts[PATH_MAX];
-    bool trust;
-} host_dirs;
-
 static bool readable(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -440,7 +434,7 @@ static bool under(const char *path, const char *dir)
     return n > 0 && strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
-static bool in_script_folders(const host_dirs *d, const char *real)
+bool sandbox_in_script_folders(const host_dirs *d, const char *real)
 {
     return under(real, d->scene) || under(real, d->scripts);
 }
@@ -457,7 +451,7 @@ static void check_readable_path(lua_State *L, const host_dirs *d, const char *fn
 {
     char real[PATH_MAX];
     if (realpath(fname, real) != NULL) {
-        if (!in_script_folders(d, real))
+        if (!sandbox_in_script_folders(d, real))
             outside(L, fname);
         return;
     }
@@ -468,7 +462,7 @@ static void check_readable_path(lua_State *L, const host_dirs *d, const char *fn
         dir = lua_tostring(L, -1);
     }
     char realdir[PATH_MAX];
-    bool ok = realpath(dir, realdir) != NULL && (in_script_folders(d, realdir) || strcmp(realdir, d->scene) == 0
+    bool ok = realpath(dir, realdir) != NULL && (sandbox_in_script_folders(d, realdir) || strcmp(realdir, d->scene) == 0
                                                  || strcmp(realdir, d->scripts) == 0);
     if (slash != NULL && slash != fname)
         lua_pop(L, 1);
@@ -522,7 +516,7 @@ static const char *checked_script_path(lua_State *L, const host_dirs *d, int arg
 {
     const char *fname = luaL_checkstring(L, arg);
     char real[PATH_MAX];
-    if (realpath(fname, real) == NULL || !in_script_folders(d, real))
+    if (realpath(fname, real) == NULL || !sandbox_in_script_folders(d, real))
         outside(L, fname);
     return fname;
 }
@@ -718,6 +712,7 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
     sandbox_os(L);
     sandbox_io(L, d);
     sandbox_package(L);
+    sandbox_confine_searchpath(L, d);
     sandbox_snapshot_files(L);
     sandbox_globals(L, d);
     sandbox_debug(L);

@@ -628,7 +628,7 @@ static void snapshot_begin(lua_State *L, enc *e, sl_world *sw, sl_snap *sn)
     lua_pushnil(L);  /* WS_BUF */
     lua_newtable(L); /* WS_SEEN */
     lua_newtable(L); /* WS_BRAIN_IDS */
-    lua_getglobal(L, "package");
+    sl_push_package(L);
     if (lua_type(L, -1) == LUA_TTABLE)
         lua_getfield(L, -1, "loaded");
     else
