@@ -11,6 +11,8 @@
 #define _XOPEN_SOURCE 700
 #include "sandbox.h"
 
+#include "bind.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -66,9 +68,10 @@ typedef struct pool {
 } pool;
 
 typedef struct host_alloc {
-    size_t used;
+    size_t used;   ///< Lua's bytes and the core's, together
     size_t limit;
     pool pool;
+    st_mem mem;    ///< the core's side of the budget (sl_mem)
 } host_alloc;
 
 static inline size_t pool_class(size_t n) { return (n - 1) / POOL_GRAIN; }
@@ -226,6 +229,23 @@ static void *host_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     a->used = a->used - old + nsize;
     return p;
+}
+
+/* The core's blocks for what scripts make (worlds, navgrids, snapshots...)
+ * count against the same cap as Lua's own memory: one budget. */
+static bool host_reserve(void *ud, size_t n)
+{
+    host_alloc *a = ud;
+    if (a->limit && (n > a->limit || a->used > a->limit - n))
+        return false;
+    a->used += n;
+    return true;
+}
+
+static void host_release(void *ud, size_t n)
+{
+    host_alloc *a = ud;
+    a->used -= n;
 }
 
 static host_alloc *host_of(lua_State *L)
@@ -835,6 +855,9 @@ lua_State *steer_host_open(const steer_host_opts *opts)
         return NULL;
     }
     a->limit = opts->memory_limit;
+    a->mem.reserve = host_reserve;
+    a->mem.release = host_release;
+    a->mem.ud = a;
     resolve_dir(d->scene, opts->scene_dir);
     resolve_dir(d->scripts, opts->scripts_dir);
     d->trust = opts->trust;
@@ -846,6 +869,8 @@ lua_State *steer_host_open(const steer_host_opts *opts)
         return NULL;
     }
     lua_atpanic(L, host_panic);
+    lua_pushlightuserdata(L, &a->mem);
+    lua_setfield(L, LUA_REGISTRYINDEX, SL_HOST_MEM);
     /* The folders live as long as the state: a full userdata owns them. */
     host_dirs *kept = lua_newuserdatauv(L, sizeof *kept, 0);
     *kept = *d;
