@@ -65,6 +65,7 @@ typedef struct pool {
     char *bump, *bump_end;     /* the newest slab's uncarved rest */
     uintptr_t *slabs;          /* open-addressing set of slab addresses (0: empty) */
     size_t nslabs, cap;        /* entries, and capacity (a power of two) */
+    size_t *used, limit;       /* the budget a new slab is paid from (see host_lua_alloc) */
 } pool;
 
 typedef struct host_alloc {
@@ -137,6 +138,8 @@ static void *pool_get(pool *p, size_t c)
 #ifdef STEER_NO_POOL
         return NULL;
 #else
+        if (p->limit && (*p->used > p->limit || p->limit - *p->used < POOL_SLAB))
+            return NULL; /* malloc serves it, paid by its size */
         char *slab = aligned_alloc(POOL_SLAB, POOL_SLAB);
         if (slab == NULL)
             return NULL;
@@ -145,6 +148,7 @@ static void *pool_get(pool *p, size_t c)
             return NULL;
         }
         POOL_POISON(slab, POOL_SLAB);
+        *p->used += POOL_SLAB;
         p->bump = slab; /* the old slab's rest (under 128 bytes) is left */
         p->bump_end = slab + POOL_SLAB;
 #endif
@@ -174,10 +178,11 @@ static void pool_release(pool *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Lua's realloc, on the pool or malloc (see above). */
-static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize)
+/* Lua's realloc, on the pool or malloc (see above). small_old: ptr is the
+ * pool's; *small_new: so is the result. */
+static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize, bool small_old, bool *small_new)
 {
-    bool small_old = ptr != NULL && osize <= POOL_MAX && pool_owns(p, ptr);
+    *small_new = false;
     if (nsize == 0) {
         if (small_old)
             pool_put(p, ptr, pool_class(osize));
@@ -185,17 +190,22 @@ static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize)
             free(ptr);
         return NULL;
     }
-    if (ptr != NULL && small_old && nsize <= POOL_MAX && pool_class(nsize) == pool_class(osize))
+    if (ptr != NULL && small_old && nsize <= POOL_MAX && pool_class(nsize) == pool_class(osize)) {
+        *small_new = true;
         return ptr;
+    }
     void *q = nsize <= POOL_MAX ? pool_get(p, pool_class(nsize)) : NULL;
+    *small_new = q != NULL;
     if (q == NULL) {
         if (ptr == NULL || !small_old)
             q = realloc(ptr, nsize); /* malloc's block, or malloc's turn */
         else
             q = malloc(nsize);
-        if (q == NULL)
+        if (q == NULL) {
             /* Lua requires shrinking to succeed: the old block still fits */
+            *small_new = small_old;
             return ptr != NULL && nsize <= osize ? ptr : NULL;
+        }
         if (ptr == NULL || !small_old)
             return q;
     }
@@ -212,22 +222,29 @@ static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize)
 /* When ptr is NULL, osize is a type tag (LUA_TTABLE...), not a size: the
  * block is new and nothing is given back. Shrinking and freeing always
  * succeed, as Lua requires; only growth is refused past the cap, which Lua
- * turns into a "not enough memory" error after an emergency collection. */
+ * turns into a "not enough memory" error after an emergency collection.
+ * The cap is on what the process holds: a malloc'd block costs its size, a
+ * pool block nothing, as its slab was paid for whole when it was carved
+ * (slabs stay until the state closes, so blocks freed into the pool still
+ * count, and cannot be spent again on the core's objects). */
 static void *host_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     host_alloc *a = ud;
     size_t old = ptr ? osize : 0;
+    bool small_old = ptr != NULL && osize <= POOL_MAX && pool_owns(&a->pool, ptr);
+    size_t old_cost = small_old ? 0 : old;
+    bool small_new;
     if (nsize == 0) {
-        block_realloc(&a->pool, ptr, osize, 0);
-        a->used -= old;
+        block_realloc(&a->pool, ptr, osize, 0, small_old, &small_new);
+        a->used -= old_cost;
         return NULL;
     }
-    if (a->limit && nsize > old && a->used - old + nsize > a->limit)
+    if (a->limit && nsize > old_cost && (a->used - old_cost > a->limit || a->limit - (a->used - old_cost) < nsize))
         return NULL;
-    void *p = block_realloc(&a->pool, ptr, ptr ? osize : 0, nsize);
+    void *p = block_realloc(&a->pool, ptr, ptr ? osize : 0, nsize, small_old, &small_new);
     if (p == NULL)
         return NULL;
-    a->used = a->used - old + nsize;
+    a->used = a->used - old_cost + (small_new ? 0 : nsize);
     return p;
 }
 
@@ -855,6 +872,8 @@ lua_State *steer_host_open(const steer_host_opts *opts)
         return NULL;
     }
     a->limit = opts->memory_limit;
+    a->pool.used = &a->used;
+    a->pool.limit = a->limit;
     a->mem.reserve = host_reserve;
     a->mem.release = host_release;
     a->mem.ud = a;
