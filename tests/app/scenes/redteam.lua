@@ -28,6 +28,9 @@ local BUDGET = "instruction budget exceeded"
 local OUTSIDE = "is outside the script folders (the sandbox allows only those)"
 local bomb_subject = ("a"):rep(3e5)
 
+-- What the creeps keep from tick to tick.
+local keep = {}
+
 -- { name, place, expected substring, function(world) ... end [, options] }
 local attempts = {
     -- C-side runaway work (issue 15, hole 1)
@@ -156,62 +159,68 @@ local attempts = {
     -- issue 27: C memory counts against --memory (peak RSS checked by the script)
     { "navgrid_creep", "ticks", "not enough memory",
       function(world)
-          NAVS = NAVS or {} -- luacheck: ignore 111
-          for _ = 1, 10 do NAVS[#NAVS + 1] = world:navgrid{ cell = 200 / 2048 } end -- 4,194,304 cells each
+          keep.navs = keep.navs or {}
+          for _ = 1, 10 do keep.navs[#keep.navs + 1] = world:navgrid{ cell = 200 / 2048 } end -- 4,194,304 cells each
       end, "--memory 256" },
     { "snapshot_creep", "ticks", "not enough memory",
       function()
-          if not BIG then -- luacheck: ignore 111
-              BIG, SNAPS = steer.world{ width = 400, height = 400 }, {} -- luacheck: ignore 111
-              for i = 1, 20000 do BIG:spawn{ pos = { i % 400, i // 400 } } end
+          if not keep.big then
+              keep.big, keep.snaps = steer.world{ width = 400, height = 400 }, {}
+              for i = 1, 20000 do keep.big:spawn{ pos = { i % 400, i // 400 } } end
           end
-          for _ = 1, 10 do SNAPS[#SNAPS + 1] = BIG:snapshot() end
+          for _ = 1, 10 do keep.snaps[#keep.snaps + 1] = keep.big:snapshot() end
       end, "--memory 256" },
     { "agent_creep", "ticks", "not enough memory",
       function()
-          BIG = BIG or steer.world{ width = 400, height = 400 } -- luacheck: ignore 111
-          for i = 1, 100000 do BIG:spawn{ pos = { i % 400, (i // 400) % 400 } } end
+          keep.big = keep.big or steer.world{ width = 400, height = 400 }
+          for i = 1, 100000 do keep.big:spawn{ pos = { i % 400, (i // 400) % 400 } } end
       end, "--memory 256" },
     { "polygon_creep", "ticks", "not enough memory",
       function(world)
-          if not POLY then -- luacheck: ignore 111
-              POLY = {} -- luacheck: ignore 111
-              for i = 1, 100000 do local a = i / 100000 * 2 * math.pi; POLY[i] = { 100 + 50 * math.cos(a), 100 + 50 * math.sin(a) } end
+          if not keep.poly then
+              keep.poly = {}
+              for i = 1, 100000 do
+                  local a = i / 100000 * 2 * math.pi
+                  keep.poly[i] = { 100 + 50 * math.cos(a), 100 + 50 * math.sin(a) }
+              end
           end
-          for _ = 1, 20 do world:add_obstacle{ polygon = POLY } end
+          for _ = 1, 20 do world:add_obstacle{ polygon = keep.poly } end
       end, "--memory 256" },
     { "path_creep", "ticks", "not enough memory",
       function()
-          if not PTS then -- luacheck: ignore 111
-              PTS, PATHS = {}, {} -- luacheck: ignore 111
-              for i = 1, 100000 do PTS[i] = { i % 200, i % 150 } end
+          if not keep.pts then
+              keep.pts, keep.paths = {}, {}
+              for i = 1, 100000 do keep.pts[i] = { i % 200, i % 150 } end
           end
-          for _ = 1, 20 do PATHS[#PATHS + 1] = steer.path(PTS) end
+          for _ = 1, 20 do keep.paths[#keep.paths + 1] = steer.path(keep.pts) end
       end, "--memory 256" },
     { "flowfield_creep", "ticks", "not enough memory",
       function(world)
-          NAV = NAV or world:navgrid{ cell = 0.5 } -- luacheck: ignore 111
-          FIELDS = FIELDS or {} -- luacheck: ignore 111
-          for _ = 1, 10 do FIELDS[#FIELDS + 1] = NAV:flow_field{ 100, 100 } end
+          keep.nav = keep.nav or world:navgrid{ cell = 0.5 }
+          keep.fields = keep.fields or {}
+          for _ = 1, 10 do keep.fields[#keep.fields + 1] = keep.nav:flow_field{ 100, 100 } end
       end, "--memory 256" },
     -- issue 27: shared tables read-only, searchpath confined
     { "string_find_write", "update", "cannot change 'string.find'",
-      function() string.find = function() return 1 end end },
-    { "string_global_write", "load", "cannot assign the global 'string'", function() string = {} end }, -- luacheck: ignore 121
+      function() string.find = function() return 1 end end }, -- luacheck: ignore 122
+    { "string_global_write", "load", "cannot assign the global 'string'",
+      function() string = {} end }, -- luacheck: ignore 121
     { "string_find_rawset", "load", "rawset: the library tables are read-only in the sandbox",
       function() rawset(string, "find", print) end },
     { "string_find_via_metatable", "load", "cannot change 'string.find'",
       function() getmetatable("").__index.find = print end },
     { "string_find_via_require", "load", "cannot change 'string.find'",
       function() require("string").find = print end },
-    { "math_random_write", "brain", "cannot change 'math.random'", function() math.random = function() return 4 end end },
+    { "math_random_write", "brain", "cannot change 'math.random'",
+      function() math.random = function() return 4 end end }, -- luacheck: ignore 122
     { "steer_world_write", "load", "cannot change 'steer.world'", function() steer.world = print end },
     { "steer_vec2_write", "load", "cannot change 'steer.vec2.zero'", function() steer.vec2.zero = print end },
     { "package_searchers_write", "load", "cannot change 'package.searchers'",
       function() package.searchers[2] = function() end end },
     { "package_loaded_write", "load", "cannot change 'package.loaded.string'",
       function() package.loaded.string = {} end },
-    { "own_global", "load", "returned: 7", function() MY_OWN = 7; return MY_OWN end }, -- luacheck: ignore 111
+    { "own_global", "load", "returned: 7",
+      function() MY_OWN = 7; return MY_OWN end }, -- luacheck: ignore 111 113
     { "searchpath_passwd", "load", "returned: nil", function() return package.searchpath("passwd", "/etc/?") end },
     { "searchpath_in_folder", "load", "redteam.lua",
       function() return package.searchpath("redteam", here() .. "/?.lua") end },
