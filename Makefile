@@ -78,7 +78,7 @@ test-valgrind: deps
 test-fuzz: deps
 	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	      -DSTEER_APP=OFF -DSTEER_OPENMP=OFF -DSTEER_FUZZ_SECONDS=$(FUZZ_SECONDS) -DSTEER_FUZZ_RUNS=$(FUZZ_RUNS) $(CMAKE_ARGS)
-	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_core fuzz_lua fuzz_snapshot
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_core fuzz_lua fuzz_snapshot fuzz_record
 	cd $(BUILD_FUZZ) && ctest --output-on-failure -j $(JOBS) -L fuzz
 
 # The whole suite in Release, then the sanitizer build, valgrind, the fuzzers.

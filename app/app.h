@@ -64,6 +64,7 @@ typedef struct app_options {
     const char *record;     ///< --record FILE
     const char *replay;     ///< --replay FILE
     bool current_scripts;   ///< --with-current-scripts: replay against the files on disk
+    bool reference;         ///< the recorded run a --with-current-scripts replay steps beside it
     const char *trace;      ///< --trace FILE.csv
     const char *trace_fields; ///< --trace-fields a,b,c (NULL: scene.trace, else self's numbers)
     bool plots;             ///< headless: show the plot panel (selection made 10 s before the end)

@@ -165,7 +165,7 @@ static void draw_stats(app *a, render_ctx *c)
     draw_script_status(a, c, x, y);
     y += lh;
     const char *mode = a->opt.trust ? "trusted" : "sandboxed";
-    snprintf(line, sizeof line, "%s   Lua %.1f MB   update %s   draw %s", mode,
+    snprintf(line, sizeof line, "%s   memory %.1f MB   update %s   draw %s", mode,
              a->L ? (double)steer_host_memory(a->L) / (1024.0 * 1024.0) : 0.0,
              a->update_paused ? "STOPPED" : "ok", a->draw_paused ? "STOPPED" : "ok");
     text(c, x, y, line, a->update_paused || a->draw_paused ? HUD_BAD : HUD_DIM);

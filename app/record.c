@@ -29,10 +29,9 @@
 #include <lauxlib.h>
 
 #include "app.h"
+#include "record_read.h"
 #include "steer_lua.h"
 
-#define RECORD_MAGIC "steer-record"
-#define RECORD_VERSION 1
 /* A checksum every SUM_EVERY ticks: a divergence is found within a second
  * of sim time while the file grows by ~25 bytes a second. */
 #define SUM_EVERY 60
@@ -162,31 +161,6 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* ------------------------------------------------------------------ events */
-
-typedef enum ev_kind {
-    EV_FILE,    ///< a module source as loaded (root, text, data)
-    EV_RELOAD,  ///< the app reloaded the file (root, text)
-    EV_KEY,     ///< scene.keypressed(text)
-    EV_CLICK,   ///< scene.mousepressed(x, y, button)
-    EV_MOUSE,   ///< steer.mouse() from now on (valid, x, y)
-    EV_RESTART, ///< key R
-    EV_SCALE,   ///< [ ] ; ': every agent's max speed (button 1) or force (0) times x
-    EV_MARK,    ///< a timeline mark (button: its kind, text: label)
-    EV_SUM,     ///< world checksum after the step
-} ev_kind;
-
-typedef struct rec_event {
-    long tick;
-    ev_kind kind;
-    int root, button;
-    bool valid;
-    double x, y;
-    uint64_t sum;
-    char *text;
-    char *data;
-    size_t len;
-} rec_event;
 
 /* The journal: the session as a recording, kept in memory whether or not
  * --record asked for a file (rewinds replay it). --record writes it out
@@ -209,11 +183,7 @@ struct recorder {
 
 struct replayer {
     char path[PATH_MAX];
-    char *buf;          ///< the file (event texts point into it)
-    rec_event *ev;
-    int n, next;
-    long end;           ///< the recording's last tick
-    int nsums;          ///< checksums in the file
+    int next;           ///< the next event to apply
     bool current;       ///< --with-current-scripts
     bool feeding;       ///< the replay itself is calling the scene
     bool finished;
@@ -228,17 +198,9 @@ struct replayer {
     st_vec2 mouse;
     /* --with-current-scripts: the recorded run, stepped alongside */
     app *ref;
-    /* header */
-    char scene[PATH_MAX];
-    bool has_seed;
-    uint64_t seed;
-    bool trust;
-    long budget, time_limit, memory_mb;
-    int argc;
-    char **argv;
+    rec_recording rec;  ///< the file: header and events
 };
 
-static const char *const MARK_NAMES[] = {"scene", "reload", "error"};
 
 /* ------------------------------------------------------------------ writing */
 
@@ -328,7 +290,7 @@ static void rec_close(app *a, const char *why)
     if (r == NULL)
         return;
     /* the journal's head: a rewound app that never branched still owns the future it rewound from */
-    long head = a->rep && a->rep->rewind ? a->rep->end : a->steps_run;
+    long head = a->rep && a->rep->rewind ? a->rep->rec.end : a->steps_run;
     if (r->path[0] && rec_write(r, head)) {
         printf("record: %s (%ld ticks)%s%s\n", r->path, head, why ? " " : "", why ? why : "");
         fflush(stdout);
@@ -456,7 +418,7 @@ void tt_mark(app *a, app_mark_kind kind, const char *label)
     m->kind = kind;
     one_line(label ? label : "", m->label, sizeof m->label);
     a->mark_count++;
-    rec_printf(a, "mark %ld %s %s\n", a->steps_run, MARK_NAMES[kind], m->label);
+    rec_printf(a, "mark %ld %s %s\n", a->steps_run, REC_MARK_NAMES[kind], m->label);
 }
 
 /* Drops the marks at or after tick: they belong to a future gone. */
@@ -477,336 +439,8 @@ static void free_replayer(replayer *p)
 {
     if (p == NULL)
         return;
-    free(p->ev);
-    free(p->argv);
-    free(p->buf);
+    rec_recording_free(&p->rec);
     free(p);
-}
-
-/* Splits the next line off *pos (NUL-terminating it); NULL at the end. */
-static char *next_line(char **pos, char *end)
-{
-    if (*pos >= end)
-        return NULL;
-    char *line = *pos;
-    char *nl = memchr(line, '\n', (size_t)(end - line));
-    if (nl == NULL) {
-        *pos = end;
-        return NULL; /* a last line with no newline: the file was cut */
-    }
-    *nl = '\0';
-    *pos = nl + 1;
-    return line;
-}
-
-static bool parse_int(const char **s, long *out)
-{
-    char *e;
-    errno = 0;
-    long v = strtol(*s, &e, 10);
-    if (e == *s || errno != 0 || (*e != ' ' && *e != '\0'))
-        return false;
-    *out = v;
-    *s = *e == ' ' ? e + 1 : e;
-    return true;
-}
-
-static bool parse_double(const char **s, double *out)
-{
-    char *e;
-    double v = strtod(*s, &e);
-    if (e == *s || (*e != ' ' && *e != '\0'))
-        return false;
-    *out = v;
-    *s = *e == ' ' ? e + 1 : e;
-    return true;
-}
-
-/* A recording being read. */
-typedef struct reader {
-    replayer *p;
-    char *pos, *end;   ///< what is left of the buffer
-    long lineno;       ///< the line being read (1-based)
-    long last;         ///< the tick of the last event read
-    int cap;           ///< events allocated in p->ev
-    bool failed;       ///< err says why
-    char *err;
-    size_t errn;
-} reader;
-
-static bool fail(reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Says why the recording cannot be read; returns false. */
-static bool fail(reader *rd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rd->err, rd->errn, fmt, ap);
-    va_end(ap);
-    rd->failed = true;
-    return false;
-}
-
-/* The first line: "steer-record VERSION", of a version this steer reads. */
-static bool read_magic(reader *rd, const char *line)
-{
-    long v;
-    const char *s = line + strlen(RECORD_MAGIC) + 1;
-    if (strncmp(line, RECORD_MAGIC " ", strlen(RECORD_MAGIC) + 1) != 0 || !parse_int(&s, &v))
-        return fail(rd, "not a steer recording (no '%s' header)", RECORD_MAGIC);
-    if (v > RECORD_VERSION || v < 1)
-        return fail(rd, "format version %ld; this steer reads version %d", v, RECORD_VERSION);
-    return true;
-}
-
-/* A line's first word into word (the record's name) and the rest into *rest. */
-static bool split_word(reader *rd, const char *line, char *word, size_t n, const char **rest)
-{
-    size_t wl = strcspn(line, " ");
-    if (wl == 0 || wl >= n)
-        return fail(rd, "line %ld: not a record", rd->lineno);
-    memcpy(word, line, wl);
-    word[wl] = '\0';
-    *rest = line[wl] ? line + wl + 1 : line + wl;
-    return true;
-}
-
-/* ---- the header: the scene and the options it ran with */
-
-static bool read_seed(reader *rd, const char *s)
-{
-    if (strcmp(s, "none") == 0)
-        return true;
-    char *e;
-    errno = 0;
-    rd->p->seed = strtoull(s, &e, 10);
-    if (e == s || *e || errno)
-        return fail(rd, "line %ld: bad seed", rd->lineno);
-    rd->p->has_seed = true;
-    return true;
-}
-
-static bool add_arg(reader *rd, const char *s)
-{
-    replayer *p = rd->p;
-    char **na = realloc(p->argv, (size_t)(p->argc + 1) * sizeof *na);
-    if (na == NULL)
-        return fail(rd, "out of memory");
-    p->argv = na;
-    p->argv[p->argc++] = (char *)s;
-    return true;
-}
-
-static bool read_header_line(reader *rd, const char *word, const char *s)
-{
-    replayer *p = rd->p;
-    long v;
-    if (strcmp(word, "engine") == 0)
-        return true; /* informational: the format, not the engine, decides what replays */
-    if (strcmp(word, "scene") == 0) {
-        app_format(p->scene, sizeof p->scene, "%s", s);
-        return true;
-    }
-    if (strcmp(word, "seed") == 0)
-        return read_seed(rd, s);
-    if (strcmp(word, "arg") == 0)
-        return add_arg(rd, s);
-    if (strcmp(word, "trust") == 0 && parse_int(&s, &v)) {
-        p->trust = v != 0;
-        return true;
-    }
-    long *field = strcmp(word, "budget") == 0 ? &p->budget : strcmp(word, "time_limit") == 0 ? &p->time_limit
-                                                           : strcmp(word, "memory") == 0 ? &p->memory_mb : NULL;
-    if (field != NULL && parse_int(&s, &v) && v >= 0) {
-        *field = v;
-        return true;
-    }
-    return fail(rd, "line %ld: unknown or bad header line '%s'", rd->lineno, word);
-}
-
-/* ---- the events: one parser each, false for a bad record */
-
-/* "file TICK ROOT LEN PATH", then LEN bytes of source and a newline. */
-static bool parse_file_event(reader *rd, const char *s, rec_event *ev)
-{
-    long v = 0;
-    bool ok = parse_int(&s, &v) && (v == 0 || v == 1);
-    ev->root = (int)v;
-    if (!ok || !parse_int(&s, &v) || v < 0 || !*s)
-        return false;
-    if ((size_t)v + 1 > (size_t)(rd->end - rd->pos))
-        return fail(rd, "truncated: line %ld: the source of %s needs %ld bytes, %ld are left", rd->lineno, s, v + 1,
-                    (long)(rd->end - rd->pos));
-    ev->len = (size_t)v;
-    ev->data = rd->pos;
-    ev->text = (char *)s;
-    rd->pos += ev->len;
-    if (*rd->pos != '\n')
-        return fail(rd, "line %ld: the source of %s does not end where its length says", rd->lineno, s);
-    *rd->pos++ = '\0';
-    return true;
-}
-
-static bool parse_reload_event(reader *rd, const char *s, rec_event *ev)
-{
-    (void)rd;
-    long v = 0;
-    bool ok = parse_int(&s, &v) && (v == 0 || v == 1) && *s;
-    ev->root = (int)v;
-    ev->text = (char *)s;
-    return ok;
-}
-
-static bool parse_key_event(reader *rd, const char *s, rec_event *ev)
-{
-    (void)rd;
-    ev->text = (char *)s;
-    return *s != '\0';
-}
-
-static bool parse_click_event(reader *rd, const char *s, rec_event *ev)
-{
-    (void)rd;
-    long v = 0;
-    bool ok = parse_double(&s, &ev->x) && parse_double(&s, &ev->y) && parse_int(&s, &v);
-    ev->button = (int)v;
-    return ok;
-}
-
-static bool parse_mouse_event(reader *rd, const char *s, rec_event *ev)
-{
-    (void)rd;
-    ev->valid = strcmp(s, "none") != 0;
-    return !ev->valid || (parse_double(&s, &ev->x) && parse_double(&s, &ev->y));
-}
-
-static bool parse_restart_event(reader *rd, const char *s, rec_event *ev)
-{
-    (void)rd;
-    (void)s;
-    (void)ev;
-    return true;
-}
-
-/* "scale TICK speed|force FACTOR" (button: 1 speed, 0 force). */
-static bool parse_scale_event(reader *rd, const char *s, rec_event *ev)
-{
-    (void)rd;
-    ev->button = strncmp(s, "speed ", 6) == 0;
-    if (!ev->button && strncmp(s, "force ", 6) != 0)
-        return false;
-    s += 6;
-    return parse_double(&s, &ev->x);
-}
-
-/* "mark TICK KIND LABEL" (button: the kind). */
-static bool parse_mark_event(reader *rd, const char *s, rec_event *ev)
-{
-    (void)rd;
-    ev->button = -1;
-    for (int k = 0; k < 3; k++)
-        if (strncmp(s, MARK_NAMES[k], strlen(MARK_NAMES[k])) == 0 && s[strlen(MARK_NAMES[k])] == ' ') {
-            ev->button = k;
-            ev->text = (char *)s + strlen(MARK_NAMES[k]) + 1;
-        }
-    return ev->button >= 0;
-}
-
-static bool parse_sum_event(reader *rd, const char *s, rec_event *ev)
-{
-    char *e;
-    errno = 0;
-    ev->sum = strtoull(s, &e, 16);
-    rd->p->nsums++;
-    return e != s && *e == '\0' && errno == 0;
-}
-
-static const struct {
-    const char *word;
-    ev_kind kind;
-    bool (*parse)(reader *rd, const char *s, rec_event *ev);
-} EVENT_SYNTAX[] = {
-    {"file", EV_FILE, parse_file_event},       {"reload", EV_RELOAD, parse_reload_event},
-    {"key", EV_KEY, parse_key_event},          {"click", EV_CLICK, parse_click_event},
-    {"mouse", EV_MOUSE, parse_mouse_event},    {"restart", EV_RESTART, parse_restart_event},
-    {"scale", EV_SCALE, parse_scale_event},    {"mark", EV_MARK, parse_mark_event},
-    {"sum", EV_SUM, parse_sum_event},
-};
-
-static bool push_event(reader *rd, const rec_event *ev)
-{
-    replayer *p = rd->p;
-    if (p->n == rd->cap) {
-        int cap = rd->cap ? rd->cap * 2 : 256;
-        rec_event *ne = realloc(p->ev, (size_t)cap * sizeof *ne);
-        if (ne == NULL)
-            return fail(rd, "out of memory");
-        p->ev = ne;
-        rd->cap = cap;
-    }
-    p->ev[p->n++] = *ev;
-    return true;
-}
-
-/* An event line: "WORD TICK ...", ticks never going back; "end TICK" ends
- * the recording (*ended). */
-static bool read_event(reader *rd, const char *word, const char *s, bool *ended)
-{
-    rec_event ev;
-    memset(&ev, 0, sizeof ev);
-    if (!parse_int(&s, &ev.tick) || ev.tick < 0)
-        return fail(rd, "line %ld: '%s' needs a tick", rd->lineno, word);
-    if (ev.tick < rd->last)
-        return fail(rd, "line %ld: tick %ld comes after tick %ld", rd->lineno, ev.tick, rd->last);
-    rd->last = ev.tick;
-    if (strcmp(word, "end") == 0) {
-        rd->p->end = ev.tick;
-        *ended = true;
-        return true;
-    }
-    for (size_t k = 0; k < sizeof EVENT_SYNTAX / sizeof EVENT_SYNTAX[0]; k++) {
-        if (strcmp(word, EVENT_SYNTAX[k].word) != 0)
-            continue;
-        ev.kind = EVENT_SYNTAX[k].kind;
-        if (!EVENT_SYNTAX[k].parse(rd, s, &ev))
-            return rd->failed ? false : fail(rd, "line %ld: a bad '%s' record", rd->lineno, word);
-        return push_event(rd, &ev);
-    }
-    return fail(rd, "line %ld: unknown record '%s'", rd->lineno, word);
-}
-
-/* Every line up to "end": the magic, the header up to "begin", the events;
- * then what a recording must have. */
-static bool read_records(reader *rd)
-{
-    bool in_events = false, ended = false;
-    char *line;
-    while (!ended && (line = next_line(&rd->pos, rd->end)) != NULL) {
-        rd->lineno++;
-        if (rd->lineno == 1) {
-            if (!read_magic(rd, line))
-                return false;
-            continue;
-        }
-        char word[16];
-        const char *s = NULL;
-        if (!split_word(rd, line, word, sizeof word, &s))
-            return false;
-        bool ok = true;
-        if (in_events)
-            ok = read_event(rd, word, s, &ended);
-        else if (strcmp(word, "begin") == 0)
-            in_events = true;
-        else
-            ok = read_header_line(rd, word, s);
-        if (!ok)
-            return false;
-    }
-    if (!ended)
-        return fail(rd, "truncated: no 'end' record (the file stops at line %ld, tick %ld)", rd->lineno, rd->last);
-    if (rd->p->scene[0] == '\0')
-        return fail(rd, "no 'scene' line in the header");
-    return true;
 }
 
 /* Parses a recording: the file at path, or buf (size bytes, taken over) when given. */
@@ -814,21 +448,17 @@ static replayer *load_replay(const char *path, char *buf, size_t size, char *err
 {
     replayer *p = calloc(1, sizeof *p);
     if (p == NULL) {
+        free(buf);
         snprintf(err, errn, "out of memory");
         return NULL;
     }
     snprintf(p->path, sizeof p->path, "%s", path);
-    p->budget = 50000000;
-    p->time_limit = 5;
-    p->memory_mb = 1024;
-    p->buf = buf != NULL ? buf : read_file(path, &size);
-    if (p->buf == NULL) {
+    if (buf == NULL && (buf = read_file(path, &size)) == NULL) {
         snprintf(err, errn, "cannot read it: %s", strerror(errno));
-        free_replayer(p);
+        free(p);
         return NULL;
     }
-    reader rd = {p, p->buf, p->buf + size, 0, 0, 0, false, err, errn};
-    if (!read_records(&rd)) {
+    if (!rec_parse(&p->rec, buf, size, err, errn)) {
         free_replayer(p);
         return NULL;
     }
@@ -841,8 +471,8 @@ static replayer *load_replay(const char *path, char *buf, size_t size, char *err
  * served from the overlay before it loads. */
 static void serve_start_sources(app *a, replayer *p)
 {
-    while (p->next < p->n && p->ev[p->next].kind == EV_FILE && p->ev[p->next].tick == 0) {
-        rec_event *e = &p->ev[p->next++];
+    while (p->next < p->rec.n && p->rec.ev[p->next].kind == EV_FILE && p->rec.ev[p->next].tick == 0) {
+        rec_event *e = &p->rec.ev[p->next++];
         overlay_set(a->overlay, e->root, e->text, e->data, e->len);
     }
 }
@@ -894,6 +524,26 @@ static bool journal_open(app *a, const app_options *o, const char *scene_arg, co
     return true;
 }
 
+/* A recording is a data file people send each other: replaying one never
+ * runs with more rights than the command line gives. Its trust and limits
+ * are what the session ran with, so a replay that differs may diverge
+ * (said once on stderr); one recorded with --trust is refused without it,
+ * since its sources (embedded, and run by a --with-current-scripts
+ * reference too) would run unsandboxed. */
+static bool replay_rights(const app_options *o, const replayer *p)
+{
+    if (p->rec.trust && !o->trust) {
+        fprintf(stderr, "steer: replay %s: it was recorded with --trust and its scripts would run outside the "
+                        "sandbox; add --trust to replay it (only if you trust where it came from)\n", o->replay);
+        return false;
+    }
+    if (!o->reference && (p->rec.budget != o->budget || p->rec.time_limit != o->time_limit || (size_t)p->rec.memory_mb != o->memory_mb))
+        fprintf(stderr, "steer: replay %s: recorded with --budget %ld --time-limit %ld --memory %ld; running with "
+                        "the command line's --budget %ld --time-limit %ld --memory %zu\n", o->replay, p->rec.budget,
+                p->rec.time_limit, p->rec.memory_mb, o->budget, o->time_limit, o->memory_mb);
+    return true;
+}
+
 bool tt_prepare(app *a, app_options *o)
 {
     if (o->replay && o->record) {
@@ -914,25 +564,25 @@ bool tt_prepare(app *a, app_options *o)
             fprintf(stderr, "steer: replay %s: %s\n", o->replay, err);
             return false;
         }
-        if (o->scene && strcmp(o->scene, p->scene) != 0) {
+        if (o->scene && strcmp(o->scene, p->rec.scene) != 0) {
             char real[PATH_MAX];
-            if (realpath(o->scene, real) == NULL || strcmp(real, p->scene) != 0) {
+            if (realpath(o->scene, real) == NULL || strcmp(real, p->rec.scene) != 0) {
                 fprintf(stderr, "steer: replay %s: it recorded %s, not %s (leave the scene out)\n", o->replay,
-                        p->scene, o->scene);
+                        p->rec.scene, o->scene);
                 free_replayer(p);
                 return false;
             }
         }
+        if (!replay_rights(o, p)) {
+            free_replayer(p);
+            return false;
+        }
         p->current = o->current_scripts;
-        o->scene = p->scene;
-        o->has_seed = p->has_seed;
-        o->seed = p->seed;
-        o->trust = p->trust;
-        o->budget = p->budget;
-        o->time_limit = p->time_limit;
-        o->memory_mb = (size_t)p->memory_mb;
-        o->argc = p->argc;
-        o->argv = p->argv;
+        o->scene = p->rec.scene;
+        o->has_seed = p->rec.has_seed;
+        o->seed = p->rec.seed;
+        o->argc = p->rec.argc;
+        o->argv = p->rec.argv;
         a->rep = p;
         if (!p->current)
             serve_start_sources(a, p);
@@ -988,6 +638,7 @@ static bool start_reference(app *a)
         return false;
     app_options o = a->opt;
     o.current_scripts = false;
+    o.reference = true;
     o.headless = true; /* its verdict is the current run's to give */
     o.record = NULL;
     o.trace = NULL;
@@ -1121,8 +772,8 @@ void tt_before_step(app *a)
         /* the recorded pointer, not the user's, for the handlers fed below and the step */
         a->mouse_valid = p->mouse_valid;
         a->mouse = p->mouse;
-        while (p->next < p->n && p->ev[p->next].tick <= a->steps_run && !a->quit) {
-            rec_event *e = &p->ev[p->next];
+        while (p->next < p->rec.n && p->rec.ev[p->next].tick <= a->steps_run && !a->quit) {
+            rec_event *e = &p->rec.ev[p->next];
             if (e->kind == EV_SUM && e->tick == a->steps_run)
                 break; /* checked after its step */
             p->next++;
@@ -1184,20 +835,20 @@ static void replay_after_step(app *a, replayer *p, uint64_t sum)
         if (want != sum)
             diverged(p, a->steps_run, want, sum);
     }
-    while (p->next < p->n && p->ev[p->next].kind == EV_SUM && p->ev[p->next].tick == a->steps_run) {
-        rec_event *e = &p->ev[p->next++];
+    while (p->next < p->rec.n && p->rec.ev[p->next].kind == EV_SUM && p->rec.ev[p->next].tick == a->steps_run) {
+        rec_event *e = &p->rec.ev[p->next++];
         if (!p->ref)
             p->compared++;
         if (e->sum != sum)
             diverged(p, e->tick, e->sum, sum);
     }
     if (p->rewind) {
-        if (a->steps_run >= p->end) {
+        if (a->steps_run >= p->rec.end) {
             /* back at the head: live again, the journal goes on */
             free_replayer(p);
             a->rep = NULL;
         }
-    } else if (a->steps_run >= p->end || p->diverged) {
+    } else if (a->steps_run >= p->rec.end || p->diverged) {
         p->finished = true;
         if (!a->opt.headless) {
             /* the window stays on the last replayed tick */
@@ -1342,7 +993,7 @@ bool tt_recording(const app *a)
 
 long tt_head(const app *a)
 {
-    return a->rep != NULL && a->rep->rewind ? a->rep->end : a->steps_run;
+    return a->rep != NULL && a->rep->rewind ? a->rep->rec.end : a->steps_run;
 }
 
 /* ------------------------------------------------------------------ rewind */
@@ -1377,7 +1028,7 @@ static void write_event(FILE *f, const rec_event *e)
         fprintf(f, "scale %ld %s %a\n", e->tick, e->button ? "speed" : "force", e->x);
         break;
     case EV_MARK:
-        fprintf(f, "mark %ld %s %s\n", e->tick, MARK_NAMES[e->button], e->text);
+        fprintf(f, "mark %ld %s %s\n", e->tick, REC_MARK_NAMES[e->button], e->text);
         break;
     case EV_SUM:
         fprintf(f, "sum %ld %016llx\n", e->tick, (unsigned long long)e->sum);
@@ -1403,8 +1054,8 @@ static void cut_journal(recorder *r, const replayer *p, long t)
     }
     fwrite(old, 1, header, r->mem);
     free(old);
-    for (int i = 0; i < p->n; i++) {
-        const rec_event *e = &p->ev[i];
+    for (int i = 0; i < p->rec.n; i++) {
+        const rec_event *e = &p->rec.ev[i];
         if (e->tick < t || (e->tick == t && e->kind == EV_SUM))
             write_event(r->mem, e);
     }
@@ -1423,7 +1074,7 @@ void tt_branch(app *a)
     r->mouse = p->mouse;
     r->sums_head = t;
     drop_marks_from(a, t + 1); /* marks of the dropped future go with it */
-    long end = p->end;
+    long end = p->rec.end;
     free_replayer(p);
     a->rep = NULL;
     a->branch_tick = t;
@@ -1467,8 +1118,8 @@ static bool resume_at_checkpoint(app *a, replayer *p, long from)
     if (!fresh_overlay(a))
         return false;
     int i = 0;
-    for (; i < p->n && (p->ev[i].tick < from || (p->ev[i].tick == from && p->ev[i].kind == EV_SUM)); i++) {
-        const rec_event *e = &p->ev[i];
+    for (; i < p->rec.n && (p->rec.ev[i].tick < from || (p->rec.ev[i].tick == from && p->rec.ev[i].kind == EV_SUM)); i++) {
+        const rec_event *e = &p->rec.ev[i];
         if (e->kind == EV_FILE)
             overlay_set(a->overlay, e->root, e->text, e->data, e->len);
         else if (e->kind == EV_MOUSE) {
@@ -1544,14 +1195,14 @@ bool tt_rewind_to(app *a, long target)
 
 long tt_replay_end(const app *a)
 {
-    return a->rep ? a->rep->end : -1;
+    return a->rep ? a->rep->rec.end : -1;
 }
 
 int tt_replay_marks(const app *a, app_mark *out, int cap)
 {
     int n = 0;
-    for (int i = 0; a->rep && i < a->rep->n && n < cap; i++) {
-        const rec_event *e = &a->rep->ev[i];
+    for (int i = 0; a->rep && i < a->rep->rec.n && n < cap; i++) {
+        const rec_event *e = &a->rep->rec.ev[i];
         if (e->kind != EV_MARK)
             continue;
         out[n].tick = e->tick;
@@ -1573,8 +1224,8 @@ int tt_replay_finish(app *a)
                (unsigned long long)p->expected, (unsigned long long)p->got, what);
         return 3;
     }
-    if (a->steps_run < p->end) {
-        printf("replay: stopped at tick %ld of %ld (%d checksums equal so far)\n", a->steps_run, p->end,
+    if (a->steps_run < p->rec.end) {
+        printf("replay: stopped at tick %ld of %ld (%d checksums equal so far)\n", a->steps_run, p->rec.end,
                p->compared);
         return 1;
     }

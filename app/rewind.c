@@ -232,7 +232,10 @@ void rewind_after_step(app *a)
         return;
     }
     size_t after = steer_host_memory(a->L);
-    checkpoint cp = {a->steps_run, r->epoch, c.ref, c.memory + (after > before ? after - before : 0)};
+    /* The host's count holds the snapshot's C memory as well as its Lua
+     * part (one budget): the growth is the checkpoint's cost. */
+    size_t grew = after > before ? after - before : 0;
+    checkpoint cp = {a->steps_run, r->epoch, c.ref, grew > c.memory ? grew : c.memory};
     if (r->n == r->cap) {
         int cap = r->cap ? r->cap * 2 : 64;
         checkpoint *nc = realloc(r->c, (size_t)cap * sizeof *nc);

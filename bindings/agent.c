@@ -256,7 +256,7 @@ static st_agent_id spawn_in_core(lua_State *L, sl_world *sw, const st_agent_def 
             st_world_remove(sw->w, id);
         if (x->brain)
             sw->brain_dead++;
-        luaL_error(L, "cannot spawn agent (out of memory)");
+        luaL_error(L, "not enough memory (cannot spawn the agent)");
     }
     return id;
 }

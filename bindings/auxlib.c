@@ -305,6 +305,31 @@ void steer_lua_protect_metatable(lua_State *L, int idx, const char *what, bool s
     lua_setfield(L, idx, "__metatable");
 }
 
+/* ---- the host's memory budget ---- */
+
+const st_mem *sl_mem(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, SL_HOST_MEM);
+    const st_mem *m = (const st_mem *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return m;
+}
+
+void sl_collect(lua_State *L)
+{
+    lua_gc(L, LUA_GCCOLLECT, 0);
+}
+
+/* ---- the package library ---- */
+
+void sl_push_package(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, SL_HOST_PACKAGE) == LUA_TTABLE)
+        return;
+    lua_pop(L, 1);
+    lua_getglobal(L, "package");
+}
+
 /* ---- registering a userdata type ---- */
 
 /* Pushes the metatables under the registry keys in t->ups; returns how many. */

@@ -484,4 +484,19 @@ void sl_open_snapshot(lua_State *L);
 /* ---- random.c ---- */
 int sl_install_random(lua_State *L);
 
+/* Pushes the package library's table: the real one a host keeps under
+ * SL_HOST_PACKAGE when it sealed the library tables (steer_host_seal; scripts
+ * then see a read-only proxy as `package`), else the global. */
+/* The memory budget a host shares with the core objects scripts make
+ * (steer_host_open keeps one under SL_HOST_MEM, counted with Lua's own
+ * memory against --memory); NULL: none. */
+#define SL_HOST_MEM "steer.host.mem"
+const st_mem *sl_mem(lua_State *L);
+/* A full collection, after the core ran out of memory: userdata nobody
+ * holds give their C memory back, so one retry may then fit. */
+void sl_collect(lua_State *L);
+
+#define SL_HOST_PACKAGE "steer.host.package"
+void sl_push_package(lua_State *L);
+
 #endif

@@ -671,7 +671,8 @@ static int reload_body(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     steer_reload_info *info = (steer_reload_info *)lua_touserdata(L, 2);
     lua_settop(L, 1);
-    if (lua_getglobal(L, "package") != LUA_TTABLE) /* 2 */
+    sl_push_package(L);
+    if (!lua_istable(L, 2))
         return luaL_error(L, "no package library to find module '%s'", name);
     lua_getfield(L, 2, "preload");
     if (lua_istable(L, -1) && lua_getfield(L, -1, name) != LUA_TNIL) {

@@ -102,7 +102,15 @@ static sl_formation *new_formation(lua_State *L, const st_formation_def *def)
     sf->sw = NULL;
     sf->custom_n = -1;
     sl_setmetatable(L, &sl_key_formation);
-    sf->f = st_formation_create(def);
+    st_formation_def d = *def;
+    const st_mem *mem = sl_mem(L);
+    if (mem != NULL)
+        d.mem = *mem;
+    sf->f = st_formation_create(&d);
+    if (sf->f == NULL) {
+        sl_collect(L);
+        sf->f = st_formation_create(&d);
+    }
     if (sf->f == NULL)
         luaL_error(L, "not enough memory");
     return sf;

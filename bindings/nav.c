@@ -80,6 +80,10 @@ int sl_world_navgrid(lua_State *L)
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
     n->g = st_navgrid_create(sw->w, &def);
+    if (n->g == NULL) {
+        sl_collect(L);
+        n->g = st_navgrid_create(sw->w, &def);
+    }
     if (n->g == NULL)
         return luaL_error(L, "not enough memory");
     return 1;
@@ -117,7 +121,7 @@ static int nav_path(lua_State *L)
     sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 0);
     p->p = NULL;
     sl_setmetatable(L, &sl_key_path);
-    p->p = st_path_create(pts, count, false, radius);
+    p->p = st_path_create_in(sl_mem(L), pts, count, false, radius);
     if (p->p == NULL)
         return luaL_error(L, "not enough memory");
     return 1;
@@ -185,6 +189,10 @@ static int nav_flow_field(lua_State *L)
     sl_setmetatable(L, &sl_key_field);
     st_nav_result why;
     f->f = st_flowfield_create(n->g, goal, &why);
+    if (f->f == NULL && why == ST_NAV_NO_MEMORY) {
+        sl_collect(L);
+        f->f = st_flowfield_create(n->g, goal, &why);
+    }
     if (f->f == NULL) {
         if (why == ST_NAV_NO_MEMORY)
             return luaL_error(L, "not enough memory");

@@ -45,7 +45,11 @@ int sl_path_new(lua_State *L)
     sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 0);
     p->p = NULL;
     sl_setmetatable(L, &sl_key_path);
-    p->p = st_path_create(pts, (int)n, loop, radius);
+    p->p = st_path_create_in(sl_mem(L), pts, (int)n, loop, radius);
+    if (p->p == NULL) {
+        sl_collect(L);
+        p->p = st_path_create_in(sl_mem(L), pts, (int)n, loop, radius);
+    }
     if (p->p == NULL)
         return luaL_error(L, "not enough memory");
     return 1;

@@ -9,7 +9,9 @@
  * upvalues; debug.getupvalue, the one way to reach them, is removed.
  */
 #define _XOPEN_SOURCE 700
-#include "steer_host.h"
+#include "sandbox.h"
+
+#include "bind.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -63,12 +65,14 @@ typedef struct pool {
     char *bump, *bump_end;     /* the newest slab's uncarved rest */
     uintptr_t *slabs;          /* open-addressing set of slab addresses (0: empty) */
     size_t nslabs, cap;        /* entries, and capacity (a power of two) */
+    size_t *used, limit;       /* the budget a new slab is paid from (see host_lua_alloc) */
 } pool;
 
 typedef struct host_alloc {
-    size_t used;
+    size_t used;   ///< Lua's bytes and the core's, together
     size_t limit;
     pool pool;
+    st_mem mem;    ///< the core's side of the budget (sl_mem)
 } host_alloc;
 
 static inline size_t pool_class(size_t n) { return (n - 1) / POOL_GRAIN; }
@@ -134,6 +138,8 @@ static void *pool_get(pool *p, size_t c)
 #ifdef STEER_NO_POOL
         return NULL;
 #else
+        if (p->limit && (*p->used > p->limit || p->limit - *p->used < POOL_SLAB))
+            return NULL; /* malloc serves it, paid by its size */
         char *slab = aligned_alloc(POOL_SLAB, POOL_SLAB);
         if (slab == NULL)
             return NULL;
@@ -142,6 +148,7 @@ static void *pool_get(pool *p, size_t c)
             return NULL;
         }
         POOL_POISON(slab, POOL_SLAB);
+        *p->used += POOL_SLAB;
         p->bump = slab; /* the old slab's rest (under 128 bytes) is left */
         p->bump_end = slab + POOL_SLAB;
 #endif
@@ -171,10 +178,11 @@ static void pool_release(pool *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Lua's realloc, on the pool or malloc (see above). */
-static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize)
+/* Lua's realloc, on the pool or malloc (see above). small_old: ptr is the
+ * pool's; *small_new: so is the result. */
+static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize, bool small_old, bool *small_new)
 {
-    bool small_old = ptr != NULL && osize <= POOL_MAX && pool_owns(p, ptr);
+    *small_new = false;
     if (nsize == 0) {
         if (small_old)
             pool_put(p, ptr, pool_class(osize));
@@ -182,17 +190,22 @@ static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize)
             free(ptr);
         return NULL;
     }
-    if (ptr != NULL && small_old && nsize <= POOL_MAX && pool_class(nsize) == pool_class(osize))
+    if (ptr != NULL && small_old && nsize <= POOL_MAX && pool_class(nsize) == pool_class(osize)) {
+        *small_new = true;
         return ptr;
+    }
     void *q = nsize <= POOL_MAX ? pool_get(p, pool_class(nsize)) : NULL;
+    *small_new = q != NULL;
     if (q == NULL) {
         if (ptr == NULL || !small_old)
             q = realloc(ptr, nsize); /* malloc's block, or malloc's turn */
         else
             q = malloc(nsize);
-        if (q == NULL)
+        if (q == NULL) {
             /* Lua requires shrinking to succeed: the old block still fits */
+            *small_new = small_old;
             return ptr != NULL && nsize <= osize ? ptr : NULL;
+        }
         if (ptr == NULL || !small_old)
             return q;
     }
@@ -209,23 +222,47 @@ static void *block_realloc(pool *p, void *ptr, size_t osize, size_t nsize)
 /* When ptr is NULL, osize is a type tag (LUA_TTABLE...), not a size: the
  * block is new and nothing is given back. Shrinking and freeing always
  * succeed, as Lua requires; only growth is refused past the cap, which Lua
- * turns into a "not enough memory" error after an emergency collection. */
+ * turns into a "not enough memory" error after an emergency collection.
+ * The cap is on what the process holds: a malloc'd block costs its size, a
+ * pool block nothing, as its slab was paid for whole when it was carved
+ * (slabs stay until the state closes, so blocks freed into the pool still
+ * count, and cannot be spent again on the core's objects). */
 static void *host_lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     host_alloc *a = ud;
     size_t old = ptr ? osize : 0;
+    bool small_old = ptr != NULL && osize <= POOL_MAX && pool_owns(&a->pool, ptr);
+    size_t old_cost = small_old ? 0 : old;
+    bool small_new;
     if (nsize == 0) {
-        block_realloc(&a->pool, ptr, osize, 0);
-        a->used -= old;
+        block_realloc(&a->pool, ptr, osize, 0, small_old, &small_new);
+        a->used -= old_cost;
         return NULL;
     }
-    if (a->limit && nsize > old && a->used - old + nsize > a->limit)
+    if (a->limit && nsize > old_cost && (a->used - old_cost > a->limit || a->limit - (a->used - old_cost) < nsize))
         return NULL;
-    void *p = block_realloc(&a->pool, ptr, ptr ? osize : 0, nsize);
+    void *p = block_realloc(&a->pool, ptr, ptr ? osize : 0, nsize, small_old, &small_new);
     if (p == NULL)
         return NULL;
-    a->used = a->used - old + nsize;
+    a->used = a->used - old_cost + (small_new ? 0 : nsize);
     return p;
+}
+
+/* The core's blocks for what scripts make (worlds, navgrids, snapshots...)
+ * count against the same cap as Lua's own memory: one budget. */
+static bool host_reserve(void *ud, size_t n)
+{
+    host_alloc *a = ud;
+    if (a->limit && (n > a->limit || a->used > a->limit - n))
+        return false;
+    a->used += n;
+    return true;
+}
+
+static void host_release(void *ud, size_t n)
+{
+    host_alloc *a = ud;
+    a->used -= n;
 }
 
 static host_alloc *host_of(lua_State *L)
@@ -371,12 +408,6 @@ void steer_host_set_world(lua_State *L, int idx)
 
 /* ---------------------------------------------------------------- require */
 
-typedef struct host_dirs {
-    char scene[PATH_MAX];
-    char scripts[PATH_MAX];
-    bool trust;
-} host_dirs;
-
 static bool readable(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -440,7 +471,7 @@ static bool under(const char *path, const char *dir)
     return n > 0 && strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
-static bool in_script_folders(const host_dirs *d, const char *real)
+bool sandbox_in_script_folders(const host_dirs *d, const char *real)
 {
     return under(real, d->scene) || under(real, d->scripts);
 }
@@ -457,7 +488,7 @@ static void check_readable_path(lua_State *L, const host_dirs *d, const char *fn
 {
     char real[PATH_MAX];
     if (realpath(fname, real) != NULL) {
-        if (!in_script_folders(d, real))
+        if (!sandbox_in_script_folders(d, real))
             outside(L, fname);
         return;
     }
@@ -468,7 +499,7 @@ static void check_readable_path(lua_State *L, const host_dirs *d, const char *fn
         dir = lua_tostring(L, -1);
     }
     char realdir[PATH_MAX];
-    bool ok = realpath(dir, realdir) != NULL && (in_script_folders(d, realdir) || strcmp(realdir, d->scene) == 0
+    bool ok = realpath(dir, realdir) != NULL && (sandbox_in_script_folders(d, realdir) || strcmp(realdir, d->scene) == 0
                                                  || strcmp(realdir, d->scripts) == 0);
     if (slash != NULL && slash != fname)
         lua_pop(L, 1);
@@ -522,7 +553,7 @@ static const char *checked_script_path(lua_State *L, const host_dirs *d, int arg
 {
     const char *fname = luaL_checkstring(L, arg);
     char real[PATH_MAX];
-    if (realpath(fname, real) == NULL || !in_script_folders(d, real))
+    if (realpath(fname, real) == NULL || !sandbox_in_script_folders(d, real))
         outside(L, fname);
     return fname;
 }
@@ -718,6 +749,7 @@ static void apply_sandbox(lua_State *L, host_dirs *d)
     sandbox_os(L);
     sandbox_io(L, d);
     sandbox_package(L);
+    sandbox_confine_searchpath(L, d);
     sandbox_snapshot_files(L);
     sandbox_globals(L, d);
     sandbox_debug(L);
@@ -840,6 +872,11 @@ lua_State *steer_host_open(const steer_host_opts *opts)
         return NULL;
     }
     a->limit = opts->memory_limit;
+    a->pool.used = &a->used;
+    a->pool.limit = a->limit;
+    a->mem.reserve = host_reserve;
+    a->mem.release = host_release;
+    a->mem.ud = a;
     resolve_dir(d->scene, opts->scene_dir);
     resolve_dir(d->scripts, opts->scripts_dir);
     d->trust = opts->trust;
@@ -851,6 +888,8 @@ lua_State *steer_host_open(const steer_host_opts *opts)
         return NULL;
     }
     lua_atpanic(L, host_panic);
+    lua_pushlightuserdata(L, &a->mem);
+    lua_setfield(L, LUA_REGISTRYINDEX, SL_HOST_MEM);
     /* The folders live as long as the state: a full userdata owns them. */
     host_dirs *kept = lua_newuserdatauv(L, sizeof *kept, 0);
     *kept = *d;

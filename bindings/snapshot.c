@@ -628,7 +628,7 @@ static void snapshot_begin(lua_State *L, enc *e, sl_world *sw, sl_snap *sn)
     lua_pushnil(L);  /* WS_BUF */
     lua_newtable(L); /* WS_SEEN */
     lua_newtable(L); /* WS_BRAIN_IDS */
-    lua_getglobal(L, "package");
+    sl_push_package(L);
     if (lua_type(L, -1) == LUA_TTABLE)
         lua_getfield(L, -1, "loaded");
     else
@@ -821,6 +821,10 @@ static int world_snapshot(lua_State *L)
     lua_settop(L, WS_SCENE);
     sl_snap *sn = new_snap(L); /* WS_SNAP */
     sn->s = st_world_snapshot(sw->w);
+    if (sn->s == NULL) {
+        sl_collect(L);
+        sn->s = st_world_snapshot(sw->w);
+    }
     if (sn->s == NULL)
         return luaL_error(L, "not enough memory");
     enc e;
@@ -1367,7 +1371,13 @@ static int snap_encode(lua_State *L)
 static int decode_bytes(lua_State *L, const void *data, size_t size, const char *what)
 {
     char err[256];
-    st_snapshot *s = st_snapshot_decode(data, size, err, sizeof err);
+    st_snapshot *s = st_snapshot_decode_in(sl_mem(L), data, size, err, sizeof err);
+    if (s == NULL && strstr(err, "out of memory") != NULL) {
+        sl_collect(L);
+        s = st_snapshot_decode_in(sl_mem(L), data, size, err, sizeof err);
+        if (s == NULL && strstr(err, "out of memory") != NULL)
+            return luaL_error(L, "not enough memory");
+    }
     if (s == NULL) {
         luaL_pushfail(L);
         lua_pushfstring(L, "%s: %s", what, err);

@@ -293,9 +293,16 @@ int sl_world_new(lua_State *L)
     lua_setiuservalue(L, -2, SL_WUV_TAGS);
     for (int t = 0; t < ST_BEHAVIOR_COUNT; t++)
         sw->defaults[t] = st_default_behavior((st_behavior_type)t);
+    const st_mem *mem = sl_mem(L);
+    if (mem != NULL)
+        def.mem = *mem;
     sw->w = st_world_create(&def);
+    if (sw->w == NULL) {
+        sl_collect(L);
+        sw->w = st_world_create(&def);
+    }
     if (sw->w == NULL)
-        return luaL_error(L, "cannot create world (out of memory)");
+        return luaL_error(L, "not enough memory (cannot create the world)");
 
     /* in the weak set of worlds, which steer.reload visits */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);

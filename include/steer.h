@@ -165,6 +165,25 @@ typedef enum st_deceleration {
 typedef struct st_world st_world;
 typedef struct st_path st_path;
 
+/// A memory budget (alloc.c). A host that caps what its scripts may take
+/// (the app: one budget per Lua state, shared with Lua's own memory) hands
+/// one to every world and object it makes: each block the core takes for
+/// them is first asked of reserve(ud, bytes), which says whether it fits,
+/// and release(ud, bytes) hears of every block given back. An allocation
+/// that does not fit fails as running out of memory does (NULL / false,
+/// the object unchanged). Every block a budget allows costs its bytes plus
+/// ST_MEM_OVERHEAD. Zero (both NULL): no limit, nothing counted. The
+/// functions run on the thread that calls into the core, never inside a
+/// step's parallel part; ud must outlive every object made with them.
+typedef struct st_mem {
+    bool (*reserve)(void *ud, size_t bytes);
+    void (*release)(void *ud, size_t bytes);
+    void *ud;
+} st_mem;
+
+/// The bytes each block of the core costs beyond what it holds.
+#define ST_MEM_OVERHEAD 48
+
 typedef struct st_world_def {
     double width, height; ///< world units, > 0; default 800 x 600
     st_edges edges;       ///< default ST_EDGES_WRAP
@@ -174,6 +193,7 @@ typedef struct st_world_def {
     int threads;          ///< worker threads for the standing pass (OpenMP), >= 1; default 1
     int capacity;         ///< agents to reserve room for up front, >= 0; default 0 (grow as needed)
     bool contacts;        ///< resolve overlaps after moving (st_world_set_contacts); default false
+    st_mem mem;           ///< the budget of the world and of the navgrids, flow fields and snapshots made from it; default none
 } st_world_def;
 
 /// The defaults listed above.
@@ -377,6 +397,8 @@ void st_world_wall(const st_world *w, int i, st_vec2 *from, st_vec2 *to);
 /// An immutable polyline shared by any number of agents and worlds.
 /// n >= 1 finite points, radius > 0. NULL when invalid or out of memory.
 st_path *st_path_create(const st_vec2 *points, int n, bool loop, double radius);
+/// The same, its memory counted against mem (NULL: none).
+st_path *st_path_create_in(const st_mem *mem, const st_vec2 *points, int n, bool loop, double radius);
 void st_path_destroy(st_path *p);
 int st_path_count(const st_path *p);
 st_vec2 st_path_point(const st_path *p, int i);
@@ -745,6 +767,7 @@ typedef struct st_formation_def {
     double reassign_angle;        ///< radians in [0, pi]; default pi / 2
     double slowing_radius;        ///< > 0, members slow inside it; default 60
     double weight;                ///< of the members' force; default 1
+    st_mem mem;                   ///< its memory's budget; default none
 } st_formation_def;
 
 st_formation_def st_default_formation_def(void);
@@ -988,6 +1011,8 @@ bool st_snapshot_encodable(const st_snapshot *s, uint64_t *serial);
 /// world's invariants need; err (when not NULL) then says which, in at
 /// most err_cap bytes.
 st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t err_cap);
+/// The same, the snapshot's memory (and its paths') counted against mem (NULL: none).
+st_snapshot *st_snapshot_decode_in(const st_mem *mem, const void *data, size_t size, char *err, size_t err_cap);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,12 @@ lua_State *steer_host_open(const steer_host_opts *opts);
 /// Closes the state and frees the allocator's bookkeeping.
 void steer_host_close(lua_State *L);
 
+/// Sandbox only (a trusted state is left alone): makes the standard library
+/// tables, steer's tables and the globals naming them read-only to scripts
+/// (writes raise "cannot change 'string.find' ..."). Call once, after the
+/// host has added its own fields (the app: steer.mouse, its searcher).
+void steer_host_seal(lua_State *L);
+
 /// Bytes of Lua memory in use, and the cap (0: none).
 size_t steer_host_memory(lua_State *L);
 size_t steer_host_memory_limit(lua_State *L);

@@ -56,6 +56,7 @@
 #define ORCA_PER_CPU
 #endif
 
+#include "alloc.h"
 #include "grid_iter.h"
 #include "rng.h"
 
@@ -115,6 +116,7 @@ typedef struct orca_self {
 } orca_self;
 
 struct st_avoid_state {
+    st_mem mem; // the world's budget
     orca_peer *peer;   // [pref_cap], 64-byte aligned
     orca_self *self;   // [pref_cap]
     st_vec2 *pref;     // preferred velocities; the chosen ones after the pass
@@ -148,22 +150,25 @@ st_avoid_def st_default_avoid_def(void)
 
 void st__avoid_free(st_world *w)
 {
-    free(w->avoid_defs);
+    st__free(w->avoid_defs);
     if (w->avoid) {
-        free(w->avoid->pref);
-        free(w->avoid->peer);
-        free(w->avoid->self);
-        free(w->avoid->out);
-        free(w->avoid->flag);
-        free(w->avoid->verts);
-        free(w->avoid->groups);
-        free(w->avoid);
+        st__free(w->avoid->pref);
+        st__free(w->avoid->peer);
+        st__free(w->avoid->self);
+        st__free(w->avoid->out);
+        st__free(w->avoid->flag);
+        st__free(w->avoid->verts);
+        st__free(w->avoid->groups);
+        st__free(w->avoid);
     }
 }
 
 static struct st_avoid_state *state_of(st_world *w)
 {
-    if (!w->avoid) w->avoid = calloc(1, sizeof *w->avoid);
+    if (!w->avoid) {
+        w->avoid = st__calloc(&w->mem, 1, sizeof *w->avoid);
+        if (w->avoid) w->avoid->mem = w->mem;
+    }
     return w->avoid;
 }
 
@@ -181,7 +186,7 @@ bool st_agent_set_avoidance(st_world *w, st_agent_id id, const st_avoid_def *d)
     if (id.index >= w->avoid_def_cap) {
         uint32_t n = w->avoid_def_cap ? w->avoid_def_cap : 64;
         while (n <= id.index) n *= 2;
-        st_avoid_def *q = realloc(w->avoid_defs, (size_t)n * sizeof *q);
+        st_avoid_def *q = st__realloc(&w->mem, w->avoid_defs, (size_t)n * sizeof *q);
         if (!q) return false;
         w->avoid_defs = q;
         w->avoid_def_cap = n;
@@ -240,8 +245,8 @@ const st_orca_trace *st_world_orca_trace(const st_world *w)
 /// Appends one outline of n points (closed: a polygon, else one segment).
 static bool add_outline(struct st_avoid_state *s, const st_vec2 *pts, int n)
 {
-    if (!st__grow((void **)&s->verts, &s->vert_cap, s->vert_count + n, sizeof(overt)) ||
-        !st__grow((void **)&s->groups, &s->group_cap, s->group_count + 1, sizeof(ogroup)))
+    if (!st__grow(&s->mem, (void **)&s->verts, &s->vert_cap, s->vert_count + n, sizeof(overt)) ||
+        !st__grow(&s->mem, (void **)&s->groups, &s->group_cap, s->group_count + 1, sizeof(ogroup)))
         return false;
     int first = s->vert_count;
     s->vert_count += n;
@@ -282,12 +287,12 @@ static bool add_obstacle_outline(struct st_avoid_state *s, const st_obstacle *o)
 {
     int n = o->point_count, m = o->kind == ST_OBSTACLE_POLYGON ? n : 2 * n - 2;
     st_vec2 stack[64];
-    st_vec2 *pts = m <= 64 ? stack : malloc((size_t)m * sizeof *pts);
+    st_vec2 *pts = m <= 64 ? stack : st__alloc(&s->mem, (size_t)m * sizeof *pts);
     if (!pts) return false;
     for (int k = 0; k < n; k++) pts[k] = st_v2_add(o->center, o->points[k]);
     for (int k = n; k < m; k++) pts[k] = pts[2 * n - 2 - k];
     bool ok = add_outline(s, pts, m);
-    if (pts != stack) free(pts);
+    if (pts != stack) st__free(pts);
     return ok;
 }
 
@@ -313,20 +318,20 @@ st_vec2 *st__avoid_buffer(st_world *w, int count)
     if (count > s->pref_cap) {
         int n = s->pref_cap ? s->pref_cap : 256;
         while (n < count) n *= 2;
-        st_vec2 *p = realloc(s->pref, (size_t)n * sizeof *p);
+        st_vec2 *p = st__realloc(&w->mem, s->pref, (size_t)n * sizeof *p);
         if (p) s->pref = p;
-        st_vec2 *o = realloc(s->out, (size_t)n * sizeof *o);
+        st_vec2 *o = st__realloc(&w->mem, s->out, (size_t)n * sizeof *o);
         if (o) s->out = o;
-        uint8_t *f = realloc(s->flag, (size_t)n);
+        uint8_t *f = st__realloc(&w->mem, s->flag, (size_t)n);
         if (f) s->flag = f;
-        orca_peer *q = aligned_alloc(64, (size_t)n * sizeof *q); // rewritten every pass: nothing to keep
+        orca_peer *q = st__alloc_aligned(&w->mem, 64, (size_t)n * sizeof *q); // rewritten every pass: nothing to keep
         if (q) {
-            free(s->peer);
+            st__free(s->peer);
             s->peer = q;
         }
-        orca_self *me = malloc((size_t)n * sizeof *me);
+        orca_self *me = st__alloc(&w->mem, (size_t)n * sizeof *me);
         if (me) {
-            free(s->self);
+            st__free(s->self);
             s->self = me;
         }
         if (!p || !o || !f || !q || !me) return NULL;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "nav_internal.h"
 
 struct st_flowfield {
@@ -190,10 +191,10 @@ st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *wh
     *why = ST_NAV_OK;
     int t = goal_cell(g, goal, why);
     if (t < 0) return NULL;
-    st_flowfield *f = calloc(1, sizeof *f);
+    st_flowfield *f = st__calloc(&g->w->mem, 1, sizeof *f);
     if (f) {
-        f->dist = malloc((size_t)g->cells * sizeof *f->dist);
-        f->dir = malloc((size_t)g->cells * 2 * sizeof *f->dir);
+        f->dist = st__alloc(&g->w->mem, (size_t)g->cells * sizeof *f->dist);
+        f->dir = st__alloc(&g->w->mem, (size_t)g->cells * 2 * sizeof *f->dir);
     }
     if (!f || !f->dist || !f->dir) {
         st_flowfield_destroy(f);
@@ -221,9 +222,9 @@ st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *wh
 void st_flowfield_destroy(st_flowfield *f)
 {
     if (!f) return;
-    free(f->dist);
-    free(f->dir);
-    free(f);
+    st__free(f->dist);
+    st__free(f->dir);
+    st__free(f);
 }
 
 st_vec2 st_flowfield_goal(const st_flowfield *f) { return f->goal; }

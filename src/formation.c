@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "world_internal.h"
 
 struct st_formation {
@@ -44,6 +45,7 @@ struct st_formation {
 st_formation_def st_default_formation_def(void)
 {
     st_formation_def d;
+    memset(&d, 0, sizeof d);
     d.pattern = ST_FORMATION_WEDGE;
     d.spacing = 30.0;
     d.leader = st_null_agent();
@@ -66,7 +68,7 @@ static bool valid_def(const st_formation_def *d)
 st_formation *st_formation_create(const st_formation_def *def)
 {
     if (!def || !valid_def(def)) return NULL;
-    st_formation *f = calloc(1, sizeof *f);
+    st_formation *f = st__calloc(&def->mem, 1, sizeof *f);
     if (!f) return NULL;
     f->def = *def;
     st_vec2 h = st_v2_normalize_safe(def->anchor_heading);
@@ -78,14 +80,14 @@ st_formation *st_formation_create(const st_formation_def *def)
 void st_formation_destroy(st_formation *f)
 {
     if (!f) return;
-    free(f->members);
-    free(f->slot);
-    free(f->custom);
-    free(f->cost);
-    free(f->scratch);
-    free(f->iscratch);
-    free(f->pairs);
-    free(f);
+    st__free(f->members);
+    st__free(f->slot);
+    st__free(f->custom);
+    st__free(f->cost);
+    st__free(f->scratch);
+    st__free(f->iscratch);
+    st__free(f->pairs);
+    st__free(f);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -259,23 +261,23 @@ static bool reserve(st_formation *f, int need)
     int cap = f->cap ? f->cap : 8;
     while (cap < need) cap *= 2;
     size_t c = (size_t)cap;
-    st_agent_id *m = realloc(f->members, c * sizeof *m);
+    st_agent_id *m = st__realloc(&f->def.mem, f->members, c * sizeof *m);
     if (!m) return false;
     f->members = m;
-    int *s = realloc(f->slot, c * sizeof *s);
+    int *s = st__realloc(&f->def.mem, f->slot, c * sizeof *s);
     if (!s) return false;
     f->slot = s;
-    double *cost = realloc(f->cost, c * c * sizeof *cost);
+    double *cost = st__realloc(&f->def.mem, f->cost, c * c * sizeof *cost);
     if (!cost) return false;
     f->cost = cost;
-    double *ds = realloc(f->scratch, 3 * (c + 1) * sizeof *ds);
+    double *ds = st__realloc(&f->def.mem, f->scratch, 3 * (c + 1) * sizeof *ds);
     if (!ds) return false;
     f->scratch = ds;
-    int *is = realloc(f->iscratch, 3 * (c + 1) * sizeof *is);
+    int *is = st__realloc(&f->def.mem, f->iscratch, 3 * (c + 1) * sizeof *is);
     if (!is) return false;
     f->iscratch = is;
     if (cap > ST_FORMATION_EXACT) {
-        void *pairs = realloc(f->pairs, c * c * sizeof(pair));
+        void *pairs = st__realloc(&f->def.mem, f->pairs, c * c * sizeof(pair));
         if (!pairs) return false;
         f->pairs = pairs;
     }
@@ -289,12 +291,14 @@ bool st_formation_copy(st_formation *dst, const st_formation *src)
     if (dst == src) return true;
     if (!reserve(dst, src->count)) return false;
     if (src->custom_n > dst->custom_cap) {
-        st_vec2 *c = realloc(dst->custom, (size_t)src->custom_n * sizeof *c);
+        st_vec2 *c = st__realloc(&dst->def.mem, dst->custom, (size_t)src->custom_n * sizeof *c);
         if (!c) return false;
         dst->custom = c;
         dst->custom_cap = src->custom_n;
     }
+    st_mem mem = dst->def.mem; // its budget stays its own
     dst->def = src->def;
+    dst->def.mem = mem;
     if (src->count > 0) {
         memcpy(dst->members, src->members, (size_t)src->count * sizeof *src->members);
         memcpy(dst->slot, src->slot, (size_t)src->count * sizeof *src->slot);
@@ -385,7 +389,7 @@ bool st_formation_set_offsets(st_world *w, st_formation *f, const st_vec2 *offse
     for (int k = 0; k < n; k++)
         if (!st_v2_finite(offsets[k])) return false;
     if (n > f->custom_cap) {
-        st_vec2 *c = realloc(f->custom, (size_t)n * sizeof *c);
+        st_vec2 *c = st__realloc(&f->def.mem, f->custom, (size_t)n * sizeof *c);
         if (!c) return false;
         f->custom = c;
         f->custom_cap = n;

@@ -16,6 +16,7 @@
 #include <omp.h>
 #endif
 
+#include "alloc.h"
 #include "grid_iter.h"
 
 #if defined(__SSE2__) && defined(__x86_64__)
@@ -28,13 +29,13 @@
 
 void st__grid_free(st_grid *g)
 {
-    free(g->cell_start);
-    free(g->items);
-    free(g->hist);
-    free(g->counts);
-    free(g->lanes);
-    free(g->ids);
-    free(g->next_cells);
+    st__free(g->cell_start);
+    st__free(g->items);
+    st__free(g->hist);
+    st__free(g->counts);
+    st__free(g->lanes);
+    st__free(g->ids);
+    st__free(g->next_cells);
     g->next_cells = NULL;
     g->next_cells_cap = 0;
     g->pre_cells = 0;
@@ -72,12 +73,12 @@ static void grid_dims_for(const st_world *w, st_grid *g, double cell)
 static void grid_dims(const st_world *w, st_grid *g) { grid_dims_for(w, g, w->cell_size); }
 
 
-static bool grow_i32(int32_t **p, int *cap, int need)
+static bool grow_i32(const st_mem *m, int32_t **p, int *cap, int need)
 {
     if (need <= *cap) return true;
     int n = *cap ? *cap : 64;
     while (n < need) n *= 2;
-    int32_t *q = realloc(*p, (size_t)n * sizeof *q);
+    int32_t *q = st__realloc(m, *p, (size_t)n * sizeof *q);
     if (!q) return false;
     *p = q;
     *cap = n;
@@ -91,9 +92,9 @@ static bool counts_reserve(st_grid *g, int cells)
     if (cells <= g->counts_cap) return true;
     int n = g->counts_cap ? g->counts_cap : 64;
     while (n < cells) n *= 2;
-    int32_t *q = calloc((size_t)n, sizeof *q);
+    int32_t *q = st__calloc(&g->mem, (size_t)n, sizeof *q);
     if (!q) return false;
-    free(g->counts);
+    st__free(g->counts);
     g->counts = q;
     g->counts_cap = n;
     return true;
@@ -105,12 +106,12 @@ static bool counts_reserve(st_grid *g, int cells)
 static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
 {
     int cell_cap = g->cell_cap;
-    if (!grow_i32(&g->cell_start, &cell_cap, cells + 1)) return false;
+    if (!grow_i32(&g->mem, &g->cell_start, &cell_cap, cells + 1)) return false;
     g->cell_cap = cell_cap;
     if (count > g->agent_cap) {
         int n = g->agent_cap ? g->agent_cap : 64;
         while (n < count) n *= 2;
-        st_grid_item *it = realloc(g->items, (size_t)n * sizeof *it);
+        st_grid_item *it = st__realloc(&g->mem, g->items, (size_t)n * sizeof *it);
         if (!it) return false;
         // Only the part in use: a huge page past it would count in full.
         st__advise_huge(it, (size_t)count * sizeof *it);
@@ -121,7 +122,7 @@ static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
         // Six arrays of cap + pad four-byte values behind the header.
         size_t each = (size_t)g->agent_cap + ST_GRID_LANE_PAD;
         size_t head = (sizeof(st_grid_lanes) + 63) / 64 * 64;
-        char *m = malloc(head + 6 * each * sizeof(float));
+        char *m = st__alloc(&g->mem, head + 6 * each * sizeof(float));
         if (!m) return false;
         st__advise_huge(m, head + 6 * each * sizeof(float));
         st_grid_lanes *l = (st_grid_lanes *)m;
@@ -133,7 +134,7 @@ static bool grid_reserve(st_grid *g, int cells, int count, bool lanes)
         l->index = (uint32_t *)(a + 4 * each);
         l->tag = (int32_t *)(a + 5 * each);
         l->cap = g->agent_cap;
-        free(g->lanes);
+        st__free(g->lanes);
         g->lanes = l;
     }
     return true;
@@ -420,7 +421,7 @@ void st__grid_build(st_world *w, int count)
     if (g->next_cells_cap < g->agent_cap) {
         // For the next build (the step's fused pass fills it); without
         // it, that build only counts from the bodies.
-        int32_t *c = realloc(g->next_cells, (size_t)g->agent_cap * sizeof *c);
+        int32_t *c = st__realloc(&g->mem, g->next_cells, (size_t)g->agent_cap * sizeof *c);
         if (c) {
             g->next_cells = c;
             g->next_cells_cap = g->agent_cap;
@@ -435,7 +436,7 @@ void st__grid_build(st_world *w, int count)
     if (nt > 1) {
         // One histogram per extra slice, kept from step to step.
         int hist_cap = g->hist_cap;
-        if ((int64_t)(nt - 1) * cells > INT32_MAX || !grow_i32(&g->hist, &hist_cap, (nt - 1) * cells)) nt = 1;
+        if ((int64_t)(nt - 1) * cells > INT32_MAX || !grow_i32(&g->mem, &g->hist, &hist_cap, (nt - 1) * cells)) nt = 1;
         else g->hist_cap = hist_cap;
     }
     if (nt > 1) {
@@ -540,7 +541,7 @@ static bool tag_grid_build(st_world *w, st_grid *t, int32_t tag, int count)
     if (t->item_count > t->ids_cap) {
         int n = t->ids_cap ? t->ids_cap : 64;
         while (n < t->item_count) n *= 2;
-        st_agent_id *ids = realloc(t->ids, (size_t)n * sizeof *ids);
+        st_agent_id *ids = st__realloc(&g->mem, t->ids, (size_t)n * sizeof *ids);
         if (!ids) return false;
         t->ids = ids;
         t->ids_cap = n;
@@ -589,6 +590,7 @@ const st_grid *st__grid_for_tag(st_world *w, int32_t tag)
             if (w->tag_grids[k].used < slot->used) slot = &w->tag_grids[k];
     }
     slot->used = ++w->tag_clock;
+    slot->g.mem = w->mem;
     w->tag_last = (int)(slot - w->tag_grids);
     slot->tag = tag;
     slot->epoch = w->grid_epoch;
@@ -734,7 +736,7 @@ ST__INLINE void collect(void *ctx, const st_grid_item *item, st_vec2 offset, dou
     st_world *w = c->w;
     if (c->n >= w->scratch_cap) {
         int cap = w->scratch_cap ? w->scratch_cap * 2 : 256;
-        st_query_hit *s = realloc(w->scratch, (size_t)cap * sizeof *s);
+        st_query_hit *s = st__realloc(&w->mem, w->scratch, (size_t)cap * sizeof *s);
         if (!s) {
             c->oom = true;
             return;
@@ -954,7 +956,7 @@ static void near_keep(st_world *w, uint32_t slot, st_agent_id id)
 {
     if (slot >= w->near_cap) {
         uint32_t n = w->slot_cap > slot ? w->slot_cap : slot + 1;
-        st_agent_id *p = realloc(w->near_last, (size_t)n * sizeof *p);
+        st_agent_id *p = st__realloc(&w->mem, w->near_last, (size_t)n * sizeof *p);
         if (!p) return; // no bound next time: only slower
         memset(p + w->near_cap, 0, (size_t)(n - w->near_cap) * sizeof *p);
         w->near_last = p;

@@ -15,6 +15,7 @@
  */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "grid_iter.h"
 
 static const st_vec2 ZERO = {0.0, 0.0};
@@ -40,7 +41,7 @@ st_orient *st__orient_ensure(st_world *w, int i)
     if (slot >= w->orient_cap) {
         uint32_t n = w->orient_cap ? w->orient_cap : 64;
         while (n <= slot) n *= 2;
-        st_orient *q = realloc(w->orients, (size_t)n * sizeof *q);
+        st_orient *q = st__realloc(&w->mem, w->orients, (size_t)n * sizeof *q);
         if (!q) return NULL;
         w->orients = q;
         w->orient_cap = n;
@@ -54,7 +55,7 @@ st_orient *st__orient_ensure(st_world *w, int i)
 
 void st__orient_free(st_world *w)
 {
-    free(w->orients);
+    st__free(w->orients);
     w->orients = NULL;
     w->orient_cap = 0;
 }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "nav_internal.h"
 
 st_navgrid_def st_default_navgrid_def(void)
@@ -115,7 +116,7 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
         return NULL;
     double cols = ceil(st_world_width(w) / def->cell), rows = ceil(st_world_height(w) / def->cell);
     if (!(cols >= 1.0 && rows >= 1.0 && cols * rows <= (double)ST_NAV_MAX_CELLS)) return NULL;
-    st_navgrid *g = calloc(1, sizeof *g);
+    st_navgrid *g = st__calloc(&w->mem, 1, sizeof *g);
     if (!g) return NULL;
     g->w = w;
     g->cell = def->cell;
@@ -124,17 +125,17 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
     g->rows = (int)rows;
     g->cells = g->cols * g->rows;
     size_t n = (size_t)g->cells;
-    g->count = calloc(n, sizeof *g->count);
-    g->comp = malloc(n * sizeof *g->comp);
-    g->g = malloc(n * sizeof *g->g);
-    g->key = malloc(n * sizeof *g->key);
-    g->parent = malloc(n * sizeof *g->parent);
-    g->stamp = calloc(n, sizeof *g->stamp);
-    g->closed = calloc(n, sizeof *g->closed);
-    g->heap.items = malloc(n * sizeof *g->heap.items);
-    g->heap.pos = malloc(n * sizeof *g->heap.pos);
+    g->count = st__calloc(&g->w->mem, n, sizeof *g->count);
+    g->comp = st__alloc(&g->w->mem, n * sizeof *g->comp);
+    g->g = st__alloc(&g->w->mem, n * sizeof *g->g);
+    g->key = st__alloc(&g->w->mem, n * sizeof *g->key);
+    g->parent = st__alloc(&g->w->mem, n * sizeof *g->parent);
+    g->stamp = st__calloc(&g->w->mem, n, sizeof *g->stamp);
+    g->closed = st__calloc(&g->w->mem, n, sizeof *g->closed);
+    g->heap.items = st__alloc(&g->w->mem, n * sizeof *g->heap.items);
+    g->heap.pos = st__alloc(&g->w->mem, n * sizeof *g->heap.pos);
     g->out_cap = g->cells + 4;
-    g->out = malloc((size_t)g->out_cap * sizeof *g->out);
+    g->out = st__alloc(&g->w->mem, (size_t)g->out_cap * sizeof *g->out);
     if (!g->count || !g->comp || !g->g || !g->key || !g->parent || !g->stamp || !g->closed || !g->heap.items ||
         !g->heap.pos || !g->out) {
         st_navgrid_destroy(g);
@@ -152,21 +153,21 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
 void st_navgrid_destroy(st_navgrid *g)
 {
     if (!g) return;
-    for (int i = 0; i < g->obs_count; i++) free(g->obs[i].cells);
-    for (int i = 0; i < g->wall_count; i++) free(g->walls[i].cells);
-    free(g->obs);
-    free(g->walls);
-    free(g->count);
-    free(g->comp);
-    free(g->g);
-    free(g->key);
-    free(g->parent);
-    free(g->stamp);
-    free(g->closed);
-    free(g->heap.items);
-    free(g->heap.pos);
-    free(g->out);
-    free(g);
+    for (int i = 0; i < g->obs_count; i++) st__free(g->obs[i].cells);
+    for (int i = 0; i < g->wall_count; i++) st__free(g->walls[i].cells);
+    st__free(g->obs);
+    st__free(g->walls);
+    st__free(g->count);
+    st__free(g->comp);
+    st__free(g->g);
+    st__free(g->key);
+    st__free(g->parent);
+    st__free(g->stamp);
+    st__free(g->closed);
+    st__free(g->heap.items);
+    st__free(g->heap.pos);
+    st__free(g->out);
+    st__free(g);
 }
 
 int st_navgrid_cols(const st_navgrid *g) { return g->cols; }
@@ -314,9 +315,9 @@ static bool point_clear(const st_world *w, st_vec2 p, double c)
 
 /* ---- rasterising ---- */
 
-static bool fp_push(nav_footprint *f, int32_t c)
+static bool fp_push(const st_navgrid *g, nav_footprint *f, int32_t c)
 {
-    if (f->n == f->cap && !st__grow((void **)&f->cells, &f->cap, f->n + 1, sizeof *f->cells)) return false;
+    if (f->n == f->cap && !st__grow(&g->w->mem, (void **)&f->cells, &f->cap, f->n + 1, sizeof *f->cells)) return false;
     f->cells[f->n++] = c;
     return true;
 }
@@ -350,7 +351,7 @@ static bool stamp_obstacle(st_navgrid *g, const st_obstacle *o, nav_footprint *f
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             int c = y * g->cols + x;
-            if (obstacle_distance(o, nav__center(g, c)) < reach && !fp_push(f, c)) return stamp_failed(f);
+            if (obstacle_distance(o, nav__center(g, c)) < reach && !fp_push(g, f, c)) return stamp_failed(f);
         }
     for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
     return true;
@@ -367,7 +368,7 @@ static bool stamp_wall(st_navgrid *g, const st_wall *wl, nav_footprint *f)
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             int c = y * g->cols + x;
-            if (segment_point_distance(nav__center(g, c), wl->from, wl->to) < reach && !fp_push(f, c))
+            if (segment_point_distance(nav__center(g, c), wl->from, wl->to) < reach && !fp_push(g, f, c))
                 return stamp_failed(f);
         }
     for (int k = 0; k < f->n; k++) g->count[f->cells[k]]++;
@@ -384,13 +385,13 @@ static void unstamp(st_navgrid *g, nav_footprint *f)
 static bool stamp_new_walls(st_navgrid *g, int *touched)
 {
     const st_world *w = g->w;
-    if (!st__grow((void **)&g->walls, &g->wall_cap, w->wall_count, sizeof *g->walls)) return false;
+    if (!st__grow(&g->w->mem, (void **)&g->walls, &g->wall_cap, w->wall_count, sizeof *g->walls)) return false;
     while (g->wall_count < w->wall_count) {
         nav_footprint *f = &g->walls[g->wall_count];
         memset(f, 0, sizeof *f);
         f->id = g->wall_count + 1;
         if (!stamp_wall(g, &w->walls[g->wall_count], f)) {
-            free(f->cells);
+            st__free(f->cells);
             return false;
         }
         *touched += f->n;
@@ -406,7 +407,7 @@ static void drop_footprint(st_navgrid *g, int i, int *touched)
     nav_footprint *f = &g->obs[i];
     *touched += f->n;
     unstamp(g, f);
-    free(f->cells);
+    st__free(f->cells);
     memmove(f, f + 1, (size_t)(g->obs_count - i - 1) * sizeof *f);
     g->obs_count--;
     g->comp_dirty = true;
@@ -430,7 +431,7 @@ static bool stamp_at(st_navgrid *g, const st_obstacle *o, nav_footprint *f, int 
 /// A new obstacle of the world: a footprint inserted at i (id order) and stamped.
 static bool insert_footprint(st_navgrid *g, int i, const st_obstacle *o, int *touched)
 {
-    if (!st__grow((void **)&g->obs, &g->obs_cap, g->obs_count + 1, sizeof *g->obs)) return false;
+    if (!st__grow(&g->w->mem, (void **)&g->obs, &g->obs_cap, g->obs_count + 1, sizeof *g->obs)) return false;
     nav_footprint *f = &g->obs[i];
     memmove(f + 1, f, (size_t)(g->obs_count - i) * sizeof *f);
     memset(f, 0, sizeof *f);

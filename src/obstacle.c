@@ -12,18 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "world_internal.h"
 
 void st__obstacles_free(st_world *w)
 {
-    for (int i = 0; i < w->obstacle_count; i++) free(w->obstacles[i].points);
-    free(w->obstacles);
-    free(w->walls);
+    for (int i = 0; i < w->obstacle_count; i++) st__free(w->obstacles[i].points);
+    st__free(w->obstacles);
+    st__free(w->walls);
 }
 
 static st_obstacle *push_obstacle(st_world *w)
 {
-    if (!st__grow((void **)&w->obstacles, &w->obstacle_cap, w->obstacle_count + 1, sizeof(st_obstacle)))
+    if (!st__grow(&w->mem, (void **)&w->obstacles, &w->obstacle_cap, w->obstacle_count + 1, sizeof(st_obstacle)))
         return NULL;
     st_obstacle *o = &w->obstacles[w->obstacle_count];
     memset(o, 0, sizeof *o);
@@ -68,7 +69,7 @@ int st_world_add_polygon(st_world *w, const st_vec2 *points, int n, bool closed)
         mean = st_v2_add(mean, st_v2_scale(points[i], 1.0 / n));
     }
     if (!st_v2_finite(mean)) return 0;
-    st_vec2 *rel = malloc((size_t)n * sizeof *rel);
+    st_vec2 *rel = st__alloc(&w->mem, (size_t)n * sizeof *rel);
     if (!rel) return 0;
     double radius = 0.0;
     for (int i = 0; i < n; i++) {
@@ -76,7 +77,7 @@ int st_world_add_polygon(st_world *w, const st_vec2 *points, int n, bool closed)
         radius = fmax(radius, st_v2_len_safe(rel[i]));
     }
     if (!isfinite(radius)) {
-        free(rel);
+        st__free(rel);
         return 0;
     }
     if (closed && signed_area2(rel, n) < 0.0) {
@@ -88,7 +89,7 @@ int st_world_add_polygon(st_world *w, const st_vec2 *points, int n, bool closed)
     }
     st_obstacle *o = push_obstacle(w);
     if (!o) {
-        free(rel);
+        st__free(rel);
         return 0;
     }
     o->kind = closed ? ST_OBSTACLE_POLYGON : ST_OBSTACLE_POLYLINE;
@@ -118,7 +119,7 @@ bool st_world_remove_obstacle(st_world *w, int id)
 {
     int i = st_world_obstacle_index(w, id);
     if (i < 0) return false;
-    free(w->obstacles[i].points);
+    st__free(w->obstacles[i].points);
     memmove(&w->obstacles[i], &w->obstacles[i + 1], (size_t)(w->obstacle_count - i - 1) * sizeof(st_obstacle));
     w->obstacle_count--;
     w->obstacle_epoch++;
@@ -144,7 +145,7 @@ int st_world_add_wall(st_world *w, st_vec2 from, st_vec2 to)
 {
     assert(st_v2_finite(from) && st_v2_finite(to));
     if (!st_v2_finite(from) || !st_v2_finite(to)) return 0;
-    if (!st__grow((void **)&w->walls, &w->wall_cap, w->wall_count + 1, sizeof(st_wall))) return 0;
+    if (!st__grow(&w->mem, (void **)&w->walls, &w->wall_cap, w->wall_count + 1, sizeof(st_wall))) return 0;
     st_wall *wl = &w->walls[w->wall_count];
     wl->from = from;
     wl->to = to;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "request.h"
 #include "world_internal.h"
 
@@ -26,9 +27,9 @@ bool st__request_push(st_world *w, const st__request *r, const st_agent_id *ids,
 {
     st__requests *q = &w->requests;
     if (q->count >= ST__REQUESTS_MAX || n < 0 || n > ST__REQUESTS_MAX - q->id_count) return false;
-    if (!st__grow((void **)&q->items, &q->cap, q->count + 1, sizeof *q->items)) return false;
+    if (!st__grow(&w->mem, (void **)&q->items, &q->cap, q->count + 1, sizeof *q->items)) return false;
     if (n > 0) {
-        if (!st__grow((void **)&q->ids, &q->id_cap, q->id_count + n, sizeof *q->ids)) return false;
+        if (!st__grow(&w->mem, (void **)&q->ids, &q->id_cap, q->id_count + n, sizeof *q->ids)) return false;
         memcpy(q->ids + q->id_count, ids, (size_t)n * sizeof *ids);
     }
     st__request *slot = &q->items[q->count++];
@@ -96,8 +97,8 @@ void st__requests_clear(st_world *w)
 
 void st__requests_free(st_world *w)
 {
-    free(w->requests.items);
-    free(w->requests.ids);
+    st__free(w->requests.items);
+    st__free(w->requests.ids);
     memset(&w->requests, 0, sizeof w->requests);
 }
 

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "snapshot_internal.h"
 
 /* ---- pointer -> index, for sharing lists and paths ---- */
@@ -57,16 +58,16 @@ static bool map_init(ptr_map *m, size_t want)
 {
     size_t cap = 16;
     while (cap < want * 2) cap *= 2;
-    m->keys = calloc(cap, sizeof *m->keys);
-    m->vals = malloc(cap * sizeof *m->vals);
+    m->keys = st__calloc(NULL, cap, sizeof *m->keys); // a capture's scratch, gone when it returns
+    m->vals = st__alloc(NULL, cap * sizeof *m->vals);
     m->cap = cap;
     return m->keys && m->vals;
 }
 
 static void map_free(ptr_map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    st__free(m->keys);
+    st__free(m->vals);
 }
 
 static size_t map_hash(const void *p, size_t cap)
@@ -105,7 +106,7 @@ int st_snapshot_add_path(st_snapshot *s, st_path *p)
     if (!p) return -1;
     int i = st_snapshot_path_index(s, p);
     if (i >= 0) return i;
-    if (!st__grow((void **)&s->paths, &s->path_cap, s->path_count + 1, sizeof *s->paths)) return -1;
+    if (!st__grow(&s->w.mem, (void **)&s->paths, &s->path_cap, s->path_count + 1, sizeof *s->paths)) return -1;
     s->paths[s->path_count] = p;
     return s->path_count++;
 }
@@ -120,11 +121,11 @@ bool st_snapshot_set_user(st_snapshot *s, const void *data, size_t n)
 {
     unsigned char *u = NULL;
     if (n > 0) {
-        u = malloc(n);
+        u = st__alloc(&s->w.mem, n);
         if (!u) return false;
         memcpy(u, data, n);
     }
-    free(s->user);
+    st__free(s->user);
     s->user = u;
     s->user_len = n;
     return true;
@@ -223,10 +224,11 @@ static void keep_arrays(st_world *w, const st_world *own)
 
 /* ---- create / destroy ---- */
 
-st_snapshot *st__snapshot_alloc(void)
+st_snapshot *st__snapshot_alloc(const st_mem *m)
 {
-    st_snapshot *s = calloc(1, sizeof *s);
+    st_snapshot *s = st__calloc(m, 1, sizeof *s);
     if (s) s->w.free_slot = UINT32_MAX;
+    if (s && m) s->w.mem = *m;
     return s;
 }
 
@@ -234,16 +236,16 @@ st_snapshot *st__snapshot_alloc(void)
 /// bytes), keeping the big arrays for reuse.
 static void snapshot_clear(st_snapshot *s)
 {
-    for (int k = 0; k < s->list_count; k++) free(s->lists[k]);
+    for (int k = 0; k < s->list_count; k++) st__free(s->lists[k]);
     s->list_count = 0;
     if (s->w.obstacles)
-        for (int i = 0; i < s->w.obstacle_count; i++) free(s->w.obstacles[i].points);
+        for (int i = 0; i < s->w.obstacle_count; i++) st__free(s->w.obstacles[i].points);
     s->w.obstacle_count = 0;
     if (s->owns_paths)
         for (int i = 0; i < s->path_count; i++) st_path_destroy(s->paths[i]);
     s->path_count = 0;
     s->owns_paths = false;
-    free(s->user);
+    st__free(s->user);
     s->user = NULL;
     s->user_len = 0;
 }
@@ -252,35 +254,35 @@ void st_snapshot_destroy(st_snapshot *s)
 {
     if (!s) return;
     snapshot_clear(s);
-    for (int k = 0; k < ST__SNAPSHOT_ARRAYS; k++) free(array_get(&s->w, &arrays[k]));
-    free(s->lists);
-    free(s->list_of);
-    free(s->paths);
-    free(s);
+    for (int k = 0; k < ST__SNAPSHOT_ARRAYS; k++) st__free(array_get(&s->w, &arrays[k]));
+    st__free(s->lists);
+    st__free(s->list_of);
+    st__free(s->paths);
+    st__free(s);
 }
 
 /// malloc of n elements of size elem, with n == 0 giving a harmless block.
-static void *dup_array(const void *src, size_t n, size_t elem)
+static void *dup_array(const st_mem *m, const void *src, size_t n, size_t elem)
 {
-    void *p = malloc(n > 0 ? n * elem : 1);
+    void *p = st__alloc(m, n > 0 ? n * elem : 1);
     if (p && n > 0) memcpy(p, src, n * elem);
     return p;
 }
 
-static st_blist *dup_list(const st_blist *l)
+static st_blist *dup_list(const st_mem *m, const st_blist *l)
 {
-    return dup_array(l, 1, sizeof(st_blist) + (size_t)l->count * sizeof(st_behavior));
+    return dup_array(m, l, 1, sizeof(st_blist) + (size_t)l->count * sizeof(st_behavior));
 }
 
 /// Makes *p hold at least n elements (contents dropped), reusing the block
 /// when it is big enough: a snapshot taken again into the same memory
 /// touches no new pages, which on a 100k-agent world is most of the cost.
-static bool reserve(void **p, size_t *cap, size_t n, size_t elem, bool aligned)
+static bool reserve(const st_mem *m, void **p, size_t *cap, size_t n, size_t elem, bool aligned)
 {
     if (n == 0) n = 1;
     if (*p && *cap >= n) return true;
-    free(*p);
-    *p = aligned ? aligned_alloc(ST_BODY_ALIGN, n * elem) : malloc(n * elem);
+    st__free(*p);
+    *p = aligned ? st__alloc_aligned(m, ST_BODY_ALIGN, n * elem) : st__alloc(m, n * elem);
     *cap = *p ? n : 0;
     return *p != NULL;
 }
@@ -318,7 +320,7 @@ static bool copy_arrays(st_snapshot *s, const st_world *w)
         const world_array *a = &arrays[k];
         size_t n = a->len(w);
         void *p = array_get(c, a);
-        bool ok = reserve(&p, &s->cap_arrays[k], n, a->elem, a->aligned);
+        bool ok = reserve(&s->w.mem, &p, &s->cap_arrays[k], n, a->elem, a->aligned);
         array_set(c, a, p);
         if (!ok) return false;
         if (n > 0) memcpy(p, array_get(w, a), n * a->elem);
@@ -339,7 +341,7 @@ static bool own_outlines(st_world *c, const st_world *w)
     for (int i = 0; i < w->obstacle_count; i++) {
         st_obstacle *o = &c->obstacles[i];
         if (o->points) {
-            o->points = dup_array(w->obstacles[i].points, (size_t)o->point_count, sizeof(st_vec2));
+            o->points = dup_array(&c->mem, w->obstacles[i].points, (size_t)o->point_count, sizeof(st_vec2));
             if (!o->points) return false;
         }
         c->obstacle_count = i + 1;
@@ -376,8 +378,8 @@ static int share_list(st_snapshot *s, ptr_map *m, const st_blist *l)
     int k = map_find(m, l, &slot);
     if (k >= 0) return k;
     if ((size_t)(s->list_count + 1) * 2 > m->cap && !map_grow(m, l, &slot)) return -1;
-    if (!st__grow((void **)&s->lists, &s->cap_lists, s->list_count + 1, sizeof *s->lists)) return -1;
-    st_blist *copy = dup_list(l);
+    if (!st__grow(&s->w.mem, (void **)&s->lists, &s->cap_lists, s->list_count + 1, sizeof *s->lists)) return -1;
+    st_blist *copy = dup_list(&s->w.mem, l);
     if (!copy) return -1;
     copy->refs = 0;
     k = s->list_count++;
@@ -396,7 +398,7 @@ static int share_list(st_snapshot *s, ptr_map *m, const st_blist *l)
 static bool copy_lists(st_snapshot *s, const st_world *w)
 {
     const int n = w->count;
-    if (!reserve((void **)&s->list_of, &s->cap_list_of, (size_t)n, sizeof(int32_t), false)) return false;
+    if (!reserve(&s->w.mem, (void **)&s->list_of, &s->cap_list_of, (size_t)n, sizeof(int32_t), false)) return false;
     ptr_map m;
     if (!map_init(&m, 64)) {
         map_free(&m);
@@ -430,7 +432,7 @@ static bool copy_lists(st_snapshot *s, const st_world *w)
 st_snapshot *st_world_snapshot(const st_world *w)
 {
     if (!w || w->in_step) return NULL;
-    st_snapshot *s = st__snapshot_alloc();
+    st_snapshot *s = st__snapshot_alloc(&w->mem);
     if (!s) return NULL;
     if (!st_snapshot_capture(s, w)) {
         st_snapshot_destroy(s);
@@ -506,7 +508,7 @@ static void restore_slots(st_world *w, const st_world *c, uint32_t old_count)
 static bool grow_floors(st_world *w, uint32_t n)
 {
     if (n <= w->floor_count && w->gen_floor) return true;
-    uint32_t *f = realloc(w->gen_floor, (size_t)(n > 0 ? n : 1) * sizeof *f);
+    uint32_t *f = st__realloc(&w->mem, w->gen_floor, (size_t)(n > 0 ? n : 1) * sizeof *f);
     if (!f) return false;
     memset(f + w->floor_count, 0, (size_t)(n - w->floor_count) * sizeof *f);
     w->gen_floor = f;
@@ -517,6 +519,7 @@ static bool grow_floors(st_world *w, uint32_t n)
 /// What a restore allocates before it changes the world: when any of it
 /// fails, the world is left as it was.
 typedef struct restore_room {
+    const st_mem *mem;      // the world's budget
     st_blist **lists;       // copies of the snapshot's standing lists
     st_body *bodies;        // new dense arrays, when the world's are too small
     st_agent *agents;
@@ -529,33 +532,33 @@ typedef struct restore_room {
 static void room_free(restore_room *r, const st_snapshot *s)
 {
     if (r->lists)
-        for (int k = 0; k < s->list_count; k++) free(r->lists[k]);
-    free(r->lists);
-    free(r->bodies);
-    free(r->agents);
-    free(r->tags);
+        for (int k = 0; k < s->list_count; k++) st__free(r->lists[k]);
+    st__free(r->lists);
+    st__free(r->bodies);
+    st__free(r->agents);
+    st__free(r->tags);
     if (r->points)
-        for (int i = 0; i < s->w.obstacle_count; i++) free(r->points[i]);
-    free(r->points);
-    free(r->obstacles);
-    free(r->walls);
+        for (int i = 0; i < s->w.obstacle_count; i++) st__free(r->points[i]);
+    st__free(r->points);
+    st__free(r->obstacles);
+    st__free(r->walls);
 }
 
 static bool copy_lists_out(const st_snapshot *s, restore_room *r)
 {
     if (s->list_count == 0) return true;
-    r->lists = calloc((size_t)s->list_count, sizeof *r->lists);
+    r->lists = st__calloc(r->mem, (size_t)s->list_count, sizeof *r->lists);
     if (!r->lists) return false;
     for (int k = 0; k < s->list_count; k++)
-        if (!(r->lists[k] = dup_list(s->lists[k]))) return false;
+        if (!(r->lists[k] = dup_list(r->mem, s->lists[k]))) return false;
     return true;
 }
 
 static bool new_dense_arrays(restore_room *r, int n)
 {
-    r->bodies = aligned_alloc(ST_BODY_ALIGN, (size_t)n * sizeof *r->bodies);
-    r->agents = malloc((size_t)n * sizeof *r->agents);
-    r->tags = malloc((size_t)n * sizeof *r->tags);
+    r->bodies = st__alloc_aligned(r->mem, ST_BODY_ALIGN, (size_t)n * sizeof *r->bodies);
+    r->agents = st__alloc(r->mem, (size_t)n * sizeof *r->agents);
+    r->tags = st__alloc(r->mem, (size_t)n * sizeof *r->tags);
     if (!r->bodies || !r->agents || !r->tags) return false;
     st__advise_huge(r->bodies, (size_t)n * sizeof *r->bodies);
     st__advise_huge(r->agents, (size_t)n * sizeof *r->agents);
@@ -564,14 +567,14 @@ static bool new_dense_arrays(restore_room *r, int n)
 
 static bool copy_outlines_out(const st_world *c, restore_room *r)
 {
-    if (c->wall_count > 0 && !(r->walls = malloc((size_t)c->wall_count * sizeof *r->walls))) return false;
+    if (c->wall_count > 0 && !(r->walls = st__alloc(r->mem, (size_t)c->wall_count * sizeof *r->walls))) return false;
     if (c->obstacle_count == 0) return true;
-    r->obstacles = malloc((size_t)c->obstacle_count * sizeof *r->obstacles);
-    r->points = calloc((size_t)c->obstacle_count, sizeof *r->points);
+    r->obstacles = st__alloc(r->mem, (size_t)c->obstacle_count * sizeof *r->obstacles);
+    r->points = st__calloc(r->mem, (size_t)c->obstacle_count, sizeof *r->points);
     if (!r->obstacles || !r->points) return false;
     for (int i = 0; i < c->obstacle_count; i++) {
         const st_obstacle *o = &c->obstacles[i];
-        if (o->points && !(r->points[i] = dup_array(o->points, (size_t)o->point_count, sizeof(st_vec2)))) return false;
+        if (o->points && !(r->points[i] = dup_array(r->mem, o->points, (size_t)o->point_count, sizeof(st_vec2)))) return false;
     }
     return true;
 }
@@ -579,10 +582,10 @@ static bool copy_outlines_out(const st_world *c, restore_room *r)
 /// Grows *p to need elements in place, keeping its contents, when *cap is
 /// less. The world keeps a block grown for a restore that then fails: a
 /// larger block harms nothing.
-static bool grow_to(void **p, uint32_t *cap, uint32_t need, size_t elem)
+static bool grow_to(const st_mem *m, void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap) return true;
-    void *q = realloc(*p, (size_t)need * elem);
+    void *q = st__realloc(m, *p, (size_t)need * elem);
     if (!q) return false;
     *p = q;
     *cap = need;
@@ -592,9 +595,9 @@ static bool grow_to(void **p, uint32_t *cap, uint32_t need, size_t elem)
 static bool grow_order(st_world *w, int n)
 {
     if (w->order_cap >= n) return true;
-    uint32_t *o = realloc(w->order, (size_t)n * sizeof *o);
+    uint32_t *o = st__realloc(&w->mem, w->order, (size_t)n * sizeof *o);
     if (o) w->order = o;
-    uint32_t *p = o ? realloc(w->order_pos, (size_t)n * sizeof *p) : NULL;
+    uint32_t *p = o ? st__realloc(&w->mem, w->order_pos, (size_t)n * sizeof *p) : NULL;
     if (p) w->order_pos = p;
     if (!o || !p) return false;
     w->order_cap = n;
@@ -607,12 +610,13 @@ static bool grow_order(st_world *w, int n)
 static bool make_room(st_world *w, const st_snapshot *s, restore_room *r)
 {
     const st_world *c = &s->w;
+    r->mem = &w->mem;
     return copy_lists_out(s, r) && (c->count <= w->capacity || new_dense_arrays(r, c->count)) &&
-           grow_to((void **)&w->slots, &w->slot_cap, c->slot_count, sizeof(st_slot)) &&
+           grow_to(&w->mem, (void **)&w->slots, &w->slot_cap, c->slot_count, sizeof(st_slot)) &&
            grow_floors(w, w->slot_count > c->slot_count ? w->slot_count : c->slot_count) &&
            (c->order_cap == 0 || grow_order(w, c->count)) &&
-           grow_to((void **)&w->avoid_defs, &w->avoid_def_cap, c->avoid_def_cap, sizeof(st_avoid_def)) &&
-           grow_to((void **)&w->orients, &w->orient_cap, c->orient_cap, sizeof(st_orient)) &&
+           grow_to(&w->mem, (void **)&w->avoid_defs, &w->avoid_def_cap, c->avoid_def_cap, sizeof(st_avoid_def)) &&
+           grow_to(&w->mem, (void **)&w->orients, &w->orient_cap, c->orient_cap, sizeof(st_orient)) &&
            copy_outlines_out(c, r);
 }
 
@@ -625,9 +629,9 @@ static void swap_in_room(st_world *w, restore_room *r, int n)
     w->obstacles = r->obstacles;
     w->walls = r->walls;
     if (r->bodies) {
-        free(w->bodies);
-        free(w->agents);
-        free(w->tags);
+        st__free(w->bodies);
+        st__free(w->agents);
+        st__free(w->tags);
         w->bodies = r->bodies;
         w->agents = r->agents;
         w->tags = r->tags;
@@ -643,6 +647,7 @@ static void give_scalars(st_world *w, const st_world *c)
     st_world keep = *w;
     *w = *c;
     keep_arrays(w, &keep);
+    w->mem = keep.mem;
     w->capacity = keep.capacity;
     w->slot_cap = keep.slot_cap;
     w->order_cap = keep.order_cap;
@@ -730,14 +735,14 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
     attach_lists(w, s, r.lists);
     restore_slots(w, c, old_slots);
     if (c->order_cap == 0 && w->order_cap > 0) {
-        free(w->order);
-        free(w->order_pos);
+        st__free(w->order);
+        st__free(w->order_pos);
         w->order = w->order_pos = NULL;
         w->order_cap = 0;
     }
     for (int i = 0; i < c->obstacle_count; i++) w->obstacles[i].points = r.points[i];
-    free(r.points);
-    free(r.lists);
+    st__free(r.points);
+    st__free(r.lists);
     st__moved(w);
     return true;
 }

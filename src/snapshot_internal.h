@@ -33,6 +33,6 @@ struct st_snapshot {
     int cap_lists;
 };
 
-st_snapshot *st__snapshot_alloc(void);
+st_snapshot *st__snapshot_alloc(const st_mem *m);
 
 #endif

@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "snapshot_internal.h"
 
 static const char magic[8] = {'S', 'T', 'E', 'E', 'R', 'S', 'N', 'P'};
@@ -132,6 +133,7 @@ static void w_vec(writer *o, st_vec2 v)
 }
 
 typedef struct reader {
+    const st_mem *mem; // what the snapshot's blocks count against
     const unsigned char *p, *end;
     const char *bad; // the first problem found (NULL: none)
     bool has_order;  // the world scalars said a spawn-order index follows
@@ -189,7 +191,7 @@ static void r_check(reader *r, bool ok, const char *what)
 }
 
 /// malloc of n elements (at least one, so that n == 0 is not a failure).
-static void *alloc_n(size_t n, size_t elem) { return malloc((n > 0 ? n : 1) * elem); }
+static void *alloc_n(reader *r, size_t n, size_t elem) { return st__alloc(r->mem, (n > 0 ? n : 1) * elem); }
 
 static bool pos_finite(double v) { return st_finite(v) && v > 0.0; }
 static bool nonneg_finite(double v) { return st_finite(v) && v >= 0.0; }
@@ -315,14 +317,14 @@ static st_path *read_path(reader *r)
     double radius = r_f64(r);
     r_check(r, pc >= 1 && loop <= 1 && pos_finite(radius), "a path is malformed");
     if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return NULL;
-    st_vec2 *pts = malloc((size_t)pc * sizeof *pts);
+    st_vec2 *pts = st__alloc(r->mem, (size_t)pc * sizeof *pts);
     if (!pts) {
         r->bad = "out of memory";
         return NULL;
     }
     r_take(r, pts, (size_t)pc * sizeof *pts);
-    st_path *p = st_path_create(pts, (int)pc, loop != 0, radius);
-    free(pts);
+    st_path *p = st_path_create_in(r->mem, pts, (int)pc, loop != 0, radius);
+    st__free(pts);
     if (!p) r->bad = "a path point is not finite";
     return p;
 }
@@ -331,7 +333,7 @@ static void read_paths(reader *r, st_snapshot *s)
 {
     uint32_t paths = r_u32(r);
     if (!r_fits(r, paths, 13)) return; // count, loop, radius: 13 bytes a path at the least
-    s->paths = calloc(paths > 0 ? paths : 1, sizeof *s->paths);
+    s->paths = st__calloc(r->mem, paths > 0 ? paths : 1, sizeof *s->paths);
     if (!s->paths) {
         r->bad = "out of memory";
         return;
@@ -460,7 +462,7 @@ static void read_lists(reader *r, st_snapshot *s)
 {
     uint32_t lists = r_u32(r);
     if (!r_fits(r, lists, 4) || r->bad) return;
-    s->lists = calloc(lists > 0 ? lists : 1, sizeof *s->lists);
+    s->lists = st__calloc(r->mem, lists > 0 ? lists : 1, sizeof *s->lists);
     if (!s->lists) {
         r->bad = "out of memory";
         return;
@@ -470,7 +472,7 @@ static void read_lists(reader *r, st_snapshot *s)
         r_check(r, cnt >= 1 && cnt <= MAX_LIST, "a standing list's length is out of range");
         if (!r_fits(r, cnt, 128) || r->bad) return; // 128: fewer bytes than any entry takes
         size_t bytes = sizeof(st_blist) + (size_t)cnt * sizeof(st_behavior);
-        st_blist *l = malloc(bytes);
+        st_blist *l = st__alloc(r->mem, bytes);
         if (!l) {
             r->bad = "out of memory";
             return;
@@ -628,7 +630,7 @@ static void check_free_list(reader *r, st_world *c, uint8_t *slot_seen)
 static void check_entries(reader *r, st_snapshot *s, const int32_t *agent_path)
 {
     st_world *c = &s->w;
-    uint8_t *slot_seen = calloc(c->slot_count > 0 ? c->slot_count : 1, 1);
+    uint8_t *slot_seen = st__calloc(r->mem, c->slot_count > 0 ? c->slot_count : 1, 1);
     if (!slot_seen) {
         r->bad = "out of memory";
         return;
@@ -641,7 +643,7 @@ static void check_entries(reader *r, st_snapshot *s, const int32_t *agent_path)
     check_free_list(r, c, slot_seen);
     for (uint32_t q = 0; q < c->slot_count && !r->bad; q++)
         r_check(r, c->slots[q].generation >= 1, "a handle slot has generation 0");
-    free(slot_seen);
+    st__free(slot_seen);
 }
 
 /// Spawn order: serials rise along it (storage order, or the index).
@@ -664,8 +666,8 @@ static void check_spawn_order(reader *r, const st_world *c)
 static void read_order(reader *r, st_world *c)
 {
     size_t nn = (size_t)c->count;
-    c->order = alloc_n(nn, sizeof(uint32_t));
-    c->order_pos = alloc_n(nn, sizeof(uint32_t));
+    c->order = alloc_n(r, nn, sizeof(uint32_t));
+    c->order_pos = alloc_n(r, nn, sizeof(uint32_t));
     if (!c->order || !c->order_pos) {
         r->bad = "out of memory";
         return;
@@ -681,14 +683,14 @@ static void read_dense(reader *r, st_snapshot *s)
     size_t nn = (size_t)c->count;
     c->capacity = c->count;
     c->slot_cap = c->slot_count;
-    c->bodies = aligned_alloc(ST_BODY_ALIGN, (nn > 0 ? nn : 1) * sizeof(st_body));
-    c->agents = alloc_n(nn, sizeof(st_agent));
-    c->tags = alloc_n(nn, sizeof(int32_t));
-    c->slots = alloc_n(c->slot_count, sizeof(st_slot));
-    s->list_of = alloc_n(nn, sizeof(int32_t));
-    int32_t *agent_path = alloc_n(nn, sizeof(int32_t));
+    c->bodies = st__alloc_aligned(r->mem, ST_BODY_ALIGN, (nn > 0 ? nn : 1) * sizeof(st_body));
+    c->agents = alloc_n(r, nn, sizeof(st_agent));
+    c->tags = alloc_n(r, nn, sizeof(int32_t));
+    c->slots = alloc_n(r, c->slot_count, sizeof(st_slot));
+    s->list_of = alloc_n(r, nn, sizeof(int32_t));
+    int32_t *agent_path = alloc_n(r, nn, sizeof(int32_t));
     if (!c->bodies || !c->agents || !c->tags || !c->slots || !s->list_of || !agent_path) {
-        free(agent_path);
+        st__free(agent_path);
         r->bad = "out of memory";
         return;
     }
@@ -700,7 +702,7 @@ static void read_dense(reader *r, st_snapshot *s)
     r_take(r, c->slots, (size_t)c->slot_count * sizeof(st_slot));
     if (r->has_order) read_order(r, c);
     if (!r->bad) check_entries(r, s, agent_path);
-    free(agent_path);
+    st__free(agent_path);
     if (!r->bad) check_spawn_order(r, c);
 }
 
@@ -734,11 +736,11 @@ static uint32_t live_slot_cap(const st_world *c)
 /// zeroed marks of the slots read; false, with r->bad set, when memory runs out.
 static bool per_slot_arrays(reader *r, uint32_t cap, size_t elem, void **records, uint8_t **given)
 {
-    if (cap > 0 && !(*records = malloc((size_t)cap * elem))) {
+    if (cap > 0 && !(*records = st__alloc(r->mem, (size_t)cap * elem))) {
         r->bad = "out of memory";
         return false;
     }
-    *given = calloc(cap > 0 ? cap : 1, 1);
+    *given = st__calloc(r->mem, cap > 0 ? cap : 1, 1);
     if (!*given) {
         r->bad = "out of memory";
         return false;
@@ -820,7 +822,7 @@ static void read_avoid_defs(reader *r, st_snapshot *s)
         c->avoid_defs[slot] = d;
     }
     check_all_given(r, c, holds_avoid_def, given, 1, "an agent's avoidance settings are missing");
-    free(given);
+    st__free(given);
 }
 
 static void write_orients(writer *o, const st_snapshot *s)
@@ -872,7 +874,7 @@ static void read_orients(reader *r, st_snapshot *s)
         c->orients[slot] = q;
     }
     check_all_given(r, c, holds_orient, given, 3, "an agent's orientation record is missing");
-    free(given);
+    st__free(given);
 }
 
 /* ---- obstacles and walls ---- */
@@ -912,7 +914,7 @@ static bool read_obstacle(reader *r, const st_world *c, st_obstacle *o, int last
     if (!r_fits(r, pc, sizeof(st_vec2)) || r->bad) return false;
     o->kind = (st_obstacle_kind)kind;
     if (pc > 0) {
-        o->points = malloc((size_t)pc * sizeof *o->points);
+        o->points = st__alloc(r->mem, (size_t)pc * sizeof *o->points);
         if (!o->points) {
             r->bad = "out of memory";
             return false;
@@ -930,7 +932,7 @@ static void read_obstacles(reader *r, st_snapshot *s)
     uint32_t obs = r_u32(r);
     if (!r_fits(r, obs, 52)) return; // 52 bytes an obstacle at the least
     if (obs > 0) {
-        c->obstacles = calloc(obs, sizeof *c->obstacles);
+        c->obstacles = st__calloc(r->mem, obs, sizeof *c->obstacles);
         if (!c->obstacles) {
             r->bad = "out of memory";
             return;
@@ -962,7 +964,7 @@ static void read_walls(reader *r, st_snapshot *s)
     uint32_t walls = r_u32(r);
     if (!r_fits(r, walls, 48)) return; // 48 bytes a wall
     if (walls > 0) {
-        c->walls = malloc(walls * sizeof *c->walls);
+        c->walls = st__alloc(r->mem, walls * sizeof *c->walls);
         if (!c->walls) {
             r->bad = "out of memory";
             return;
@@ -992,7 +994,7 @@ static void read_user(reader *r, st_snapshot *s)
     uint64_t user = r_u64(r);
     if (!r_fits(r, user, 1)) return;
     if (user > 0) {
-        s->user = malloc((size_t)user);
+        s->user = st__alloc(r->mem, (size_t)user);
         if (!s->user) {
             r->bad = "out of memory";
             return;
@@ -1165,15 +1167,23 @@ static bool check_header(const unsigned char *h, size_t size, char *err, size_t 
 
 st_snapshot *st_snapshot_decode(const void *data, size_t size, char *err, size_t err_cap)
 {
+    return st_snapshot_decode_in(NULL, data, size, err, err_cap);
+}
+
+st_snapshot *st_snapshot_decode_in(const st_mem *mem, const void *data, size_t size, char *err, size_t err_cap)
+{
     const unsigned char *h = data;
     if (!check_header(h, size, err, err_cap)) return NULL;
-    st_snapshot *s = st__snapshot_alloc();
+    st_mem m = {0};
+    if (mem) m = *mem;
+    st_snapshot *s = st__snapshot_alloc(&m);
     if (!s) {
         set_err(err, err_cap, "out of memory");
         return NULL;
     }
-    reader r = {h + ST_SNAPSHOT_HEADER, h + size, NULL, false};
+    reader r = {&m, h + ST_SNAPSHOT_HEADER, h + size, NULL, false};
     read_payload(&r, s);
+    s->w.mem = m;
     if (!r.bad && s->w.tick != get_u64(h + 48)) r.bad = "the header's tick does not match the payload";
     if (r.bad) {
         set_err(err, err_cap, "corrupt: %s", r.bad);

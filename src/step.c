@@ -70,7 +70,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 {
     // Scratch for the steps aside (avoid_yield.c); without memory for it,
     // agents at rest do not make room this step.
-    st_vec2 *aside = st__grow((void **)&w->aside, &w->aside_cap, n, sizeof *w->aside) ? w->aside : NULL;
+    st_vec2 *aside = st__grow(&w->mem, (void **)&w->aside, &w->aside_cap, n, sizeof *w->aside) ? w->aside : NULL;
     const bool all_alive = w->dead == 0;
     int mixed = 0; // some agent is not a plain ORCA one (st__avoid_peer)
 #ifdef STEER_HAVE_OPENMP

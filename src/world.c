@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "alloc.h"
 #include "world_internal.h"
 #include "grid_iter.h" // ST__PREFETCH
 
@@ -62,8 +63,10 @@ st_world *st_world_create(const st_world_def *def)
         !positive_finite(def->cell_size) || def->threads < 1 || def->capacity < 0 ||
         (def->edges != ST_EDGES_WRAP && def->edges != ST_EDGES_BOUNCE && def->edges != ST_EDGES_NONE))
         return NULL;
-    st_world *w = calloc(1, sizeof *w);
+    st_world *w = st__calloc(&def->mem, 1, sizeof *w);
     if (!w) return NULL;
+    w->mem = def->mem;
+    w->grid.mem = def->mem;
     w->width = def->width;
     w->height = def->height;
     w->edges = def->edges;
@@ -82,10 +85,10 @@ st_world *st_world_create(const st_world_def *def)
     if (def->capacity > 0) {
         // Reserving up front saves the copies (and the transient double
         // footprint) of growing a million-agent crowd by doubling.
-        w->bodies = aligned_alloc(ST_BODY_ALIGN, (size_t)def->capacity * sizeof *w->bodies);
-        w->agents = malloc((size_t)def->capacity * sizeof *w->agents);
-        w->tags = malloc((size_t)def->capacity * sizeof *w->tags);
-        w->slots = malloc((size_t)def->capacity * sizeof *w->slots);
+        w->bodies = st__alloc_aligned(&w->mem, ST_BODY_ALIGN, (size_t)def->capacity * sizeof *w->bodies);
+        w->agents = st__alloc(&w->mem, (size_t)def->capacity * sizeof *w->agents);
+        w->tags = st__alloc(&w->mem, (size_t)def->capacity * sizeof *w->tags);
+        w->slots = st__alloc(&w->mem, (size_t)def->capacity * sizeof *w->slots);
         if (!w->bodies || !w->agents || !w->tags || !w->slots) {
             st_world_destroy(w);
             return NULL;
@@ -103,23 +106,23 @@ void st_world_destroy(st_world *w)
 {
     if (!w) return;
     for (int i = 0; i < w->count; i++) st__blist_release(w, w->bodies[i].behaviors);
-    free(w->bodies);
-    free(w->agents);
-    free(w->tags);
-    free(w->slots);
-    free(w->order);
-    free(w->order_pos);
+    st__free(w->bodies);
+    st__free(w->agents);
+    st__free(w->tags);
+    st__free(w->slots);
+    st__free(w->order);
+    st__free(w->order_pos);
     st__grid_free(&w->grid);
     st__tag_grids_free(w);
     st__obstacles_free(w);
     st__avoid_free(w);
     st__orient_free(w);
     st__requests_free(w);
-    free(w->aside);
-    free(w->scratch);
-    free(w->near_last);
-    free(w->gen_floor);
-    free(w);
+    st__free(w->aside);
+    st__free(w->scratch);
+    st__free(w->near_last);
+    st__free(w->gen_floor);
+    st__free(w);
 }
 
 double st_world_width(const st_world *w) { return w->width; }
@@ -235,12 +238,12 @@ int st__dense(const st_world *w, st_agent_id id)
     return (int)s->dense;
 }
 
-bool st__grow(void **p, int *cap, int need, size_t elem)
+bool st__grow(const st_mem *m, void **p, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return true;
     int n = *cap ? *cap : 16;
     while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
+    void *q = st__realloc(m, *p, (size_t)n * elem);
     if (!q) return false;
     st__advise_huge(q, (size_t)n * elem);
     *p = q;
@@ -275,11 +278,11 @@ static bool grow_bodies(st_world *w, int *cap, int need)
     if (need <= *cap) return true;
     int n = *cap ? *cap : 16;
     while (n < need) n *= 2;
-    st_body *q = aligned_alloc(ST_BODY_ALIGN, (size_t)n * sizeof *q);
+    st_body *q = st__alloc_aligned(&w->mem, ST_BODY_ALIGN, (size_t)n * sizeof *q);
     if (!q) return false;
     st__advise_huge(q, (size_t)n * sizeof *q);
     if (w->count > 0) memcpy(q, w->bodies, (size_t)w->count * sizeof *q);
-    free(w->bodies);
+    st__free(w->bodies);
     w->bodies = q;
     *cap = n;
     return true;
@@ -297,8 +300,8 @@ static bool valid_def(const st_agent_def *d)
 
 static void order_drop(st_world *w)
 {
-    free(w->order);
-    free(w->order_pos);
+    st__free(w->order);
+    st__free(w->order_pos);
     w->order = w->order_pos = NULL;
     w->order_cap = 0;
 }
@@ -309,9 +312,9 @@ static void order_append(st_world *w, int i)
     if (i >= w->order_cap) {
         int cap = w->order_cap * 2;
         if (cap <= i) cap = i + 1;
-        uint32_t *o = realloc(w->order, (size_t)cap * sizeof *o);
+        uint32_t *o = st__realloc(&w->mem, w->order, (size_t)cap * sizeof *o);
         if (o) w->order = o;
-        uint32_t *p = o ? realloc(w->order_pos, (size_t)cap * sizeof *p) : NULL;
+        uint32_t *p = o ? st__realloc(&w->mem, w->order_pos, (size_t)cap * sizeof *p) : NULL;
         if (p) w->order_pos = p;
         if (!o || !p) {
             order_drop(w); // made again when next needed
@@ -340,12 +343,12 @@ static bool order_ready(st_world *w)
 {
     if (!w->reordered || w->order_cap > 0) return true;
     int n = w->count, cap = n > 0 ? n : 1;
-    uint32_t *o = malloc((size_t)cap * sizeof *o), *p = malloc((size_t)cap * sizeof *p);
-    serial_entry *e = malloc((size_t)cap * sizeof *e);
+    uint32_t *o = st__alloc(&w->mem, (size_t)cap * sizeof *o), *p = st__alloc(&w->mem, (size_t)cap * sizeof *p);
+    serial_entry *e = st__alloc(&w->mem, (size_t)cap * sizeof *e);
     if (!o || !p || !e) {
-        free(o);
-        free(p);
-        free(e);
+        st__free(o);
+        st__free(p);
+        st__free(e);
         return false;
     }
     for (int i = 0; i < n; i++) {
@@ -357,7 +360,7 @@ static bool order_ready(st_world *w)
         o[k] = e[k].dense;
         p[e[k].dense] = (uint32_t)k;
     }
-    free(e);
+    st__free(e);
     w->order = o;
     w->order_pos = p;
     w->order_cap = cap;
@@ -404,8 +407,8 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     if (w->count + 1 > cap) {
         int c1 = cap, c2 = cap, c3 = cap;
         bool ok = grow_bodies(w, &c1, w->count + 1) &&
-                  st__grow((void **)&w->agents, &c2, w->count + 1, sizeof(st_agent)) &&
-                  st__grow((void **)&w->tags, &c3, w->count + 1, sizeof(int32_t));
+                  st__grow(&w->mem, (void **)&w->agents, &c2, w->count + 1, sizeof(st_agent)) &&
+                  st__grow(&w->mem, (void **)&w->tags, &c3, w->count + 1, sizeof(int32_t));
         // All grow by the same rule from the same size, but take the smallest
         // in case only some reallocs succeeded.
         int c = c1 < c2 ? c1 : c2;
@@ -419,7 +422,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     } else {
         if (w->slot_count == w->slot_cap) {
             int c = (int)w->slot_cap;
-            if (!st__grow((void **)&w->slots, &c, (int)w->slot_count + 1, sizeof(st_slot))) return st_null_agent();
+            if (!st__grow(&w->mem, (void **)&w->slots, &c, (int)w->slot_count + 1, sizeof(st_slot))) return st_null_agent();
             w->slot_cap = (uint32_t)c;
         }
         slot = w->slot_count++;
@@ -582,7 +585,7 @@ void st__reorder(st_world *w)
     // reads a compact copy of the permutation (4 bytes an entry, mostly in
     // cache) and prefetches the records ST_REORDER_AHEAD entries ahead of
     // its copies, so that many of their trips to memory overlap.
-    uint32_t *from = malloc((size_t)n * sizeof *from);
+    uint32_t *from = st__alloc(&w->mem, (size_t)n * sizeof *from);
     if (!from) return; // stays in its present order: only slower
     for (int k = 0; k < n; k++) from[k] = items[k].index;
     const uint32_t placed = UINT32_MAX;
@@ -616,7 +619,7 @@ void st__reorder(st_world *w)
                 reorder_prefetch(w, ahead, indexed);
         }
     }
-    free(from);
+    st__free(from);
     // The handle slots and the grid's indices follow, entry by entry.
     // Every entry names a slot of its own, so the threads share them out.
     uint32_t *lane_index = w->grid.lanes ? w->grid.lanes->index : NULL;
@@ -895,7 +898,7 @@ void st__blist_release(st_world *w, st_blist *l)
 {
     if (!l || --l->refs > 0) return;
     if (w->last_list == l) w->last_list = NULL;
-    free(l);
+    st__free(l);
 }
 
 bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list, int n)
@@ -914,7 +917,7 @@ bool st_agent_set_behaviors(st_world *w, st_agent_id id, const st_behavior *list
             l = last;
             l->refs++;
         } else {
-            l = malloc(sizeof *l + (size_t)n * sizeof(st_behavior));
+            l = st__alloc(&w->mem, sizeof *l + (size_t)n * sizeof(st_behavior));
             if (!l) return false;
             l->refs = 1;
             l->count = n;
@@ -944,14 +947,19 @@ int st_agent_behaviors(const st_world *w, st_agent_id id, const st_behavior **li
 
 st_path *st_path_create(const st_vec2 *points, int n, bool loop, double radius)
 {
+    return st_path_create_in(NULL, points, n, loop, radius);
+}
+
+st_path *st_path_create_in(const st_mem *mem, const st_vec2 *points, int n, bool loop, double radius)
+{
     if (!points || n < 1 || !positive_finite(radius)) return NULL;
     for (int i = 0; i < n; i++)
         if (!st_v2_finite(points[i])) return NULL;
-    st_path *p = malloc(sizeof *p);
+    st_path *p = st__alloc(mem, sizeof *p);
     if (!p) return NULL;
-    p->points = malloc((size_t)n * sizeof *p->points);
+    p->points = st__alloc(mem, (size_t)n * sizeof *p->points);
     if (!p->points) {
-        free(p);
+        st__free(p);
         return NULL;
     }
     memcpy(p->points, points, (size_t)n * sizeof *p->points);
@@ -964,8 +972,8 @@ st_path *st_path_create(const st_vec2 *points, int n, bool loop, double radius)
 void st_path_destroy(st_path *p)
 {
     if (!p) return;
-    free(p->points);
-    free(p);
+    st__free(p->points);
+    st__free(p);
 }
 
 int st_path_count(const st_path *p) { return p->count; }

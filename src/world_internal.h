@@ -131,6 +131,7 @@ typedef struct st_grid_lanes {
 
 
 typedef struct st_grid {
+    st_mem mem; ///< the world's budget (set as the world is made)
     double cell_w, cell_h;    // effective cell sizes (wrap worlds divide the world evenly)
     int nx, ny;
     int32_t *cell_start;      // nx*ny + 1 prefix sums
@@ -211,6 +212,7 @@ typedef struct st_query_hit {
 #define ST_TRACE_CAP 32
 
 struct st_world {
+    st_mem mem; ///< the budget every block of the world (and what is made from it) is counted against
     double width, height;
     st_edges edges;
     uint64_t seed;
@@ -362,7 +364,8 @@ static inline st_agent_id st__id_of(const st_world *w, int i)
 }
 /// Grows *p (of *cap elements of elem bytes) to hold at least need, doubling
 /// from 16; false when memory runs out (*p and *cap unchanged).
-bool st__grow(void **p, int *cap, int need, size_t elem);
+/// Grows *p (counted against m when new) to hold need elements, doubling.
+bool st__grow(const st_mem *m, void **p, int *cap, int need, size_t elem);
 /// Asks for huge pages under a large array (a hint; nothing where unsupported).
 void st__advise_huge(void *p, size_t bytes);
 void st__compact(st_world *w);

@@ -5,7 +5,8 @@
 #
 # fuzz_core drives the core API (include/steer.h), fuzz_lua the Lua bindings,
 # fuzz_snapshot the snapshot loader (st_snapshot_decode, then the same bytes
-# through steer.decode_snapshot and world:restore).
+# through steer.decode_snapshot and world:restore), fuzz_record the
+# recording loader (app/record_read.c, the file --replay reads).
 # They get their own copies of the core and the bindings, instrumented for
 # coverage with ASan + UBSan and with asserts on (the core asserts its
 # contracts). ctest runs each for a short while over its seed corpus and the
@@ -40,13 +41,17 @@ if(CMAKE_C_COMPILER_ID STREQUAL "Clang" AND STEER_FUZZ)
   target_link_libraries(steer_bindings_fuzz PUBLIC steer_core_fuzz PkgConfig::LUA)
 
   file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz)
-  foreach(t core lua snapshot)
+  foreach(t core lua snapshot record)
     add_executable(fuzz_${t} ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_${t}.c)
     target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz)
     target_compile_options(fuzz_${t} PRIVATE ${_fuzz_flags} -fsanitize=fuzzer -Wno-overlength-strings)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
     if(t STREQUAL "lua" OR t STREQUAL "snapshot")
       target_link_libraries(fuzz_${t} PRIVATE steer_bindings_fuzz)
+    elseif(t STREQUAL "record")
+      # the recording loader alone: no SDL, no Lua
+      target_sources(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/app/record_read.c)
+      target_include_directories(fuzz_${t} PRIVATE ${PROJECT_SOURCE_DIR}/app)
     else()
       target_link_libraries(fuzz_${t} PRIVATE steer_core_fuzz)
     endif()

@@ -7,7 +7,8 @@
 --
 -- place: "load" runs the attempt in scene.load; "brain" in a brain's update
 -- next to a brain that keeps counting (the world must keep stepping);
--- "update" in scene.update. An attempt a script can catch prints
+-- "update" in scene.update; "ticks" in every scene.update, unprotected (a
+-- creep that grows each tick until the memory cap stops it). An attempt a script can catch prints
 -- "RESULT <name> error: <message>" or "RESULT <name> returned: <value>"; one
 -- it cannot (the budget, the memory cap) stops its callback, and the app
 -- prints "runtime error: ...". expect is a plain substring of that outcome;
@@ -26,6 +27,9 @@ end
 local BUDGET = "instruction budget exceeded"
 local OUTSIDE = "is outside the script folders (the sandbox allows only those)"
 local bomb_subject = ("a"):rep(3e5)
+
+-- What the creeps keep from tick to tick.
+local keep = {}
 
 -- { name, place, expected substring, function(world) ... end [, options] }
 local attempts = {
@@ -152,6 +156,74 @@ local attempts = {
     { "runaway_error_handler", "load", BUDGET,
       function() xpcall(error, function() while true do end end) end },
     { "runaway_brain", "brain", BUDGET, function() while true do end end },
+    -- issue 27: C memory counts against --memory (peak RSS checked by the script)
+    { "navgrid_creep", "ticks", "not enough memory",
+      function(world)
+          keep.navs = keep.navs or {}
+          for _ = 1, 10 do keep.navs[#keep.navs + 1] = world:navgrid{ cell = 200 / 2048 } end -- 4,194,304 cells each
+      end, "--memory 256" },
+    { "snapshot_creep", "ticks", "not enough memory",
+      function()
+          if not keep.big then
+              keep.big, keep.snaps = steer.world{ width = 400, height = 400 }, {}
+              for i = 1, 20000 do keep.big:spawn{ pos = { i % 400, i // 400 } } end
+          end
+          for _ = 1, 10 do keep.snaps[#keep.snaps + 1] = keep.big:snapshot() end
+      end, "--memory 256" },
+    { "agent_creep", "ticks", "not enough memory",
+      function()
+          keep.big = keep.big or steer.world{ width = 400, height = 400 }
+          for i = 1, 100000 do keep.big:spawn{ pos = { i % 400, (i // 400) % 400 } } end
+      end, "--memory 256" },
+    { "polygon_creep", "ticks", "not enough memory",
+      function(world)
+          if not keep.poly then
+              keep.poly = {}
+              for i = 1, 100000 do
+                  local a = i / 100000 * 2 * math.pi
+                  keep.poly[i] = { 100 + 50 * math.cos(a), 100 + 50 * math.sin(a) }
+              end
+          end
+          for _ = 1, 20 do world:add_obstacle{ polygon = keep.poly } end
+      end, "--memory 256" },
+    { "path_creep", "ticks", "not enough memory",
+      function()
+          if not keep.pts then
+              keep.pts, keep.paths = {}, {}
+              for i = 1, 100000 do keep.pts[i] = { i % 200, i % 150 } end
+          end
+          for _ = 1, 20 do keep.paths[#keep.paths + 1] = steer.path(keep.pts) end
+      end, "--memory 256" },
+    { "flowfield_creep", "ticks", "not enough memory",
+      function(world)
+          keep.nav = keep.nav or world:navgrid{ cell = 0.5 }
+          keep.fields = keep.fields or {}
+          for _ = 1, 10 do keep.fields[#keep.fields + 1] = keep.nav:flow_field{ 100, 100 } end
+      end, "--memory 256" },
+    -- issue 27: shared tables read-only, searchpath confined
+    { "string_find_write", "update", "cannot change 'string.find'",
+      function() string.find = function() return 1 end end }, -- luacheck: ignore 122
+    { "string_global_write", "load", "cannot assign the global 'string'",
+      function() string = {} end }, -- luacheck: ignore 121
+    { "string_find_rawset", "load", "rawset: the library tables are read-only in the sandbox",
+      function() rawset(string, "find", print) end },
+    { "string_find_via_metatable", "load", "cannot change 'string.find'",
+      function() getmetatable("").__index.find = print end },
+    { "string_find_via_require", "load", "cannot change 'string.find'",
+      function() require("string").find = print end },
+    { "math_random_write", "brain", "cannot change 'math.random'",
+      function() math.random = function() return 4 end end }, -- luacheck: ignore 122
+    { "steer_world_write", "load", "cannot change 'steer.world'", function() steer.world = print end },
+    { "steer_vec2_write", "load", "cannot change 'steer.vec2.zero'", function() steer.vec2.zero = print end },
+    { "package_searchers_write", "load", "cannot change 'package.searchers'",
+      function() package.searchers[2] = function() end end },
+    { "package_loaded_write", "load", "cannot change 'package.loaded.string'",
+      function() package.loaded.string = {} end },
+    { "own_global", "load", "returned: 7",
+      function() MY_OWN = 7; return MY_OWN end }, -- luacheck: ignore 111 113
+    { "searchpath_passwd", "load", "returned: nil", function() return package.searchpath("passwd", "/etc/?") end },
+    { "searchpath_in_folder", "load", "redteam.lua",
+      function() return package.searchpath("redteam", here() .. "/?.lua") end },
     { "memory_bomb", "load", "not enough memory",
       function()
           local t = {}
@@ -190,6 +262,9 @@ function scene.load(world, args)
     if current[2] == "brain" then
         world:spawn{ pos = { 50, 50 }, brain = "counter" }
         world:spawn{ pos = { 100, 100 }, brain = "redteam_brain" }
+    elseif current[2] == "ticks" then
+        world:spawn{ pos = { 50, 50 }, brain = "counter" }
+        scene.update = function(w) current[4](w) end
     elseif current[2] == "update" then
         world:spawn{ pos = { 50, 50 }, brain = "counter" }
         scene.update = function(w) scene.update = nil; scene.run_current(w) end
