@@ -1,0 +1,245 @@
+/*
+ * test_nav_tiles.c — navgrids made from tiles: paths for point agents and
+ * for agents of radius 0.5, 1.5 and 3 tiles on generated maps (random 33%,
+ * mazes with corridors of width 1 and 8, rooms).
+ *
+ * Everything a path is held to is decided here, independently of the
+ * planner: which tiles an agent of radius r may stand on (each tile's
+ * distance to every blocked tile, by brute force), whether two tiles are
+ * connected and the octile optimum between them (tools/movingai.h's
+ * Dijkstra), and whether a segment touches or comes within r of a blocked
+ * tile (every tile of the segment's box, widened by r, with a clip test
+ * for r = 0 and a ternary search of the convex distance for r > 0).
+ */
+#include <string.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function" // movingai.h: the file helpers
+#endif
+
+#include "../../tools/movingai.h"
+#include "nav_internal.h"
+#include "test_util.h"
+
+#define TILE 2.0 // world units per tile: paths come back in world units
+
+static st_world *world_for(const mai_map *m)
+{
+    st_world_def d = st_default_world_def();
+    d.width = m->w * TILE;
+    d.height = m->h * TILE;
+    return st_world_create(&d);
+}
+
+static st_navgrid *tile_grid(st_world *w, const mai_map *m, double clearance)
+{
+    st_navgrid_def d = st_default_navgrid_def();
+    d.cell = TILE;
+    d.clearance = clearance;
+    d.tiles = m->blocked;
+    d.tile_cols = m->w;
+    d.tile_rows = m->h;
+    return st_navgrid_create(w, &d);
+}
+
+static bool blocked_at(const mai_map *m, int x, int y)
+{
+    return x < 0 || y < 0 || x >= m->w || y >= m->h || m->blocked[(size_t)y * m->w + x];
+}
+
+/* ---- independent geometry (tile units) ---- */
+
+/// Whether segment a-b meets the closed box [x, x+1] x [y, y+1], by
+/// clipping the segment's parameter range against each slab.
+static bool touches_tile(st_vec2 a, st_vec2 b, int x, int y)
+{
+    double lo = 0.0, hi = 1.0;
+    double o[2] = {a.x, a.y}, d[2] = {b.x - a.x, b.y - a.y}, mn[2] = {x, y};
+    for (int k = 0; k < 2; k++) {
+        if (d[k] == 0.0) {
+            if (o[k] < mn[k] || o[k] > mn[k] + 1) return false;
+            continue;
+        }
+        double t0 = (mn[k] - o[k]) / d[k], t1 = (mn[k] + 1 - o[k]) / d[k];
+        if (t0 > t1) { double t = t0; t0 = t1; t1 = t; }
+        lo = fmax(lo, t0);
+        hi = fmin(hi, t1);
+    }
+    return lo <= hi;
+}
+
+static double point_tile(st_vec2 p, int x, int y)
+{
+    double dx = fmax(fmax(x - p.x, 0.0), p.x - (x + 1)), dy = fmax(fmax(y - p.y, 0.0), p.y - (y + 1));
+    return sqrt(dx * dx + dy * dy);
+}
+
+/// Least distance from segment a-b to tile (x, y): ternary search of the
+/// (convex) distance along the segment.
+static double segment_tile(st_vec2 a, st_vec2 b, int x, int y)
+{
+    double lo = 0.0, hi = 1.0;
+    for (int it = 0; it < 200; it++) {
+        double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+        if (point_tile(st_v2_lerp(a, b, m1), x, y) < point_tile(st_v2_lerp(a, b, m2), x, y)) hi = m2;
+        else lo = m1;
+    }
+    return point_tile(st_v2_lerp(a, b, 0.5 * (lo + hi)), x, y);
+}
+
+/// The least distance from segment a-b to a blocked tile (or outside), 0
+/// when it touches one; only tiles within `reach` of the segment's box.
+static double segment_room(const mai_map *m, st_vec2 a, st_vec2 b, double reach)
+{
+    int x0 = (int)floor(fmin(a.x, b.x) - reach) - 1, x1 = (int)floor(fmax(a.x, b.x) + reach) + 1;
+    int y0 = (int)floor(fmin(a.y, b.y) - reach) - 1, y1 = (int)floor(fmax(a.y, b.y) + reach) + 1;
+    double best = INFINITY;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            if (!blocked_at(m, x, y)) continue;
+            if (touches_tile(a, b, x, y)) return 0.0;
+            if (reach > 0.0) best = fmin(best, segment_tile(a, b, x, y));
+        }
+    return best;
+}
+
+/// usable[i]: tile i's centre is at least r from every blocked tile and
+/// from outside the map (brute force over the tiles around it).
+static uint8_t *usable_for(const mai_map *m, double r)
+{
+    uint8_t *u = malloc((size_t)m->w * m->h);
+    int reach = (int)ceil(r) + 1;
+    for (int y = 0; y < m->h; y++)
+        for (int x = 0; x < m->w; x++) {
+            bool ok = !blocked_at(m, x, y);
+            for (int j = y - reach; ok && j <= y + reach; j++)
+                for (int i = x - reach; ok && i <= x + reach; i++)
+                    if (blocked_at(m, i, j) && point_tile(st_v2(x + 0.5, y + 0.5), i, j) < r) ok = false;
+            u[(size_t)y * m->w + x] = ok;
+        }
+    return u;
+}
+
+static double path_len(const st_vec2 *p, int n)
+{
+    double l = 0.0;
+    for (int i = 1; i < n; i++) l += st_v2_dist(p[i - 1], p[i]);
+    return l;
+}
+
+/* ---- the sweep ---- */
+
+typedef struct sweep {
+    int tried, solved, unsolvable, refused, crossed, longer, suboptimal;
+    double ratio_sum;
+} sweep;
+
+/// `pairs` random pairs of usable tiles on m for radius r (tiles): every
+/// pair the Dijkstra connects gets a path that keeps r (touches nothing
+/// for r = 0), ends where asked, and is no longer than the octile optimum;
+/// every pair it does not connect gets no path.
+static sweep run_pairs(const mai_map *m, double r, int pairs, uint64_t seed)
+{
+    sweep s = {0};
+    st_world *w = world_for(m);
+    st_navgrid *g = tile_grid(w, m, 0.0);
+    uint8_t *u = usable_for(m, r);
+    double *dist = malloc((size_t)m->w * m->h * sizeof *dist);
+    if (!CHECK(g && u && dist, "set-up")) goto out;
+    for (int src = 0; src < pairs / 10; src++) {
+        int sx, sy;
+        do {
+            sx = (int)(mai_next(&seed) % (uint64_t)m->w);
+            sy = (int)(mai_next(&seed) % (uint64_t)m->h);
+        } while (!u[(size_t)sy * m->w + sx]);
+        mai_dijkstra(m->w, m->h, u, sx, sy, dist);
+        for (int k = 0; k < 10; k++) {
+            int gx, gy;
+            do {
+                gx = (int)(mai_next(&seed) % (uint64_t)m->w);
+                gy = (int)(mai_next(&seed) % (uint64_t)m->h);
+            } while (!u[(size_t)gy * m->w + gx] || (gx == sx && gy == sy));
+            st_vec2 from = st_v2((sx + 0.5) * TILE, (sy + 0.5) * TILE), to = st_v2((gx + 0.5) * TILE, (gy + 0.5) * TILE);
+            const st_vec2 *p;
+            int n;
+            st_nav_result res = st_navgrid_path_radius(g, from, to, r * TILE, &p, &n);
+            double opt = dist[(size_t)gy * m->w + gx];
+            s.tried++;
+            if (!isfinite(opt)) {
+                s.unsolvable++;
+                if (res == ST_NAV_OK) s.refused += 0 * CHECK(false, "a path where Dijkstra finds none");
+                continue;
+            }
+            if (!CHECK(res == ST_NAV_OK, "(%d,%d)->(%d,%d) r %.1f: %s", sx, sy, gx, gy, r, st_nav_result_name(res))) {
+                s.refused++;
+                continue;
+            }
+            s.solved++;
+            double cost = nav__search_cost(g->query); // white-box: the search itself is optimal
+            if (fabs(cost - opt) > 1e-9) s.suboptimal++;
+            CHECK(n >= 2 && st_v2_dist(p[0], from) == 0 && st_v2_dist(p[n - 1], to) == 0, "ends where asked");
+            for (int i = 1; i < n; i++) {
+                st_vec2 a = st_v2_scale(p[i - 1], 1.0 / TILE), b = st_v2_scale(p[i], 1.0 / TILE);
+                double room = segment_room(m, a, b, r);
+                if (r == 0.0 ? room == 0.0 : room < r - 1e-9) {
+                    s.crossed++;
+                    CHECK(false, "r %.1f: segment (%.4f,%.4f)-(%.4f,%.4f) has room %.6f", r, a.x, a.y, b.x, b.y, room);
+                }
+            }
+            double len = path_len(p, n) / TILE;
+            if (len > opt + 1e-9) {
+                s.longer++;
+                CHECK(false, "longer than the octile optimum: %.6f > %.6f", len, opt);
+            }
+            s.ratio_sum += len / opt;
+        }
+    }
+out:
+    free(u);
+    free(dist);
+    st_navgrid_destroy(g);
+    st_world_destroy(w);
+    return s;
+}
+
+static void report(const char *name, double r, sweep s)
+{
+    printf("  %-10s r %.1f: %d pairs, %d solved, %d with no route, length / octile optimum %.4f\n", name, r, s.tried,
+           s.solved, s.unsolvable, s.solved ? s.ratio_sum / s.solved : 0.0);
+    CHECK(s.refused == 0 && s.crossed == 0 && s.longer == 0 && s.suboptimal == 0,
+          "%s r %.1f: %d refused, %d crossing, %d longer, %d searches not octile-optimal", name, r, s.refused,
+          s.crossed, s.longer, s.suboptimal);
+}
+
+static void test_point_agents(void)
+{
+    int pairs = getenv("STEER_TEST_LIGHT") ? 20 : 200;
+    mai_map maps[4] = {mai_random(96, 96, 33, 1), mai_maze(97, 97, 1, 2), mai_maze(200, 200, 8, 3),
+                       mai_rooms(97, 97, 15, 4)};
+    const char *names[4] = {"random33", "maze1", "maze8", "rooms"};
+    for (int i = 0; i < 4; i++) {
+        sweep s = run_pairs(&maps[i], 0.0, pairs, 10 + i);
+        report(names[i], 0.0, s);
+        CHECK(s.solved > s.tried / 3, "%s: most pairs have a route", names[i]);
+        mai_free(&maps[i]);
+    }
+}
+
+static void test_radii(void)
+{
+    int pairs = getenv("STEER_TEST_LIGHT") ? 10 : 100;
+    static const double R[3] = {0.5, 1.5, 3.0};
+    mai_map maps[3] = {mai_random(80, 80, 5, 5), mai_maze(200, 200, 8, 6), mai_rooms(97, 97, 15, 7)};
+    const char *names[3] = {"random5", "maze8", "rooms"};
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) report(names[i], R[k], run_pairs(&maps[i], R[k], pairs, 20 + i * 3 + k));
+        mai_free(&maps[i]);
+    }
+}
+
+int main(void)
+{
+    RUN(test_point_agents);
+    RUN(test_radii);
+    return tu_summary();
+}
