@@ -119,6 +119,7 @@ static bool tiles_init(st_navgrid *g, const uint8_t *tiles)
     g->dense = malloc((size_t)g->cells * sizeof *g->dense);
     if (!g->tiles || !g->query || !g->dense) return false;
     for (int c = 0; c < g->cells; c++) g->count[c] = tiles[c] ? 1 : 0;
+    nav__label_parts(g); // now, not in the first query
     return true;
 }
 

@@ -13,6 +13,12 @@
 
 #include "nav_tiles.h"
 
+static void prefault(void *p, size_t bytes)
+{
+    volatile unsigned char *c = p;
+    for (size_t i = 0; i < bytes; i += 4096) c[i] = c[i];
+}
+
 nav_query *nav__query_create(int cells)
 {
     nav_query *q = calloc(1, sizeof *q);
@@ -22,7 +28,7 @@ nav_query *nav__query_create(int cells)
     q->g = malloc(n * sizeof *q->g);
     q->key = malloc(n * sizeof *q->key);
     q->parent = malloc(n * sizeof *q->parent);
-    q->stamp = calloc(n, sizeof *q->stamp);
+    q->stamp = malloc(n * sizeof *q->stamp);
     q->heap = malloc(n * sizeof *q->heap);
     q->pos = malloc(n * sizeof *q->pos);
     q->closed = malloc(n);
@@ -32,6 +38,17 @@ nav_query *nav__query_create(int cells)
         nav__query_destroy(q);
         return NULL;
     }
+    // Every page touched once here, so the first searches do not pay for
+    // faulting them in (the compiler may turn malloc + memset 0 into calloc,
+    // which touches nothing: hence the volatile writes).
+    memset(q->stamp, 0, n * sizeof *q->stamp);
+    memset(q->pos, 0xff, n * sizeof *q->pos); // -1: not on the open list
+    prefault(q->g, n * sizeof *q->g);
+    prefault(q->key, n * sizeof *q->key);
+    prefault(q->parent, n * sizeof *q->parent);
+    prefault(q->stamp, n * sizeof *q->stamp);
+    prefault(q->heap, n * sizeof *q->heap);
+    prefault(q->closed, n);
     return q;
 }
 
