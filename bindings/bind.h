@@ -400,6 +400,9 @@ void sl_pushrect(lua_State *L, const double rect[4]);
 
 /* ---- nav.c: steer.navgrid, steer.flowfield ---- */
 int sl_world_navgrid(lua_State *L);
+/* The tiles and walkable fields of the table at def as one byte a tile
+ * (nonzero blocked), in a userdata pushed on the stack (tiles.c). */
+uint8_t *sl_tiles(lua_State *L, int def, int *cols, int *rows);
 void sl_open_nav(lua_State *L);
 /* The flow field of the userdata at idx, or NULL when it is not one. */
 const st_flowfield *sl_toflowfield(lua_State *L, int idx);

@@ -888,6 +888,11 @@ st_nav_result st_navgrid_path_radius(st_navgrid *g, st_vec2 from, st_vec2 to, do
 /// with *why set when the goal is outside, blocked with no free cell
 /// within the snap radius, or memory runs out.
 st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *why);
+/// The same for an agent of radius `radius` (world units): on a tile grid,
+/// over the tiles whose clearance holds it (as st_navgrid_path_radius);
+/// on an obstacle grid, st_flowfield_create when radius <= clearance. NULL
+/// with *why = ST_NAV_RADIUS when the grid cannot plan for it.
+st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double radius, st_nav_result *why);
 void st_flowfield_destroy(st_flowfield *f);
 st_vec2 st_flowfield_goal(const st_flowfield *f);
 /// The direction to go at p (unit; bilinear between cell centres, so it

@@ -192,3 +192,32 @@ st_nav_result nav__tile_path(st_navgrid *g, st_vec2 from, st_vec2 to, double rad
     *n = m;
     return ST_NAV_OK;
 }
+
+st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double radius, st_nav_result *why)
+{
+    st_nav_result dummy;
+    if (!why) why = &dummy;
+    *why = ST_NAV_RADIUS;
+    if (!st_finite(radius) || radius < 0.0) return NULL;
+    if (!g->tiles) return radius > g->clearance ? NULL : st_flowfield_create(g, goal, why);
+    int need = nav__tiles_need(radius / g->cell);
+    if (need > NAV_CLR_MAX) return NULL;
+    if (need <= NAV_CLR_FREE) return st_flowfield_create(g, goal, why); // every free tile
+    // While the field is made, the tiles without room for the radius count
+    // as blocked: the field's cells are the grid's.
+    uint32_t *room = malloc((size_t)g->cells * sizeof *room), *own = g->count;
+    if (!room) {
+        *why = ST_NAV_NO_MEMORY;
+        return NULL;
+    }
+    for (int y = 0; y < g->rows; y++)
+        for (int x = 0; x < g->cols; x++) room[y * g->cols + x] = g->tiles->clr[nav__tile_index(g->tiles, x, y)] < need;
+    double clearance = g->clearance; // the goal snaps as far as the radius needs
+    g->count = room;
+    g->clearance = radius;
+    st_flowfield *f = st_flowfield_create(g, goal, why);
+    g->count = own;
+    g->clearance = clearance;
+    free(room);
+    return f;
+}

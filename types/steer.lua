@@ -264,12 +264,26 @@ function world:random(m, n) end
 function world:checksum() end
 
 ---@class steer.navgrid_def
----@field cell? number       cell side, > 0; default 10
----@field clearance? number  distance paths keep from obstacles and walls, >= 0; default 6
+---@field cell? number       cell side, > 0; default 10 (not with tiles)
+---@field clearance? number  distance paths keep from obstacles and walls, >= 0; default 6 (tiles: 0, the default agent radius)
+---@field tiles? string[]|steer.tile_layer a tile map: rows of characters ('.' free), or a Tiled-style layer (0 free)
+---@field tile? number       tile side with tiles, > 0; default: the map fills the world
+---@field walkable? string|table|fun(tile: string|number): any which tiles are free: the free characters, a set, or a test
+
+---A Tiled-style layer: width * height numbers, row-major.
+---@class steer.tile_layer
+---@field width integer
+---@field height integer
+---@field data number[]
+
+---Agent options for tile-grid queries.
+---@class steer.nav_agent
+---@field radius? number agent radius, >= 0; default the grid's clearance (tile grids: up to 31 tiles)
 
 ---A navigation grid over the world's rectangle, made from its obstacles and
 ---walls inflated by the clearance; it follows obstacles that move or go.
----Keeps the world alive.
+---Or, with `tiles`, a grid of the map's tiles (it reads only them) that
+---plans for every agent radius. Keeps the world alive.
 ---@param def? steer.navgrid_def
 ---@return steer.navgrid
 function world:navgrid(def) end
@@ -352,7 +366,7 @@ function steer.path(def) end
 
 -- ---------------------------------------------------------------- navigation
 
----@alias steer.nav_reason "no route"|"start blocked"|"goal blocked"|"outside the world"
+---@alias steer.nav_reason "no route"|"start blocked"|"goal blocked"|"outside the world"|"radius too large"
 
 ---A navigation grid (world:navgrid). Read only.
 ---@class steer.navgrid
@@ -361,6 +375,7 @@ function steer.path(def) end
 ---@field cols integer
 ---@field rows integer
 ---@field snap_radius number  how far a blocked start or goal is moved to a free cell
+---@field tiled boolean       made from tiles
 local navgrid = {}
 
 ---A shortest any-angle path from `from` to `to` keeping the clearance, or
@@ -368,7 +383,11 @@ local navgrid = {}
 ---nearest free cell within snap_radius.
 ---@param from steer.point
 ---@param to steer.point
----@param radius? number waypoint radius of the path, > 0; default the cell size
+---A table { radius = r } plans for an agent of radius r on the same grid
+---(tile grids; an obstacle grid takes r <= clearance).
+---@param from steer.point
+---@param to steer.point
+---@param radius? number|steer.nav_agent waypoint radius of the path, > 0 (default the cell size), or agent options
 ---@return steer.path|nil
 ---@return steer.nav_reason|nil
 function navgrid:path(from, to, radius) end
@@ -396,9 +415,10 @@ function navgrid:update() end
 
 ---A flow field towards goal over the free cells, or nil and the reason.
 ---@param goal steer.point
+---@param opts? steer.nav_agent the agent's radius (tile grids)
 ---@return steer.flowfield|nil
 ---@return steer.nav_reason|nil
-function navgrid:flow_field(goal) end
+function navgrid:flow_field(goal, opts) end
 
 ---Directions to one goal for every cell (navgrid:flow_field). A snapshot:
 ---it does not follow later obstacle changes. Read only.
