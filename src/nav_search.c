@@ -23,6 +23,8 @@
 typedef struct jps {
     const uint8_t *clr;
     int stride, goal, need;
+    int gx, gy;          // the goal's padded column and row
+    const nav_bits *bits;
 } jps;
 
 static inline bool ok(const jps *j, int c) { return j->clr[c] >= j->need; }
@@ -36,8 +38,10 @@ static inline double octile(int stride, int a, int b)
 
 /// Runs straight from c by d (±1 or ±stride; p: the perpendicular step)
 /// to the next jump point: the goal, or a tile with a forced neighbour (a
-/// usable tile beside it whose tile behind is not). -1 at a wall.
-static int jump_straight(const jps *j, int c, int d, int p)
+/// usable tile beside it whose tile behind is not). -1 at a wall. The
+/// readable definition, one tile at a time; jump_straight below reads 64
+/// at a time, and test_nav_tiles checks that they agree.
+static int jump_straight_ref(const jps *j, int c, int d, int p)
 {
     for (;;) {
         c += d;
@@ -45,6 +49,50 @@ static int jump_straight(const jps *j, int c, int d, int p)
         if (c == j->goal) return c;
         if ((ok(j, c + p) && !ok(j, c - d + p)) || (ok(j, c - p) && !ok(j, c - d - p))) return c;
     }
+}
+
+/// 64 bits of w from bit `pos` on.
+static inline uint64_t bits64(const uint64_t *w, int pos)
+{
+    int k = pos >> 6, off = pos & 63;
+    return off ? (w[k] >> off) | (w[k + 1] << (64 - off)) : w[k];
+}
+
+/// A straight run along one line of bits (`mid`; `lo` and `hi` the lines
+/// beside it) from bit pos, forwards or backwards: the bit of the next
+/// jump point, -1 at a wall. goal: the goal's bit on this line, or -1.
+/// Each block of 64: the events are a wall (~mid), a forced neighbour on
+/// either side (beside usable, beside-and-behind not) and the goal; the
+/// first event decides.
+static int run_bits(const uint64_t *mid, const uint64_t *lo, const uint64_t *hi, int pos, bool forward, int goal)
+{
+    for (;;) {
+        int p = forward ? pos + 1 : pos - 64; // the block: bits p .. p + 63
+        int behind = forward ? p - 1 : p + 1;
+        uint64_t m = bits64(mid, p);
+        uint64_t ev = ~m | (bits64(lo, p) & ~bits64(lo, behind)) | (bits64(hi, p) & ~bits64(hi, behind));
+        if (goal >= p && goal < p + 64) ev |= 1ull << (goal - p);
+        if (ev) {
+            int i = forward ? __builtin_ctzll(ev) : 63 - __builtin_clzll(ev);
+            return (m >> i) & 1 ? p + i : -1;
+        }
+        pos += forward ? 64 : -64;
+    }
+}
+
+static int jump_straight(const jps *j, int c, int d, int p)
+{
+    (void)p;
+    int s = j->stride, x = c % s, y = c / s;
+    const nav_bits *b = j->bits;
+    if (d == 1 || d == -1) {
+        const uint64_t *mid = b->rows + (size_t)y * b->row_words;
+        int r = run_bits(mid, mid - b->row_words, mid + b->row_words, x + 64, d > 0, y == j->gy ? j->gx + 64 : -1);
+        return r < 0 ? -1 : y * s + (r - 64);
+    }
+    const uint64_t *mid = b->cols + (size_t)x * b->col_words;
+    int r = run_bits(mid, mid - b->col_words, mid + b->col_words, y + 64, d > 0, x == j->gx ? j->gy + 64 : -1);
+    return r < 0 ? -1 : (r - 64) * s + x;
 }
 
 /// Runs diagonally from c by dx + dy (dx = ±1, dy = ±stride): stops at the
@@ -61,26 +109,30 @@ static int jump_diagonal(const jps *j, int c, int dx, int dy)
     }
 }
 
-static void touch(nav_query *q, int c)
+static inline nav_node *touch(nav_query *q, int c)
 {
-    if (q->stamp[c] == q->id) return;
-    q->stamp[c] = q->id;
-    q->g[c] = INFINITY;
-    q->closed[c] = 0;
-    q->pos[c] = -1;
+    nav_node *n = &q->node[c];
+    if (n->stamp != q->id) {
+        n->stamp = q->id;
+        n->g = INFINITY;
+        n->closed = 0;
+    }
+    return n;
 }
 
-/// Offers jump point n, reached from c, to the open list.
+/// Offers jump point n, reached from c, to the open list. (When the list
+/// cannot grow the offer is lost; the search then says FAILED through
+/// q->state, set here.)
 static void offer(nav_query *q, const jps *j, int c, int n)
 {
     if (n < 0) return;
-    touch(q, n);
-    if (q->closed[n]) return;
-    double g = q->g[c] + octile(j->stride, c, n);
-    if (g < q->g[n]) {
-        q->g[n] = g;
-        q->parent[n] = c;
-        nav__query_push(q, n, g + octile(j->stride, n, j->goal));
+    nav_node *e = touch(q, n);
+    if (e->closed) return;
+    double g = q->node[c].g + octile(j->stride, c, n);
+    if (g < e->g) {
+        e->g = g;
+        e->parent = c;
+        if (!nav__query_push(q, n, g + octile(j->stride, n, j->goal), g)) q->state = NAV_SEARCH_FAILED;
     }
 }
 
@@ -113,7 +165,7 @@ static void expand(nav_query *q, const jps *j, int c)
         }
         return;
     }
-    int p = q->parent[c];
+    int p = q->node[c].parent;
     int dx = sign(c % s - p % s), dy = sign(c / s - p / s) * s;
     if (dx && dy) {
         offer(q, j, c, jump_straight(j, c, dx, dy));
@@ -126,24 +178,30 @@ static void expand(nav_query *q, const jps *j, int c)
     }
 }
 
-void nav__search_begin(nav_query *q, const nav_tiles *t, int s, int goal, int need)
+bool nav__search_begin(nav_query *q, const nav_tiles *t, int s, int goal, int need)
 {
     nav__query_reset(q);
+    q->use = nav__query_bits(q, t, need);
+    if (!q->use) {
+        q->state = NAV_SEARCH_FAILED;
+        return false;
+    }
     q->start = s;
     q->goal = goal;
     q->need = need;
     q->state = NAV_SEARCH_RUNNING;
-    touch(q, s);
-    q->g[s] = 0.0;
-    q->parent[s] = s;
-    nav__query_push(q, s, octile(t->stride, s, goal));
+    nav_node *n = touch(q, s);
+    n->g = 0.0;
+    n->parent = s;
+    nav__query_push(q, s, octile(t->stride, s, goal), 0.0);
+    return true;
 }
 
 /// The jump points from the goal back to the start, into q->out.
 static bool collect(nav_query *q)
 {
     q->out_n = 0;
-    for (int c = q->goal;; c = q->parent[c]) {
+    for (int c = q->goal;; c = q->node[c].parent) {
         if (q->out_n == q->out_cap && !nav__query_grow_out(q)) return false;
         q->out[q->out_n++] = c;
         if (c == q->start) return true;
@@ -153,11 +211,14 @@ static bool collect(nav_query *q)
 int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
 {
     if (q->state != NAV_SEARCH_RUNNING) return q->state;
-    jps j = {t->clr, t->stride, q->goal, q->need};
-    for (long k = 0; k < budget; k++) {
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use};
+    for (long k = 0; k < budget && q->state == NAV_SEARCH_RUNNING; k++) {
         if (q->heap_n == 0) return q->state = NAV_SEARCH_FAILED;
-        int c = nav__query_pop(q);
-        q->closed[c] = 1;
+        nav_open e = nav__query_pop(q);
+        int c = e.c;
+        nav_node *n = &q->node[c];
+        if (n->closed || e.g != n->g) continue; // stale: a cheaper offer came later
+        n->closed = 1;
         if (c == q->goal) {
             q->state = collect(q) ? NAV_SEARCH_FOUND : NAV_SEARCH_FAILED;
             return q->state;
@@ -168,7 +229,7 @@ int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
     return q->state;
 }
 
-double nav__search_cost(const nav_query *q) { return q->g[q->goal]; }
+double nav__search_cost(const nav_query *q) { return q->node[q->goal].g; }
 
 int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int cap)
 {
@@ -185,4 +246,12 @@ int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int 
         }
     }
     return n;
+}
+
+int nav__jump_check(const nav_query *q, const nav_tiles *t, int c, int d)
+{
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use};
+    int p = d == 1 || d == -1 ? t->stride : 1;
+    int a = jump_straight_ref(&j, c, d, p), b = jump_straight(&j, c, d, p);
+    return a == b ? a : -2;
 }

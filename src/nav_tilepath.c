@@ -94,18 +94,25 @@ static int pull(const tile_job *k, st_vec2 *p, int n)
     return m;
 }
 
-/// How far (0..1) p may slide towards `to` with both legs (from a, to b)
-/// clear by the radius and the margin, by bisection.
+/// Whether q keeps the radius (and the margin) on both legs, from a and to b.
+static inline bool legs_clear(const tile_job *k, st_vec2 a, st_vec2 q, st_vec2 b)
+{
+    double r = k->r + NAV_TILE_MARGIN;
+    return nav__tiles_clear(k->t, a, q, r) && nav__tiles_clear(k->t, q, b, r);
+}
+
+/// How far (0..1) p may slide towards `to` with both legs clear, by
+/// bisection; first the whole way, then the smallest step (a point held
+/// in a corner, the common case, costs two probes).
 static double slide(const tile_job *k, st_vec2 a, st_vec2 p, st_vec2 b, st_vec2 to)
 {
-    double r = k->r + NAV_TILE_MARGIN, lo = 0.0, hi = 1.0;
-    for (int it = 0; it < NAV_SLIDE_STEPS; it++) {
-        double s = it == 0 ? 1.0 : 0.5 * (lo + hi);
-        st_vec2 q = st_v2_lerp(p, to, s);
-        bool clear = nav__tiles_clear(k->t, a, q, r) && nav__tiles_clear(k->t, q, b, r);
-        if (it == 0 && clear) return 1.0;
-        if (it == 0) continue;
-        if (clear) lo = s;
+    if (legs_clear(k, a, st_v2_lerp(p, to, 1.0), b)) return 1.0;
+    double lo = 0.0, hi = 1.0, least = ldexp(1.0, -(NAV_SLIDE_STEPS - 1));
+    if (!legs_clear(k, a, st_v2_lerp(p, to, least), b)) return 0.0;
+    lo = least;
+    for (int it = 1; it < NAV_SLIDE_STEPS; it++) {
+        double s = 0.5 * (lo + hi);
+        if (legs_clear(k, a, st_v2_lerp(p, to, s), b)) lo = s;
         else hi = s;
     }
     return lo;
@@ -145,7 +152,7 @@ static st_nav_result search(st_navgrid *g, const tile_job *k, st_vec2 a, st_vec2
     int32_t part = point ? g->comp[nav__tile_y(t, s) * g->cols + nav__tile_x(t, s)] : -1;
     if (t->clr[goal] < k->need && (goal = snap_tile(g, k, b, reach, part)) < 0) return ST_NAV_GOAL_BLOCKED;
     if (point && g->comp[nav__tile_y(t, goal) * g->cols + nav__tile_x(t, goal)] != part) return ST_NAV_NO_ROUTE;
-    nav__search_begin(g->query, t, s, goal, k->need);
+    if (!nav__search_begin(g->query, t, s, goal, k->need)) return ST_NAV_NO_MEMORY;
     if (nav__search_run(g->query, t, LONG_MAX) != NAV_SEARCH_FOUND)
         return g->query->out_n == 0 && g->query->heap_n == 0 ? ST_NAV_NO_ROUTE : ST_NAV_NO_MEMORY;
     int m = nav__search_cells(g->query, t, g->dense, g->cells);

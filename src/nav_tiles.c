@@ -123,6 +123,11 @@ int nav__tiles_need(double r)
 /* ---- the line walk ---- */
 
 static inline double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+// fmin/fmax are calls into libm unless the compiler may ignore NaNs, and
+// the walk below calls them for every column: these are inlined (the
+// values here are finite).
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
 
 /// Distance from p to the box [x0, x1] x [y0, y1].
 static double point_box(st_vec2 p, double x0, double y0, double x1, double y1)
@@ -163,11 +168,11 @@ static bool segment_meets_box(st_vec2 a, st_vec2 b, double x0, double y0, double
 static double segment_box(st_vec2 a, st_vec2 b, double x0, double y0, double x1, double y1)
 {
     if (segment_meets_box(a, b, x0, y0, x1, y1)) return 0.0;
-    double d = fmin(point_box(a, x0, y0, x1, y1), point_box(b, x0, y0, x1, y1));
-    d = fmin(d, point_segment(st_v2(x0, y0), a, b));
-    d = fmin(d, point_segment(st_v2(x1, y0), a, b));
-    d = fmin(d, point_segment(st_v2(x0, y1), a, b));
-    return fmin(d, point_segment(st_v2(x1, y1), a, b));
+    double d = dmin(point_box(a, x0, y0, x1, y1), point_box(b, x0, y0, x1, y1));
+    d = dmin(d, point_segment(st_v2(x0, y0), a, b));
+    d = dmin(d, point_segment(st_v2(x1, y0), a, b));
+    d = dmin(d, point_segment(st_v2(x0, y1), a, b));
+    return dmin(d, point_segment(st_v2(x1, y1), a, b));
 }
 
 static inline bool blocked_sw(const nav_tiles *t, int i, int j, bool swap)
@@ -192,13 +197,13 @@ bool nav__tiles_clear(const nav_tiles *t, st_vec2 a, st_vec2 b, double r)
     int i0 = (int)ceil(a.x - 1.0 - r), i1 = (int)floor(b.x + r);
     for (int i = i0; i <= i1; i++) {
         // The part of the segment within the column, widened by r.
-        double xa = fmax(a.x, i - r), xb = fmin(b.x, i + 1 + r);
+        double xa = dmax(a.x, i - r), xb = dmin(b.x, i + 1 + r);
         double ya = a.y, yb = b.y;
         if (dx > 0.0) {
             ya = a.y + (xa - a.x) * dy / dx;
             yb = a.y + (xb - a.x) * dy / dx;
         }
-        double ylo = fmin(ya, yb), yhi = fmax(ya, yb);
+        double ylo = dmin(ya, yb), yhi = dmax(ya, yb);
         int j0 = (int)ceil(ylo - 1.0 - r), j1 = (int)floor(yhi + r);
         for (int j = j0; j <= j1; j++) {
             if (!blocked_sw(t, i, j, swap)) continue;
