@@ -204,6 +204,21 @@ static int nav_blocked(lua_State *L)
     return 1;
 }
 
+/* nav:set_tile(x, y, blocked): tile (x, y) from 0 of a tile grid */
+static int nav_set_tile(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    if (!st_navgrid_tiled(n->g))
+        return luaL_error(L, "set_tile needs a tile navgrid (world:navgrid{ tiles = ... })");
+    lua_Integer x = luaL_checkinteger(L, 2), y = luaL_checkinteger(L, 3);
+    luaL_checktype(L, 4, LUA_TBOOLEAN);
+    int cols = st_navgrid_cols(n->g), rows = st_navgrid_rows(n->g);
+    luaL_argcheck(L, x >= 0 && x < cols, 2, lua_pushfstring(L, "must be in 0..%d", cols - 1));
+    luaL_argcheck(L, y >= 0 && y < rows, 3, lua_pushfstring(L, "must be in 0..%d", rows - 1));
+    st_navgrid_set_tile(n->g, (int)x, (int)y, lua_toboolean(L, 4));
+    return 0;
+}
+
 static int nav_update(lua_State *L)
 {
     sl_nav *n = checknav(L, 1);
@@ -349,6 +364,7 @@ void sl_open_nav(lua_State *L)
     static const luaL_Reg nav_methods[] = {
         {"path", nav_path},     {"visible", nav_visible},       {"blocked", nav_blocked},
         {"update", nav_update}, {"flow_field", nav_flow_field}, {"cells", nav_cells},
+        {"set_tile", nav_set_tile},
         {NULL, NULL},
     };
     static const luaL_Reg field_meta[] = {{"__gc", field_gc}, {"__tostring", field_tostring}, {NULL, NULL}};

@@ -863,6 +863,12 @@ st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_
 
 /// Whether the grid was made from tiles (st_navgrid_def.tiles).
 bool st_navgrid_tiled(const st_navgrid *g);
+/// Blocks or frees tile (x, y) of a tile grid. The change stays local: the
+/// clearance of the tiles within 33 of it is recomputed, and the result is
+/// the grid a new st_navgrid_create of the changed map would give (the
+/// connected parts are relabelled at the next query). False when the grid
+/// is not a tile grid or (x, y) is outside the map.
+bool st_navgrid_set_tile(st_navgrid *g, int x, int y, bool blocked);
 
 /// A path for an agent of radius `radius` (world units, >= 0) on the same
 /// grid. On a tile grid: jump point search over the tiles whose centre is

@@ -228,3 +228,13 @@ st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double rad
     free(room);
     return f;
 }
+
+bool st_navgrid_set_tile(st_navgrid *g, int x, int y, bool blocked)
+{
+    if (!g->tiles || x < 0 || y < 0 || x >= g->cols || y >= g->rows) return false;
+    nav__tiles_set(g->tiles, x, y, blocked);
+    uint32_t was = g->count[y * g->cols + x];
+    g->count[y * g->cols + x] = blocked;
+    if (was != (uint32_t)blocked) g->comp_dirty = true;
+    return true;
+}

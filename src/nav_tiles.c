@@ -61,18 +61,19 @@ static void column_gaps(int cols, int rows, const uint8_t *blocked, uint8_t *vd)
     }
 }
 
-/// Pass two for tile (x, y): the nearest column's blocked tile, in eighths.
-static uint8_t tile_clearance(int cols, const uint8_t *vd, int x, int y)
+/// Pass two for tile x of a row: the nearest column's blocked tile, in
+/// eighths. row[i - base] holds column i's gap (pass one); the columns
+/// outside [0, cols) are blocked.
+static uint8_t tile_clearance(const uint8_t *row, int base, int cols, int x)
 {
     int64_t cap = 4 * (int64_t)NAV_CLR_REACH * NAV_CLR_REACH, best = cap;
-    const uint8_t *row = vd + (size_t)y * cols;
     for (int k = 0;; k++) {
         int64_t gx = twice_gap(k);
         if (gx * gx >= best) break;
         // Columns x - k and x + k; the columns outside the map are blocked.
         for (int side = 0; side < (k ? 2 : 1); side++) {
             int i = side ? x + k : x - k;
-            int64_t gy = i < 0 || i >= cols ? 0 : twice_gap(row[i]);
+            int64_t gy = i < 0 || i >= cols ? 0 : twice_gap(row[i - base]);
             int64_t q = gx * gx + gy * gy;
             if (q < best) best = q;
         }
@@ -100,9 +101,52 @@ nav_tiles *nav__tiles_create(int cols, int rows, const uint8_t *blocked)
     column_gaps(cols, rows, blocked, vd);
     for (int y = 0; y < rows; y++)
         for (int x = 0; x < cols; x++)
-            if (!blocked[(size_t)y * cols + x]) t->clr[nav__tile_index(t, x, y)] = tile_clearance(cols, vd, x, y);
+            if (!blocked[(size_t)y * cols + x])
+                t->clr[nav__tile_index(t, x, y)] = tile_clearance(vd + (size_t)y * cols, 0, cols, x);
     free(vd);
     return t;
+}
+
+/* ---- one tile changed ---- */
+
+/// A tile's clearance reads blocked tiles up to NAV_CLR_REACH away in each
+/// axis (farther ones give the capped value anyway), and its column gap
+/// reads that far up and down: a change at (x, y) reaches the tiles within
+/// REACH of it, whose clearance reads the gaps of the columns within REACH
+/// of them.
+#define NAV_SET_R NAV_CLR_REACH
+#define NAV_SET_W (4 * NAV_SET_R + 1) // columns of gaps: x - 2R .. x + 2R
+#define NAV_SET_H (2 * NAV_SET_R + 1) // rows: y - R .. y + R
+
+/// Column i's gap at row j (pass one for a single tile), from the map.
+static uint8_t column_gap(const nav_tiles *t, int i, int j)
+{
+    int d = 0;
+    while (d < NAV_CLR_REACH && !nav__tile_blocked(t, i, j - d) && !nav__tile_blocked(t, i, j + d)) d++;
+    return (uint8_t)d;
+}
+
+void nav__tiles_set(nav_tiles *t, int x, int y, bool blocked)
+{
+    int c = nav__tile_index(t, x, y);
+    if ((t->clr[c] == 0) == blocked) return;
+    t->clr[c] = blocked ? 0 : NAV_CLR_FREE; // provisional: a free tile's gap reads it as free
+    uint8_t gaps[NAV_SET_H][NAV_SET_W];
+    int base = x - 2 * NAV_SET_R;
+    for (int j = 0; j < NAV_SET_H; j++)
+        for (int i = 0; i < NAV_SET_W; i++) {
+            int gx = base + i, gy = y - NAV_SET_R + j;
+            gaps[j][i] = gx < 0 || gx >= t->cols || gy < 0 || gy >= t->rows ? 0 : column_gap(t, gx, gy);
+        }
+    for (int j = 0; j < NAV_SET_H; j++) {
+        int gy = y - NAV_SET_R + j;
+        if (gy < 0 || gy >= t->rows) continue;
+        for (int gx = x - NAV_SET_R; gx <= x + NAV_SET_R; gx++) {
+            if (gx < 0 || gx >= t->cols || nav__tile_blocked(t, gx, gy)) continue;
+            t->clr[nav__tile_index(t, gx, gy)] = tile_clearance(gaps[j], base, t->cols, gx);
+        }
+    }
+    t->version++;
 }
 
 void nav__tiles_destroy(nav_tiles *t)

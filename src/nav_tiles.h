@@ -39,6 +39,10 @@ typedef struct nav_tiles {
 /// memory runs out.
 nav_tiles *nav__tiles_create(int cols, int rows, const uint8_t *blocked);
 void nav__tiles_destroy(nav_tiles *t);
+/// Blocks or frees tile (x, y) (inside the map) and brings the clearance
+/// of the tiles around it up to date: the same bytes a new map would have,
+/// for the price of the ~67 x 67 tiles it can reach. Bumps the version.
+void nav__tiles_set(nav_tiles *t, int x, int y, bool blocked);
 
 static inline int nav__tile_index(const nav_tiles *t, int x, int y) { return (y + 1) * t->stride + (x + 1); }
 static inline int nav__tile_x(const nav_tiles *t, int c) { return c % t->stride - 1; }

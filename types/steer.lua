@@ -408,6 +408,13 @@ function navgrid:blocked(p, cy) end
 ---@return steer.vec2[]
 function navgrid:cells() end
 
+---Blocks or frees tile (x, y) (from 0) of a tile grid; only the tiles
+---around it are recomputed, and the grid equals one made from the changed map.
+---@param x integer
+---@param y integer
+---@param blocked boolean
+function navgrid:set_tile(x, y, blocked) end
+
 ---Recomputes the cells of obstacles changed since the last query (queries
 ---do this themselves); returns how many cells were rasterised.
 ---@return integer

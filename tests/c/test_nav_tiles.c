@@ -237,8 +237,50 @@ static void test_radii(void)
     }
 }
 
+/* Blocking and freeing tiles one at a time leaves the grid equal to one
+ * built from the changed map: every tile's clearance byte, and the paths. */
+static void test_set_tile_equals_rebuild(void)
+{
+    mai_map m = mai_caves(150, 120, 9);
+    st_world *w = world_for(&m);
+    st_navgrid *g = tile_grid(w, &m, 0.0);
+    uint64_t seed = 77;
+    int changes = getenv("STEER_TEST_LIGHT") ? 60 : 400;
+    for (int k = 0; k < changes; k++) {
+        int x = (int)(mai_next(&seed) % (uint64_t)m.w), y = (int)(mai_next(&seed) % (uint64_t)m.h);
+        bool b = mai_next(&seed) % 2;
+        m.blocked[(size_t)y * m.w + x] = b;
+        CHECK(st_navgrid_set_tile(g, x, y, b), "set_tile");
+        if (k % 50 != 49) continue;
+        st_navgrid *fresh = tile_grid(w, &m, 0.0);
+        int differ = memcmp(g->tiles->clr, fresh->tiles->clr, (size_t)g->tiles->cells);
+        CHECK(differ == 0, "after %d changes the clearance differs from a rebuild", k + 1);
+        for (int q = 0; q < 20; q++) {
+            st_vec2 a = st_v2((double)(mai_next(&seed) % (uint64_t)m.w) * TILE + 1, (double)(mai_next(&seed) % (uint64_t)m.h) * TILE + 1);
+            st_vec2 b2 = st_v2((double)(mai_next(&seed) % (uint64_t)m.w) * TILE + 1, (double)(mai_next(&seed) % (uint64_t)m.h) * TILE + 1);
+            double r = (q % 3) * 1.5 * TILE;
+            const st_vec2 *p1, *p2;
+            int n1, n2;
+            st_nav_result r1 = st_navgrid_path_radius(g, a, b2, r, &p1, &n1);
+            st_vec2 keep[4096];
+            int nk = r1 == ST_NAV_OK && n1 <= 4096 ? n1 : 0;
+            memcpy(keep, p1, (size_t)nk * sizeof *keep);
+            st_nav_result r2 = st_navgrid_path_radius(fresh, a, b2, r, &p2, &n2);
+            bool same = r1 == r2 && (r1 != ST_NAV_OK || (n1 == n2 && memcmp(keep, p2, (size_t)nk * sizeof *keep) == 0));
+            CHECK(same, "path %d differs from the rebuilt grid's (%s / %s)", q, st_nav_result_name(r1),
+                  st_nav_result_name(r2));
+        }
+        st_navgrid_destroy(fresh);
+    }
+    CHECK(!st_navgrid_set_tile(g, -1, 0, true) && !st_navgrid_set_tile(g, m.w, 0, true), "outside the map");
+    st_navgrid_destroy(g);
+    st_world_destroy(w);
+    mai_free(&m);
+}
+
 int main(void)
 {
+    RUN(test_set_tile_equals_rebuild);
     RUN(test_point_agents);
     RUN(test_radii);
     return tu_summary();

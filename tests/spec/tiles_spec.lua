@@ -212,6 +212,37 @@ describe("tile navgrids", function()
     assert.is_true(d == nil or d > small:distance(p))
   end)
 
+  it("set_tile changes one tile, and the grid equals one built from the changed map", function()
+    local w = world()
+    local nav = w:navgrid { tiles = MAP, tile = TILE }
+    local rows = {}
+    for i, r in ipairs(MAP) do rows[i] = r end
+    local function put(x, y, wall)
+      local r = rows[y + 1]
+      rows[y + 1] = r:sub(1, x) .. (wall and "#" or ".") .. r:sub(x + 2)
+      nav:set_tile(x, y, wall)
+    end
+    -- close the door at row 5 and open a wide gap at rows 10..14
+    put(20, 5, true)
+    for y = 10, 14 do put(20, y, false) end
+    put(5, 5, true)
+    local fresh = w:navgrid { tiles = rows, tile = TILE }
+    for y = 0, ROWS - 1 do
+      for x = 0, COLS - 1 do assert.are.equal(fresh:blocked(x, y), nav:blocked(x, y)) end
+    end
+    for _, r in ipairs { 0, 0.5, 1.5 } do
+      local a = assert(nav:path(center(18, 5), center(22, 5), { radius = r * TILE }))
+      local b = assert(fresh:path(center(18, 5), center(22, 5), { radius = r * TILE }))
+      assert.are.equal(#a, #b)
+      for i = 1, #a do assert.is_true(a[i] == b[i]) end
+      assert.is_true(length(a) > 4 * TILE, "the door is shut")
+    end
+    raises(function() nav:set_tile(COLS, 0, true) end, "bad argument #1 to 'set_tile'", "must be in 0..39")
+    raises(function() nav:set_tile(0, -1, true) end, "bad argument #2 to 'set_tile'")
+    raises(function() nav:set_tile(0, 0, 1) end, "boolean expected")
+    raises(function() w:navgrid():set_tile(0, 0, true) end, "set_tile needs a tile navgrid")
+  end)
+
   it("is deterministic: same map, same paths; agents following them agree on 1 and 2 threads", function()
     local sums = {}
     for _, threads in ipairs { 1, 2 } do
