@@ -378,6 +378,7 @@ st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *
 st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src);
 /* obstacle.c: steer.obstacle and the world methods that make them. */
 int sl_world_add_obstacle(lua_State *L);
+int sl_world_add_tiles(lua_State *L);
 int sl_world_remove_obstacle(lua_State *L);
 int sl_world_obstacles(lua_State *L);
 void sl_open_obstacle(lua_State *L);

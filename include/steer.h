@@ -339,6 +339,13 @@ int st_world_add_obstacle(st_world *w, st_vec2 center, double radius);
 /// is the mean of its points; moving it moves every point. Returns its id,
 /// 0 when the values are invalid or memory runs out.
 int st_world_add_polygon(st_world *w, const st_vec2 *points, int n, bool closed);
+/// The blocked tiles of a tile map (cols x rows bytes, row-major from the
+/// top-left, nonzero blocked; tile side `tile`, the map's corner at the
+/// origin) as closed rectangle obstacles: runs of blocked tiles, merged
+/// with the same runs in the rows below. Returns how many were added, their
+/// ids consecutive from *first_id; -1 when the values are invalid or memory
+/// runs out (the ones added so far stay).
+int st_world_add_tiles(st_world *w, const uint8_t *tiles, int cols, int rows, double tile, int *first_id);
 /// Removes it at once (also inside a step: from the next step on). False
 /// when there is no such obstacle.
 bool st_world_remove_obstacle(st_world *w, int id);

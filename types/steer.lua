@@ -224,6 +224,14 @@ function world:obstacle(center, radius) end
 ---@return steer.obstacle
 function world:add_obstacle(def) end
 
+---The blocked tiles of a tile map (as world:navgrid{ tiles = ... } takes it;
+---the map's corner at the origin) as closed rectangle obstacles, runs of
+---blocked tiles merged with the same runs below, so steering, ORCA and
+---contacts meet the walls the tile navgrid plans around.
+---@param def { tiles: string[]|steer.tile_layer, tile?: number, walkable?: string|table|fun(tile: string|number): any }
+---@return steer.obstacle[]
+function world:add_tiles(def) end
+
 ---Removes it at once (an obstacle, or the id world:obstacle returned).
 ---Removing it again raises "attempt to remove a removed obstacle".
 ---@param obstacle steer.obstacle|integer

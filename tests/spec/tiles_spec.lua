@@ -243,6 +243,40 @@ describe("tile navgrids", function()
     raises(function() w:navgrid():set_tile(0, 0, true) end, "set_tile needs a tile navgrid")
   end)
 
+  it("add_tiles puts the blocked tiles in the world as merged rectangles", function()
+    local w = world()
+    local obs = w:add_tiles { tiles = MAP, tile = TILE }
+    local nblocked = 0
+    for y = 0, ROWS - 1 do
+      for x = 0, COLS - 1 do if blocked(x, y) then nblocked = nblocked + 1 end end
+    end
+    assert.is_true(#obs > 0 and #obs < nblocked / 2, ("%d rectangles for %d tiles"):format(#obs, nblocked))
+    -- every tile centre lies in exactly one rectangle when blocked, none when free
+    local boxes = {}
+    for i, o in ipairs(obs) do
+      assert.are.equal("polygon", o.kind)
+      local pts = o.points
+      local x0, y0, x1, y1 = math.huge, math.huge, -math.huge, -math.huge
+      for _, p in ipairs(pts) do
+        x0, y0 = math.min(x0, p.x), math.min(y0, p.y)
+        x1, y1 = math.max(x1, p.x), math.max(y1, p.y)
+      end
+      boxes[i] = { x0, y0, x1, y1 }
+    end
+    for y = 0, ROWS - 1 do
+      for x = 0, COLS - 1 do
+        local c, inside = center(x, y), 0
+        for _, b in ipairs(boxes) do
+          if c.x > b[1] and c.x < b[3] and c.y > b[2] and c.y < b[4] then inside = inside + 1 end
+        end
+        assert.are.equal(blocked(x, y) and 1 or 0, inside)
+      end
+    end
+    raises(function() w:add_tiles { tiles = MAP, tile = -1 } end, "bad argument #1 to 'add_tiles'", "tile")
+    raises(function() w:add_tiles { tiles = MAP, cell = 3 } end, "unknown field 'cell'")
+    raises(function() w:add_tiles { tiles = { ".", ".." } } end, "row 2 has 2 tiles")
+  end)
+
   it("is deterministic: same map, same paths; agents following them agree on 1 and 2 threads", function()
     local sums = {}
     for _, threads in ipairs { 1, 2 } do
