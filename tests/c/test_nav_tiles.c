@@ -11,6 +11,7 @@
  * tile (every tile of the segment's box, widened by r, with a clip test
  * for r = 0 and a ternary search of the convex distance for r > 0).
  */
+#include <limits.h>
 #include <string.h>
 
 #if defined(__GNUC__)
@@ -278,8 +279,57 @@ static void test_set_tile_equals_rebuild(void)
     mai_free(&m);
 }
 
+/* A search run in slices (a budget of one expansion at a time, as a mover
+ * would spread it over steps) ends with the same jump points and cost as
+ * the same search run at once; both are the octile optimum. */
+static void test_sliced_search(void)
+{
+    mai_map m = mai_rooms(130, 130, 15, 3);
+    nav_tiles *t = nav__tiles_create(m.w, m.h, m.blocked);
+    nav_query *whole = nav__query_create(t->cells), *sliced = nav__query_create(t->cells);
+    uint8_t *u = usable_for(&m, 0.0);
+    double *dist = malloc((size_t)m.w * m.h * sizeof *dist);
+    uint64_t seed = 41;
+    int compared = 0, slices_total = 0;
+    for (int k = 0; k < 30; k++) {
+        int sx, sy, gx, gy;
+        do {
+            sx = (int)(mai_next(&seed) % (uint64_t)m.w);
+            sy = (int)(mai_next(&seed) % (uint64_t)m.h);
+            gx = (int)(mai_next(&seed) % (uint64_t)m.w);
+            gy = (int)(mai_next(&seed) % (uint64_t)m.h);
+        } while (!u[sy * m.w + sx] || !u[gy * m.w + gx]);
+        int s = nav__tile_index(t, sx, sy), g = nav__tile_index(t, gx, gy);
+        nav__search_begin(whole, t, s, g, 1);
+        int a = nav__search_run(whole, t, LONG_MAX);
+        nav__search_begin(sliced, t, s, g, 1);
+        int b, slices = 0;
+        while ((b = nav__search_run(sliced, t, 1)) == NAV_SEARCH_RUNNING) slices++;
+        slices_total += slices;
+        mai_dijkstra(m.w, m.h, u, sx, sy, dist);
+        double opt = dist[gy * m.w + gx];
+        CHECK(a == b && (a == NAV_SEARCH_FOUND) == isfinite(opt), "same outcome, as Dijkstra says");
+        if (a != NAV_SEARCH_FOUND || b != NAV_SEARCH_FOUND) continue;
+        compared++;
+        CHECK(whole->out_n == sliced->out_n &&
+                  memcmp(whole->out, sliced->out, (size_t)whole->out_n * sizeof *whole->out) == 0,
+              "same jump points");
+        CHECK(nav__search_cost(whole) == nav__search_cost(sliced) && fabs(nav__search_cost(whole) - opt) < 1e-9,
+              "same cost, the optimum (%.6f, %.6f, %.6f)", nav__search_cost(whole), nav__search_cost(sliced), opt);
+    }
+    printf("  %d searches compared, %d slices in all\n", compared, slices_total);
+    CHECK(compared > 10 && slices_total > compared, "the slices did run");
+    free(u);
+    free(dist);
+    nav__query_destroy(whole);
+    nav__query_destroy(sliced);
+    nav__tiles_destroy(t);
+    mai_free(&m);
+}
+
 int main(void)
 {
+    RUN(test_sliced_search);
     RUN(test_set_tile_equals_rebuild);
     RUN(test_point_agents);
     RUN(test_radii);
