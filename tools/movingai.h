@@ -19,6 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// Every function is static (header-only) and may go unused by one includer.
+#if defined(__GNUC__)
+#define MAI_FN static __attribute__((unused))
+#else
+#define MAI_FN static
+#endif
+
 typedef struct mai_map {
     int w, h;
     uint8_t *blocked; // w * h, row-major, 1 = blocked
@@ -29,34 +36,34 @@ typedef struct mai_scen {
     double opt; // octile optimum
 } mai_scen;
 
-static uint64_t mai_next(uint64_t *s)
+MAI_FN uint64_t mai_next(uint64_t *s)
 {
     *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
     return *s >> 33;
 }
 
-static mai_map mai_new(int w, int h, uint8_t fill)
+MAI_FN mai_map mai_new(int w, int h, uint8_t fill)
 {
     mai_map m = {w, h, malloc((size_t)w * h)};
     if (m.blocked) memset(m.blocked, fill, (size_t)w * h);
     return m;
 }
 
-static void mai_free(mai_map *m)
+MAI_FN void mai_free(mai_map *m)
 {
     free(m->blocked);
     m->blocked = NULL;
 }
 
 /// Random: each tile blocked with probability pct / 100.
-static mai_map mai_random(int w, int h, int pct, uint64_t seed)
+MAI_FN mai_map mai_random(int w, int h, int pct, uint64_t seed)
 {
     mai_map m = mai_new(w, h, 0);
     for (int i = 0; i < w * h; i++) m.blocked[i] = (int)(mai_next(&seed) % 100) < pct;
     return m;
 }
 
-static void mai_fill(mai_map *m, int x0, int y0, int x1, int y1, uint8_t v)
+MAI_FN void mai_fill(mai_map *m, int x0, int y0, int x1, int y1, uint8_t v)
 {
     for (int y = y0 < 0 ? 0 : y0; y < y1 && y < m->h; y++)
         for (int x = x0 < 0 ? 0 : x0; x < x1 && x < m->w; x++) m->blocked[(size_t)y * m->w + x] = v;
@@ -64,7 +71,7 @@ static void mai_fill(mai_map *m, int x0, int y0, int x1, int y1, uint8_t v)
 
 /// A perfect maze (depth-first, iterative) with corridors and walls `c`
 /// tiles wide (MovingAI's mazes: walls as wide as the corridors).
-static mai_map mai_maze(int w, int h, int c, uint64_t seed)
+MAI_FN mai_map mai_maze(int w, int h, int c, uint64_t seed)
 {
     mai_map m = mai_new(w, h, 1);
     int cw = (w - c) / (2 * c), ch = (h - c) / (2 * c); // rooms of the maze
@@ -100,7 +107,7 @@ static mai_map mai_maze(int w, int h, int c, uint64_t seed)
 
 /// Rooms of `room` x `room` tiles behind walls one tile thick, each wall
 /// with a few random doors (MovingAI's room maps), some doors shut.
-static mai_map mai_rooms(int w, int h, int room, uint64_t seed)
+MAI_FN mai_map mai_rooms(int w, int h, int room, uint64_t seed)
 {
     mai_map m = mai_new(w, h, 0);
     for (int y = 0; y < h; y += room + 1) mai_fill(&m, 0, y, w, y + 1, 1);
@@ -129,7 +136,7 @@ static mai_map mai_rooms(int w, int h, int room, uint64_t seed)
 /// Caves, as many game maps are: random 45% blocked, then five rounds of
 /// the 4-5 cellular automaton (a tile is blocked when 5 or more of the 9
 /// around it are), which leaves open areas joined by winding passages.
-static mai_map mai_caves(int w, int h, uint64_t seed)
+MAI_FN mai_map mai_caves(int w, int h, uint64_t seed)
 {
     mai_map m = mai_random(w, h, 45, seed);
     uint8_t *next = malloc((size_t)w * h);
@@ -150,7 +157,7 @@ static mai_map mai_caves(int w, int h, uint64_t seed)
 
 /* ---- files ---- */
 
-static int mai_write_map(const char *path, const mai_map *m)
+MAI_FN int mai_write_map(const char *path, const mai_map *m)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -164,7 +171,7 @@ static int mai_write_map(const char *path, const mai_map *m)
 
 /// Reads a .map: '.', 'G' and 'S' are passable, everything else is not.
 /// w = 0 on failure.
-static mai_map mai_read_map(const char *path)
+MAI_FN mai_map mai_read_map(const char *path)
 {
     mai_map m = {0, 0, NULL};
     FILE *f = fopen(path, "r");
@@ -186,7 +193,7 @@ static mai_map mai_read_map(const char *path)
     return m;
 }
 
-static int mai_write_scen(const char *path, const char *map_name, const mai_map *m, const mai_scen *s, int n)
+MAI_FN int mai_write_scen(const char *path, const char *map_name, const mai_map *m, const mai_scen *s, int n)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -198,7 +205,7 @@ static int mai_write_scen(const char *path, const char *map_name, const mai_map 
 }
 
 /// Reads a .scen (version 1) into a new array; *n its count, -1 on failure.
-static mai_scen *mai_read_scen(const char *path, int *n)
+MAI_FN mai_scen *mai_read_scen(const char *path, int *n)
 {
     *n = -1;
     FILE *f = fopen(path, "r");
@@ -229,7 +236,7 @@ typedef struct mai_heap {
     int n;
 } mai_heap;
 
-static void mai_heap_push(mai_heap *h, int32_t c, double k)
+MAI_FN void mai_heap_push(mai_heap *h, int32_t c, double k)
 {
     int i = h->n++;
     while (i > 0 && h->key[(i - 1) / 2] > k) {
@@ -241,7 +248,7 @@ static void mai_heap_push(mai_heap *h, int32_t c, double k)
     h->key[i] = k;
 }
 
-static int32_t mai_heap_pop(mai_heap *h, double *k)
+MAI_FN int32_t mai_heap_pop(mai_heap *h, double *k)
 {
     int32_t top = h->cell[0];
     *k = h->key[0];
@@ -267,7 +274,7 @@ static int32_t mai_heap_pop(mai_heap *h, double *k)
 /// usable[i] != 0 (no corner cutting) into dist (INFINITY: unreachable).
 /// The heap may hold a tile more than once (lazy deletion): room for 8 per
 /// tile. Returns 0, or -1 when memory ran out.
-static int mai_dijkstra(int w, int h, const uint8_t *usable, int sx, int sy, double *dist)
+MAI_FN int mai_dijkstra(int w, int h, const uint8_t *usable, int sx, int sy, double *dist)
 {
     size_t n = (size_t)w * h;
     for (size_t i = 0; i < n; i++) dist[i] = INFINITY;
@@ -305,7 +312,7 @@ static int mai_dijkstra(int w, int h, const uint8_t *usable, int sx, int sy, dou
 /// n scenarios on m: `sources` random free tiles, each with n / sources
 /// random goals it reaches, optimal lengths from one Dijkstra per source.
 /// Returns the count made (fewer when the map has little free room).
-static int mai_make_scen(const mai_map *m, mai_scen *out, int n, int sources, uint64_t seed)
+MAI_FN int mai_make_scen(const mai_map *m, mai_scen *out, int n, int sources, uint64_t seed)
 {
     size_t cells = (size_t)m->w * m->h;
     uint8_t *usable = malloc(cells);

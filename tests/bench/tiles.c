@@ -19,9 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wunused-function" // movingai.h: the writers
-#endif
 #include "../../tools/movingai.h"
 #include "steer.h"
 #include "tiles.h"

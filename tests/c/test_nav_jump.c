@@ -4,9 +4,6 @@
  * one tile at a time. Both, from thousands of tiles in every direction, for
  * point agents and two radii, on a cave map and a random one: they agree.
  */
-#if defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wunused-function" // movingai.h: the file helpers
-#endif
 #include "../../tools/movingai.h"
 #include "nav_internal.h"
 #include "test_util.h"

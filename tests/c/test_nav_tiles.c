@@ -14,9 +14,6 @@
 #include <limits.h>
 #include <string.h>
 
-#if defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wunused-function" // movingai.h: the file helpers
-#endif
 
 #include "../../tools/movingai.h"
 #include "nav_internal.h"

@@ -566,7 +566,8 @@ describe("tiles.lua", function()
         assert.is_true(worst > -1e-6, "a path comes " .. -worst .. " inside its agent's radius")
         local trips = {}
         for a in world:agents() do
-            assert.is_false(wall(math.floor(a.pos.x / T), math.floor(a.pos.y / T)), "agent in a wall at " .. tostring(a.pos))
+            assert.is_false(wall(math.floor(a.pos.x / T), math.floor(a.pos.y / T)),
+                "agent in a wall at " .. tostring(a.pos))
             trips[a.tag] = (trips[a.tag] or 0) + (a.self.trips or 0)
         end
         for _, s in ipairs(scene.sizes) do

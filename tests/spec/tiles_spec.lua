@@ -290,6 +290,9 @@ describe("tile navgrids", function()
         agents[#agents + 1] = a
       end
       for _ = 1, 120 do w:step(1 / 60) end
+      for _, a in ipairs(agents) do
+        assert.is_true(a.pos:dist(center(3, 25)) > 20, "every size found a path and followed it")
+      end
       sums[threads] = w:checksum()
       local p1 = nav:path(center(3, 25), center(36, 3))
       local p2 = w:navgrid { tiles = MAP, tile = TILE }:path(center(3, 25), center(36, 3))
