@@ -70,7 +70,8 @@ static void tile_def(lua_State *L, sl_world *sw, st_navgrid_def *def)
     def->clearance = 0.0;
 }
 
-/* world:navgrid([{ cell = 10, clearance = 6 }]) or world:navgrid{ tiles = T [, tile = s, walkable = w, clearance = 0] } */
+/* world:navgrid([{ cell = 10, clearance = 6 }])
+ * world:navgrid{ tiles = T [, tile = s, walkable = w, clearance = 0] } */
 int sl_world_navgrid(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);

@@ -199,8 +199,8 @@ MAI_FN int mai_write_scen(const char *path, const char *map_name, const mai_map 
     if (!f) return -1;
     fprintf(f, "version 1\n");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.8f\n", (int)(s[i].opt / 4), map_name, m->w, m->h, s[i].sx, s[i].sy,
-                s[i].gx, s[i].gy, s[i].opt);
+        fprintf(f, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.8f\n", (int)(s[i].opt / 4), map_name, m->w, m->h,
+                s[i].sx, s[i].sy, s[i].gx, s[i].gy, s[i].opt);
     return fclose(f);
 }
 
