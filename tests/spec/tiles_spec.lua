@@ -14,8 +14,8 @@ local TILE = 8
 local function make_map(cols, rows, seed)
   local s = seed
   local function rnd()
-    s = (s * 1103515245 + 12345) % 2147483648
-    return s / 2147483648
+    s = (s * 16807) % 2147483647 -- Park-Miller: exact in every Lua
+    return s / 2147483647
   end
   local rows_t = {}
   for y = 0, rows - 1 do
@@ -152,7 +152,7 @@ describe("tile navgrids", function()
       local nav = world():navgrid { tiles = MAP, tile = TILE }
       local s = 7
       local function rnd(n)
-        s = (s * 1103515245 + 12345) % 2147483648
+        s = (s * 16807) % 2147483647 -- Park-Miller: exact in every Lua
         return s % n
       end
       local found = 0
