@@ -6,12 +6,16 @@
  * Dijkstra; or a .map/.scen pair from disk (--map, --scen).
  *
  * Each row: the scenarios solved, the mean and worst path length over the
- * octile optimum, the mean and worst milliseconds a query (one core, point
- * agents: st_navgrid_path on a tile navgrid), the build time, and the
+ * octile optimum, the mean and worst milliseconds a query (one core;
+ * st_navgrid_path_radius on a tile navgrid: point agents, or agents of a
+ * radius, whose optima come from the tiles with room for it), the build
+ * time, and the
  * memory the grid and its search buffers hold (resident set before and
  * after, in a child process of its own). Asserts nothing.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +47,9 @@ static long rss(void)
     return kb * 1024;
 }
 
-/// Builds a tile navgrid over m, runs the scenarios, prints the row.
-static void run_map(const char *name, const mai_map *m, const mai_scen *sc, int n)
+/// Builds a tile navgrid over m, runs the scenarios for agents of radius
+/// r (tiles), prints the row.
+static void run_map(const char *name, const mai_map *m, const mai_scen *sc, int n, double r)
 {
     st_world_def wd = st_default_world_def();
     wd.width = m->w;
@@ -72,11 +77,11 @@ static void run_map(const char *name, const mai_map *m, const mai_scen *sc, int 
         int k;
         st_vec2 a = st_v2(sc[i].sx + 0.5, sc[i].sy + 0.5), b = st_v2(sc[i].gx + 0.5, sc[i].gy + 0.5);
         double q0 = now();
-        st_nav_result r = st_navgrid_path(g, a, b, &p, &k);
+        st_nav_result res = st_navgrid_path_radius(g, a, b, r, &p, &k);
         double ms = (now() - q0) * 1e3;
         sum_ms += ms;
         worst_ms = ms > worst_ms ? ms : worst_ms;
-        if (r != ST_NAV_OK) continue;
+        if (res != ST_NAV_OK) continue;
         solved++;
         double len = 0.0;
         for (int j = 1; j < k; j++) len += st_v2_dist(p[j - 1], p[j]);
@@ -98,7 +103,29 @@ static void run_map(const char *name, const mai_map *m, const mai_scen *sc, int 
 typedef struct gen {
     const char *name;
     int kind, w, h, arg; // kind: 0 random, 1 maze, 2 rooms, 3 caves
+    double radius;       // agents' radius in tiles (0: points)
 } gen;
+
+/// The map of tiles an agent of radius r may stand on (blocked: the tiles
+/// whose centre is nearer than r to a blocked tile or the map's edge), by
+/// brute force, for the scenarios' optima.
+static mai_map room_for(const mai_map *m, double r)
+{
+    mai_map u = mai_new(m->w, m->h, 0);
+    int reach = (int)ceil(r) + 1;
+    for (int y = 0; y < m->h && u.blocked; y++)
+        for (int x = 0; x < m->w; x++) {
+            bool room = true;
+            for (int j = y - reach; room && j <= y + reach; j++)
+                for (int i = x - reach; room && i <= x + reach; i++) {
+                    bool b = i < 0 || j < 0 || i >= m->w || j >= m->h || m->blocked[(size_t)j * m->w + i];
+                    double dx = fmax(abs(i - x) - 0.5, 0.0), dy = fmax(abs(j - y) - 0.5, 0.0);
+                    if (b && ((i == x && j == y) || dx * dx + dy * dy < r * r)) room = false;
+                }
+            u.blocked[(size_t)y * m->w + x] = !room;
+        }
+    return u;
+}
 
 static void generated(const gen *ge, int nscen)
 {
@@ -106,10 +133,12 @@ static void generated(const gen *ge, int nscen)
                 : ge->kind == 1 ? mai_maze(ge->w, ge->h, ge->arg, 29)
                 : ge->kind == 2 ? mai_rooms(ge->w, ge->h, ge->arg, 29)
                                 : mai_caves(ge->w, ge->h, 29);
+    mai_map room = ge->radius > 0 ? room_for(&m, ge->radius) : m;
     mai_scen *sc = malloc((size_t)nscen * sizeof *sc);
-    int n = sc && m.blocked ? mai_make_scen(&m, sc, nscen, nscen / 20, 7) : 0;
-    run_map(ge->name, &m, sc, n);
+    int n = sc && room.blocked ? mai_make_scen(&room, sc, nscen, nscen / 20, 7) : 0;
+    run_map(ge->name, &m, sc, n, ge->radius);
     free(sc);
+    if (ge->radius > 0) mai_free(&room);
     mai_free(&m);
 }
 
@@ -146,7 +175,7 @@ static void files_fn(const void *arg, int nscen)
         return;
     }
     const char *base = strrchr(f->map, '/');
-    run_map(base ? base + 1 : f->map, &m, sc, n);
+    run_map(base ? base + 1 : f->map, &m, sc, n, 0.0);
     free(sc);
     mai_free(&m);
 }
@@ -154,12 +183,15 @@ static void files_fn(const void *arg, int nscen)
 void tile_rows(bool quick, const char *map, const char *scen)
 {
     static const gen maps[] = {
-        {"random33", 0, 512, 512, 33}, {"maze w1", 1, 512, 512, 1},  {"maze w8", 1, 512, 512, 8},
-        {"rooms 32", 2, 512, 512, 31}, {"caves", 3, 768, 768, 0},    {"maze w1", 1, 1024, 1024, 1},
-        {"random33", 0, 1024, 1024, 33},
+        {"random33", 0, 512, 512, 33, 0.0},    {"maze w1", 1, 512, 512, 1, 0.0},
+        {"maze w8", 1, 512, 512, 8, 0.0},      {"rooms 32", 2, 512, 512, 31, 0.0},
+        {"caves", 3, 768, 768, 0, 0.0},        {"caves r1.5", 3, 768, 768, 0, 1.5},
+        {"maze w8 r3", 1, 512, 512, 8, 3.0},   {"maze w1", 1, 1024, 1024, 1, 0.0},
+        {"random33", 0, 1024, 1024, 33, 0.0},
     };
-    int nscen = quick ? 200 : 2000, count = quick ? 5 : (int)(sizeof maps / sizeof maps[0]);
-    printf("\ntile maps: point agents, octile optima by Dijkstra; ms a query on one core\n");
+    int nscen = quick ? 200 : 2000, count = quick ? 7 : (int)(sizeof maps / sizeof maps[0]);
+    printf("\ntile maps: point agents (rN: agents of radius N tiles on the same kind of grid), octile optima\n"
+           "by Dijkstra over the tiles with room; ms a query on one core (wall clock)\n");
     printf("%-14s %9s %13s %7s %7s %8s %8s %8s %8s\n", "map", "size", "solved", "len/opt", "worst", "mean ms",
            "worst ms", "build ms", "MB");
     if (map && scen) {
