@@ -385,6 +385,7 @@ st_flock_params sl_flock_params(lua_State *L, int idx, int world_idx, sl_world *
 st_deceleration sl_deceleration(lua_State *L, int idx, const sl_src *src);
 /* obstacle.c: steer.obstacle and the world methods that make them. */
 int sl_world_add_obstacle(lua_State *L);
+int sl_world_add_tiles(lua_State *L);
 int sl_world_remove_obstacle(lua_State *L);
 int sl_world_obstacles(lua_State *L);
 void sl_open_obstacle(lua_State *L);
@@ -407,6 +408,9 @@ void sl_pushrect(lua_State *L, const double rect[4]);
 
 /* ---- nav.c: steer.navgrid, steer.flowfield ---- */
 int sl_world_navgrid(lua_State *L);
+/* The tiles and walkable fields of the table at def as one byte a tile
+ * (nonzero blocked), in a userdata pushed on the stack (tiles.c). */
+uint8_t *sl_tiles(lua_State *L, int def, int *cols, int *rows);
 void sl_open_nav(lua_State *L);
 /* The flow field of the userdata at idx, or NULL when it is not one. */
 const st_flowfield *sl_toflowfield(lua_State *L, int idx);

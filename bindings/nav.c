@@ -47,31 +47,64 @@ const st_flowfield *sl_toflowfield(lua_State *L, int idx)
 
 bool sl_isnavgrid(lua_State *L, int idx) { return sl_testudata(L, idx, &sl_key_nav) != NULL; }
 
-/* world:navgrid([{ cell = 10, clearance = 6 }]) */
+/// The tile fields of world:navgrid{tiles = ...} into def (the bytes stay
+/// on the stack until the grid has copied them).
+static void tile_def(lua_State *L, sl_world *sw, st_navgrid_def *def)
+{
+    sl_src src = sl_field(2, "cell");
+    if (sl_getfield(L, 2, "cell"))
+        sl_raise(L, &src, "not with 'tiles' (a tile grid's cells are its tiles: use 'tile')");
+    def->tiles = sl_tiles(L, 2, &def->tile_cols, &def->tile_rows);
+    double ww = st_world_width(sw->w), wh = st_world_height(sw->w);
+    src.field = "tile";
+    lua_getfield(L, 2, "tile");
+    double fit = fmin(ww / def->tile_cols, wh / def->tile_rows); // default: the map fills the world
+    def->cell = sl_optnumber_min(L, -1, &src, fit, 0.0);
+    lua_pop(L, 1);
+    if (!(def->cell > 0.0)) sl_raise(L, &src, "must be > 0");
+    if (def->tile_cols * def->cell > ww * (1 + 1e-12) || def->tile_rows * def->cell > wh * (1 + 1e-12)) {
+        src.field = "tiles";
+        sl_raise(L, &src, "the map (%d x %d tiles of %g) is larger than the world (%g x %g)", def->tile_cols,
+                 def->tile_rows, def->cell, ww, wh);
+    }
+    def->clearance = 0.0;
+}
+
+/* world:navgrid([{ cell = 10, clearance = 6 }])
+ * world:navgrid{ tiles = T [, tile = s, walkable = w, clearance = 0] } */
 int sl_world_navgrid(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);
     st_navgrid_def def = st_default_navgrid_def();
     if (!lua_isnoneornil(L, 2)) {
-        static const char *const keys[] = {"cell", "clearance", NULL};
+        static const char *const keys[] = {"cell", "clearance", "tiles", "tile", "walkable", NULL};
         luaL_checktype(L, 2, LUA_TTABLE);
         const char *bad = sl_unknown_key(L, 2, keys);
         if (bad != NULL)
             return luaL_error(L, "bad argument #1 to 'navgrid' (unknown field '%s')", bad);
-        sl_src src = sl_field(2, "cell");
-        lua_getfield(L, 2, "cell");
-        def.cell = sl_optnumber_min(L, -1, &src, def.cell, 0.0);
-        if (!(def.cell > 0.0))
-            sl_raise(L, &src, "must be > 0");
-        src.field = "clearance";
+        lua_settop(L, 2);
+        if (sl_getfield(L, 2, "tiles")) {
+            lua_pop(L, 1);
+            tile_def(L, sw, &def); // the bytes at 3
+        } else {
+            sl_src w = sl_field(2, "tile");
+            if (sl_getfield(L, 2, "tile")) sl_raise(L, &w, "only with 'tiles'");
+            w.field = "walkable";
+            if (sl_getfield(L, 2, "walkable")) sl_raise(L, &w, "only with 'tiles'");
+            sl_src src = sl_field(2, "cell");
+            lua_getfield(L, 2, "cell");
+            def.cell = sl_optnumber_min(L, -1, &src, def.cell, 0.0);
+            if (!(def.cell > 0.0))
+                sl_raise(L, &src, "must be > 0");
+            lua_pop(L, 1);
+            double cells = ceil(st_world_width(sw->w) / def.cell) * ceil(st_world_height(sw->w) / def.cell);
+            if (!(cells <= ST_NAV_MAX_CELLS))
+                sl_raise(L, &src, "too small for this world (more than %d cells)", ST_NAV_MAX_CELLS);
+        }
+        sl_src src = sl_field(2, "clearance");
         lua_getfield(L, 2, "clearance");
         def.clearance = sl_optnumber_min(L, -1, &src, def.clearance, 0.0);
-        lua_pop(L, 2);
-        double cells = ceil(st_world_width(sw->w) / def.cell) * ceil(st_world_height(sw->w) / def.cell);
-        if (!(cells <= ST_NAV_MAX_CELLS)) {
-            src.field = "cell";
-            sl_raise(L, &src, "too small for this world (more than %d cells)", ST_NAV_MAX_CELLS);
-        }
+        lua_pop(L, 1);
     }
     sl_nav *n = (sl_nav *)lua_newuserdatauv(L, sizeof *n, 1);
     n->g = NULL;
@@ -97,20 +130,45 @@ static int nav_gc(lua_State *L)
     return 0;
 }
 
-/* nav:path(from, to [, radius]) -> steer.path | nil, reason */
+/// The agent radius of an options table at arg ({ radius = r }): the
+/// grid's clearance when absent; raises when the grid cannot plan for it.
+static double agent_radius(lua_State *L, sl_nav *n, int arg, const char *fn)
+{
+    static const char *const keys[] = {"radius", NULL};
+    const char *bad = sl_unknown_key(L, arg, keys);
+    if (bad != NULL)
+        luaL_error(L, "bad argument #%d to '%s' (unknown field '%s')", arg - 1, fn, bad);
+    sl_src src = sl_field(arg, "radius");
+    lua_getfield(L, arg, "radius");
+    double r = sl_optnumber_min(L, -1, &src, st_navgrid_clearance(n->g), 0.0);
+    lua_pop(L, 1);
+    double cell = st_navgrid_cell(n->g);
+    if (!st_navgrid_tiled(n->g) && r > st_navgrid_clearance(n->g))
+        sl_raise(L, &src, "more than the grid's clearance (%g); one grid for every radius needs tiles",
+                 st_navgrid_clearance(n->g));
+    if (st_navgrid_tiled(n->g) && r > 31.0 * cell)
+        sl_raise(L, &src, "at most 31 tiles (%g)", 31.0 * cell);
+    return r;
+}
+
+/* nav:path(from, to [, radius | { radius = r }]) -> steer.path | nil, reason
+ * A number is the path's waypoint radius (as ever); a table plans for an
+ * agent of that radius. */
 static int nav_path(lua_State *L)
 {
     sl_nav *n = checknav(L, 1);
     st_vec2 from = steer_lua_checkpoint(L, 2);
     st_vec2 to = steer_lua_checkpoint(L, 3);
-    double radius = st_navgrid_cell(n->g);
-    if (!lua_isnoneornil(L, 4)) {
+    double radius = st_navgrid_cell(n->g), agent = st_navgrid_clearance(n->g);
+    if (lua_istable(L, 4)) {
+        agent = agent_radius(L, n, 4, "path");
+    } else if (!lua_isnoneornil(L, 4)) {
         sl_src src = sl_arg(4);
         radius = sl_number_min(L, 4, &src, 0.0, true);
     }
     const st_vec2 *pts;
     int count;
-    st_nav_result r = st_navgrid_path(n->g, from, to, &pts, &count);
+    st_nav_result r = st_navgrid_path_radius(n->g, from, to, agent, &pts, &count);
     if (r == ST_NAV_NO_MEMORY)
         return luaL_error(L, "not enough memory");
     if (r != ST_NAV_OK) {
@@ -151,6 +209,21 @@ static int nav_blocked(lua_State *L)
     return 1;
 }
 
+/* nav:set_tile(x, y, blocked): tile (x, y) from 0 of a tile grid */
+static int nav_set_tile(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    if (!st_navgrid_tiled(n->g))
+        return luaL_error(L, "set_tile needs a tile navgrid (world:navgrid{ tiles = ... })");
+    lua_Integer x = luaL_checkinteger(L, 2), y = luaL_checkinteger(L, 3);
+    luaL_checktype(L, 4, LUA_TBOOLEAN);
+    int cols = st_navgrid_cols(n->g), rows = st_navgrid_rows(n->g);
+    luaL_argcheck(L, x >= 0 && x < cols, 2, lua_pushfstring(L, "must be in 0..%d", cols - 1));
+    luaL_argcheck(L, y >= 0 && y < rows, 3, lua_pushfstring(L, "must be in 0..%d", rows - 1));
+    st_navgrid_set_tile(n->g, (int)x, (int)y, lua_toboolean(L, 4));
+    return 0;
+}
+
 static int nav_update(lua_State *L)
 {
     sl_nav *n = checknav(L, 1);
@@ -179,19 +252,24 @@ static int nav_cells(lua_State *L)
     return 1;
 }
 
-/* nav:flow_field(goal) -> steer.flowfield | nil, reason */
+/* nav:flow_field(goal [, { radius = r }]) -> steer.flowfield | nil, reason */
 static int nav_flow_field(lua_State *L)
 {
     sl_nav *n = checknav(L, 1);
     st_vec2 goal = steer_lua_checkpoint(L, 2);
+    double agent = st_navgrid_clearance(n->g);
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        agent = agent_radius(L, n, 3, "flow_field");
+    }
     sl_flow *f = (sl_flow *)lua_newuserdatauv(L, sizeof *f, 0);
     f->f = NULL;
     sl_setmetatable(L, &sl_key_field);
     st_nav_result why;
-    f->f = st_flowfield_create(n->g, goal, &why);
+    f->f = st_flowfield_create_radius(n->g, goal, agent, &why);
     if (f->f == NULL && why == ST_NAV_NO_MEMORY) {
         sl_collect(L);
-        f->f = st_flowfield_create(n->g, goal, &why);
+        f->f = st_flowfield_create_radius(n->g, goal, agent, &why);
     }
     if (f->f == NULL) {
         if (why == ST_NAV_NO_MEMORY)
@@ -211,6 +289,7 @@ static int nav_index(lua_State *L)
     else if (strcmp(k, "clearance") == 0) lua_pushnumber(L, st_navgrid_clearance(n->g));
     else if (strcmp(k, "cols") == 0) lua_pushinteger(L, st_navgrid_cols(n->g));
     else if (strcmp(k, "rows") == 0) lua_pushinteger(L, st_navgrid_rows(n->g));
+    else if (strcmp(k, "tiled") == 0) lua_pushboolean(L, st_navgrid_tiled(n->g));
     else if (strcmp(k, "snap_radius") == 0) lua_pushnumber(L, st_navgrid_snap_radius(n->g));
     else if (lua_getfield(L, lua_upvalueindex(1), k) == LUA_TNIL)
         return luaL_error(L, "no field '%s' in steer.navgrid", k);
@@ -294,6 +373,7 @@ void sl_open_nav(lua_State *L)
     static const luaL_Reg nav_methods[] = {
         {"path", nav_path},     {"visible", nav_visible},       {"blocked", nav_blocked},
         {"update", nav_update}, {"flow_field", nav_flow_field}, {"cells", nav_cells},
+        {"set_tile", nav_set_tile},
         {NULL, NULL},
     };
     static const luaL_Reg field_meta[] = {{"__gc", field_gc}, {"__tostring", field_tostring}, {NULL, NULL}};

@@ -118,6 +118,39 @@ int sl_world_add_obstacle(lua_State *L)
     return 1;
 }
 
+/* world:add_tiles{ tiles = T [, tile = s, walkable = w] } -> { steer.obstacle, ... }:
+ * the blocked tiles as merged rectangles (the map's corner at the origin;
+ * the same fields and defaults as world:navgrid{ tiles = ... }). */
+int sl_world_add_tiles(lua_State *L)
+{
+    sl_world *sw = sl_checkworld(L, 1);
+    static const char *const keys[] = {"tiles", "tile", "walkable", NULL};
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *bad = sl_unknown_key(L, 2, keys);
+    if (bad != NULL)
+        return luaL_error(L, "bad argument #1 to 'add_tiles' (unknown field '%s')", bad);
+    lua_settop(L, 2);
+    int cols, rows;
+    const uint8_t *tiles = sl_tiles(L, 2, &cols, &rows);
+    sl_src src = sl_field(2, "tile");
+    lua_getfield(L, 2, "tile");
+    double fit = fmin(st_world_width(sw->w) / cols, st_world_height(sw->w) / rows);
+    double tile = sl_optnumber_min(L, -1, &src, fit, 0.0);
+    lua_pop(L, 1);
+    if (!(tile > 0.0))
+        sl_raise(L, &src, "must be > 0");
+    int first;
+    int n = st_world_add_tiles(sw->w, tiles, cols, rows, tile, &first);
+    if (n < 0)
+        return luaL_error(L, "not enough memory");
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        push_obstacle(L, 1, sw, first + i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 /* world:remove_obstacle(o): an obstacle or the id world:obstacle returned */
 int sl_world_remove_obstacle(lua_State *L)
 {

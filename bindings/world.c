@@ -929,6 +929,7 @@ static const luaL_Reg world_methods[] = {
     {"obstacle", world_obstacle},
     {"wall", world_wall},
     {"add_obstacle", sl_world_add_obstacle},
+    {"add_tiles", sl_world_add_tiles},
     {"remove_obstacle", sl_world_remove_obstacle},
     {"obstacles", sl_world_obstacles},
     {"step", world_step},

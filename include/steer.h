@@ -359,6 +359,13 @@ int st_world_add_obstacle(st_world *w, st_vec2 center, double radius);
 /// is the mean of its points; moving it moves every point. Returns its id,
 /// 0 when the values are invalid or memory runs out.
 int st_world_add_polygon(st_world *w, const st_vec2 *points, int n, bool closed);
+/// The blocked tiles of a tile map (cols x rows bytes, row-major from the
+/// top-left, nonzero blocked; tile side `tile`, the map's corner at the
+/// origin) as closed rectangle obstacles: runs of blocked tiles, merged
+/// with the same runs in the rows below. Returns how many were added, their
+/// ids consecutive from *first_id; -1 when the values are invalid or memory
+/// runs out (the ones added so far stay).
+int st_world_add_tiles(st_world *w, const uint8_t *tiles, int cols, int rows, double tile, int *first_id);
 /// Removes it at once (also inside a step: from the next step on). False
 /// when there is no such obstacle.
 bool st_world_remove_obstacle(st_world *w, int id);
@@ -855,6 +862,17 @@ typedef struct st_flowfield st_flowfield;
 typedef struct st_navgrid_def {
     double cell;       ///< cell side in world units, > 0; default 10
     double clearance;  ///< distance paths keep from obstacles and walls, >= 0; default 6
+    /// A tile map instead of the world's obstacles (default NULL): tile_cols
+    /// x tile_rows bytes, row-major from the top-left (y grows downwards as
+    /// the world's does), nonzero = blocked; each tile is a cell (side
+    /// `cell`), and the map must fit in the world. The grid copies it. A
+    /// tile grid reads only its tiles (not the world's obstacles), treats
+    /// tiles as closed squares (a point agent may use every free tile; no
+    /// path touches a blocked one or cuts between two diagonal ones) and
+    /// plans with jump point search for any agent radius (see
+    /// st_navgrid_path_radius); its `clearance` is the default radius.
+    const uint8_t *tiles;
+    int tile_cols, tile_rows;
 } st_navgrid_def;
 
 st_navgrid_def st_default_navgrid_def(void);
@@ -891,9 +909,11 @@ typedef enum st_nav_result {
     ST_NAV_GOAL_BLOCKED,   ///< no free cell reachable from the start within the snap radius of the goal
     ST_NAV_OUTSIDE,        ///< start or goal outside the world's rectangle (or not finite)
     ST_NAV_NO_MEMORY,
+    ST_NAV_RADIUS,         ///< the radius asked for is more than this grid can plan for
 } st_nav_result;
 
-/// "ok", "no route", "start blocked", "goal blocked", "outside the world", "out of memory".
+/// "ok", "no route", "start blocked", "goal blocked", "outside the world", "out of memory",
+/// "radius too large".
 const char *st_nav_result_name(st_nav_result r);
 
 /// How far (world units) a start or goal inside a blocked cell is moved to
@@ -911,6 +931,30 @@ double st_navgrid_snap_radius(const st_navgrid *g);
 /// query on this grid) holds *n >= 2 points.
 st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_vec2 **points, int *n);
 
+/// Whether the grid was made from tiles (st_navgrid_def.tiles).
+bool st_navgrid_tiled(const st_navgrid *g);
+/// Blocks or frees tile (x, y) of a tile grid. The change stays local: the
+/// clearance of the tiles within 33 of it is recomputed, and the result is
+/// the grid a new st_navgrid_create of the changed map would give (the
+/// connected parts are relabelled at the next query). False when the grid
+/// is not a tile grid or (x, y) is outside the map.
+bool st_navgrid_set_tile(st_navgrid *g, int x, int y, bool blocked);
+
+/// A path for an agent of radius `radius` (world units, >= 0) on the same
+/// grid. On a tile grid: jump point search over the tiles whose centre is
+/// at least `radius` from every blocked tile and from the map's edge (a
+/// clearance field, exact to an eighth of a tile, rounded down; up to 31
+/// tiles), then pulled straight and its corners tightened with an exact
+/// walk of the tiles each segment passes: every segment keeps `radius`
+/// from every blocked tile, and the path is never longer than the
+/// shortest 8-connected one. The ends snap as in st_navgrid_path (within
+/// max(2 tiles, radius + 1 tile)); a start or goal closer than `radius`
+/// to a wall keeps its leg to the first tile as it is. On an obstacle
+/// grid: the grid's own path when radius <= clearance, else ST_NAV_RADIUS.
+/// Deterministic; allocates nothing once warm.
+st_nav_result st_navgrid_path_radius(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, const st_vec2 **points,
+                                     int *n);
+
 /// A flow field towards `goal` over the grid's free cells: the travel
 /// distance of every cell to the goal by fast marching (the eikonal
 /// equation, so distances are Euclidean rather than 8-directional), and a
@@ -920,6 +964,11 @@ st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_
 /// with *why set when the goal is outside, blocked with no free cell
 /// within the snap radius, or memory runs out.
 st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *why);
+/// The same for an agent of radius `radius` (world units): on a tile grid,
+/// over the tiles whose clearance holds it (as st_navgrid_path_radius);
+/// on an obstacle grid, st_flowfield_create when radius <= clearance. NULL
+/// with *why = ST_NAV_RADIUS when the grid cannot plan for it.
+st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double radius, st_nav_result *why);
 void st_flowfield_destroy(st_flowfield *f);
 st_vec2 st_flowfield_goal(const st_flowfield *f);
 /// The direction to go at p (unit; bilinear between cell centres, so it

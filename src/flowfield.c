@@ -63,8 +63,9 @@ static double eikonal(const st_navgrid *g, const double *T, const uint8_t *known
 static int goal_cell(st_navgrid *g, st_vec2 goal, st_nav_result *why)
 {
     const st_world *w = g->w;
-    if (!st_v2_finite(goal) || goal.x < 0.0 || goal.y < 0.0 || goal.x > st_world_width(w) ||
-        goal.y > st_world_height(w)) {
+    double wide = g->tiles ? g->cols * g->cell : st_world_width(w); // a tile grid: its map
+    double high = g->tiles ? g->rows * g->cell : st_world_height(w);
+    if (!st_v2_finite(goal) || goal.x < 0.0 || goal.y < 0.0 || goal.x > wide || goal.y > high) {
         *why = ST_NAV_OUTSIDE;
         return -1;
     }

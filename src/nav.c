@@ -34,6 +34,8 @@ st_navgrid_def st_default_navgrid_def(void)
     st_navgrid_def d;
     d.cell = 10.0;
     d.clearance = 6.0;
+    d.tiles = NULL;
+    d.tile_cols = d.tile_rows = 0;
     return d;
 }
 
@@ -46,6 +48,7 @@ const char *st_nav_result_name(st_nav_result r)
     case ST_NAV_GOAL_BLOCKED: return "goal blocked";
     case ST_NAV_OUTSIDE: return "outside the world";
     case ST_NAV_NO_MEMORY: return "out of memory";
+    case ST_NAV_RADIUS: return "radius too large";
     }
     return "?";
 }
@@ -109,12 +112,30 @@ int32_t nav__heap_pop(nav_heap *h, const double *key)
 
 /* ---- create / destroy ---- */
 
+/// A tile grid's map, query and buffers; its cells blocked as its tiles.
+static bool tiles_init(st_navgrid *g, const uint8_t *tiles)
+{
+    g->tiles = nav__tiles_create(g->cols, g->rows, tiles);
+    g->query = g->tiles ? nav__query_create(g->tiles->cells) : NULL;
+    g->dense = malloc((size_t)g->cells * sizeof *g->dense);
+    if (!g->tiles || !g->query || !g->dense) return false;
+    for (int c = 0; c < g->cells; c++) g->count[c] = tiles[c] ? 1 : 0;
+    nav__label_parts(g); // now, not in the first query
+    return true;
+}
+
 st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
 {
     if (!w || !def || !st_finite(def->cell) || !(def->cell > 0.0) || !st_finite(def->clearance) ||
         !(def->clearance >= 0.0))
         return NULL;
     double cols = ceil(st_world_width(w) / def->cell), rows = ceil(st_world_height(w) / def->cell);
+    if (def->tiles) {
+        cols = def->tile_cols;
+        rows = def->tile_rows;
+        if (cols * def->cell > st_world_width(w) * (1 + 1e-12) || rows * def->cell > st_world_height(w) * (1 + 1e-12))
+            return NULL;
+    }
     if (!(cols >= 1.0 && rows >= 1.0 && cols * rows <= (double)ST_NAV_MAX_CELLS)) return NULL;
     st_navgrid *g = st__calloc(&w->mem, 1, sizeof *g);
     if (!g) return NULL;
@@ -143,6 +164,10 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
     }
     for (size_t i = 0; i < n; i++) g->heap.pos[i] = -1;
     g->comp_dirty = true;
+    if (def->tiles && !tiles_init(g, def->tiles)) {
+        st_navgrid_destroy(g);
+        return NULL;
+    }
     if (st_navgrid_update(g) < 0) {
         st_navgrid_destroy(g);
         return NULL;
@@ -167,6 +192,9 @@ void st_navgrid_destroy(st_navgrid *g)
     st__free(g->heap.items);
     st__free(g->heap.pos);
     st__free(g->out);
+    nav__tiles_destroy(g->tiles);
+    nav__query_destroy(g->query);
+    free(g->dense); // nav_tiles.c's own (malloc)
     st__free(g);
 }
 
@@ -296,6 +324,9 @@ static bool visible_exact(const st_world *w, st_vec2 a, st_vec2 b, double c)
 bool st_navgrid_visible(st_navgrid *g, st_vec2 a, st_vec2 b)
 {
     if (!st_v2_finite(a) || !st_v2_finite(b)) return false;
+    if (g->tiles)
+        return nav__tiles_clear(g->tiles, st_v2_scale(a, 1.0 / g->cell), st_v2_scale(b, 1.0 / g->cell),
+                                g->clearance / g->cell);
     return visible_exact(g->w, a, b, g->clearance);
 }
 
@@ -471,7 +502,7 @@ static bool sync_obstacles(st_navgrid *g, int *touched)
 int st_navgrid_update(st_navgrid *g)
 {
     const st_world *w = g->w;
-    if (g->synced && g->epoch == w->obstacle_epoch) return 0;
+    if (g->tiles || (g->synced && g->epoch == w->obstacle_epoch)) return 0; // tile grids: their tiles alone
     int touched = 0;
     if (!stamp_new_walls(g, &touched) || !sync_obstacles(g, &touched)) return -1;
     g->epoch = w->obstacle_epoch;
@@ -487,6 +518,8 @@ bool st_navgrid_blocked(const st_navgrid *g, int cx, int cy)
 
 static bool inside_world(const st_navgrid *g, st_vec2 p)
 {
+    if (g->tiles)
+        return st_v2_finite(p) && p.x >= 0.0 && p.y >= 0.0 && p.x <= g->cols * g->cell && p.y <= g->rows * g->cell;
     return st_v2_finite(p) && p.x >= 0.0 && p.y >= 0.0 && p.x <= st_world_width(g->w) &&
            p.y <= st_world_height(g->w);
 }
@@ -503,7 +536,7 @@ bool st_navgrid_blocked_at(st_navgrid *g, st_vec2 p)
 
 /// Labels the connected parts of the free cells (8-connected without
 /// corner cutting, which is symmetric), using parent as the queue.
-static void label_parts(st_navgrid *g)
+void nav__label_parts(st_navgrid *g)
 {
     if (!g->comp_dirty) return;
     for (int c = 0; c < g->cells; c++) g->comp[c] = g->count[c] ? -1 : INT32_MAX;
@@ -593,14 +626,14 @@ static bool visible_cells(const st_navgrid *g, st_vec2 a, st_vec2 b)
 /* ---- search ---- */
 
 /// One search of theta_star: its ends (cells and points) and its stamp.
-typedef struct nav_query {
+typedef struct theta_query {
     int s, t;
     st_vec2 sp, tp;
     uint32_t id;
-} nav_query;
+} theta_query;
 
 /// Where the path passes through cell c: the query's own points at its ends.
-static inline st_vec2 query_pos(const st_navgrid *g, const nav_query *q, int c)
+static inline st_vec2 query_pos(const st_navgrid *g, const theta_query *q, int c)
 {
     return c == q->s ? q->sp : c == q->t ? q->tp : nav__center(g, c);
 }
@@ -618,7 +651,7 @@ static uint32_t next_search(st_navgrid *g)
 
 /// Lazy Theta*'s check on popping c: its parent was taken on trust; when c
 /// cannot see it, the best expanded neighbour becomes the parent instead.
-static void check_parent(st_navgrid *g, const nav_query *q, int c)
+static void check_parent(st_navgrid *g, const theta_query *q, int c)
 {
     st_vec2 cp = query_pos(g, q, c);
     int p = g->parent[c];
@@ -642,7 +675,7 @@ static void check_parent(st_navgrid *g, const nav_query *q, int c)
 
 /// Expands c: each open neighbour is offered a path straight from c's
 /// parent, taken on trust (check_parent tests it when the neighbour pops).
-static void expand(st_navgrid *g, const nav_query *q, int c)
+static void expand(st_navgrid *g, const theta_query *q, int c)
 {
     g->closed[c] = 1;
     int x = c % g->cols, y = c / g->cols;
@@ -676,7 +709,7 @@ static void expand(st_navgrid *g, const nav_query *q, int c)
 /// (reversed: goal first), 0 when t was not reached.
 static int theta_star(st_navgrid *g, int s, st_vec2 sp, int t, st_vec2 tp)
 {
-    nav_query q = {s, t, sp, tp, next_search(g)};
+    theta_query q = {s, t, sp, tp, next_search(g)};
     g->heap.n = 0;
     g->stamp[s] = q.id;
     g->closed[s] = 0;
@@ -795,13 +828,27 @@ static int split_corners(const st_navgrid *g, st_vec2 *p, int n, int cap)
     return n;
 }
 
+bool st_navgrid_tiled(const st_navgrid *g) { return g->tiles != NULL; }
+
+st_nav_result st_navgrid_path_radius(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, const st_vec2 **points,
+                                     int *n)
+{
+    *points = NULL;
+    *n = 0;
+    if (!st_finite(radius) || radius < 0.0) return ST_NAV_RADIUS;
+    if (g->tiles) return nav__tile_path(g, from, to, radius, points, n);
+    if (radius > g->clearance) return ST_NAV_RADIUS;
+    return st_navgrid_path(g, from, to, points, n);
+}
+
 st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_vec2 **points, int *n)
 {
     *points = NULL;
     *n = 0;
+    if (g->tiles) return nav__tile_path(g, from, to, g->clearance, points, n);
     if (!inside_world(g, from) || !inside_world(g, to)) return ST_NAV_OUTSIDE;
     if (st_navgrid_update(g) < 0) return ST_NAV_NO_MEMORY;
-    label_parts(g);
+    nav__label_parts(g);
     double c = g->clearance;
     int sx, sy, tx, ty;
     int s = nav__cell_of(g, from, &sx, &sy), t = nav__cell_of(g, to, &tx, &ty);

@@ -5,6 +5,7 @@
 #ifndef STEER_NAV_INTERNAL_H
 #define STEER_NAV_INTERNAL_H
 
+#include "nav_tiles.h"
 #include "world_internal.h"
 
 /// What one obstacle or wall last stamped into the grid: the cells it
@@ -49,6 +50,11 @@ struct st_navgrid {
     nav_heap heap;
     st_vec2 *out;            // the last path
     int out_count, out_cap;
+    // Tile grids (st_navgrid_def.tiles): the map, its query, and the
+    // tiles of the last path one step at a time. NULL otherwise.
+    nav_tiles *tiles;
+    nav_query *query;
+    int32_t *dense;
 };
 
 bool nav__heap_push(nav_heap *h, const double *key, int32_t c);
@@ -90,5 +96,14 @@ static inline int nav__step(const st_navgrid *g, int x, int y, int k)
 /// The nearest free cell to p within the snap radius (whose connected part
 /// is `comp` unless comp < 0), -1 when none; ties by the lower index.
 int nav__snap(st_navgrid *g, st_vec2 p, int32_t comp);
+
+/// Labels the connected parts of the free cells into comp (when dirty).
+void nav__label_parts(st_navgrid *g);
+
+/// A path on a tile grid for an agent of radius `radius` (world units):
+/// jump point search over the tiles with room for it, then pulled straight
+/// and tightened with the exact tile line walk (nav_tilepath.c).
+st_nav_result nav__tile_path(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, const st_vec2 **points,
+                             int *n);
 
 #endif

@@ -226,6 +226,14 @@ function world:obstacle(center, radius) end
 ---@return steer.obstacle
 function world:add_obstacle(def) end
 
+---The blocked tiles of a tile map (as world:navgrid{ tiles = ... } takes it;
+---the map's corner at the origin) as closed rectangle obstacles, runs of
+---blocked tiles merged with the same runs below, so steering, ORCA and
+---contacts meet the walls the tile navgrid plans around.
+---@param def { tiles: string[]|steer.tile_layer, tile?: number, walkable?: string|table|fun(tile: string|number): any }
+---@return steer.obstacle[]
+function world:add_tiles(def) end
+
 ---Removes it at once (an obstacle, or the id world:obstacle returned).
 ---Removing it again raises "attempt to remove a removed obstacle".
 ---@param obstacle steer.obstacle|integer
@@ -281,12 +289,26 @@ function world:random(m, n) end
 function world:checksum() end
 
 ---@class steer.navgrid_def
----@field cell? number       cell side, > 0; default 10
----@field clearance? number  distance paths keep from obstacles and walls, >= 0; default 6
+---@field cell? number       cell side, > 0; default 10 (not with tiles)
+---@field clearance? number  distance paths keep from obstacles and walls, >= 0; default 6 (tiles: 0, the default agent radius)
+---@field tiles? string[]|steer.tile_layer a tile map: rows of characters ('.' free), or a Tiled-style layer (0 free)
+---@field tile? number       tile side with tiles, > 0; default: the map fills the world
+---@field walkable? string|table|fun(tile: string|number): any which tiles are free: the free characters, a set, or a test
+
+---A Tiled-style layer: width * height numbers, row-major.
+---@class steer.tile_layer
+---@field width integer
+---@field height integer
+---@field data number[]
+
+---Agent options for tile-grid queries.
+---@class steer.nav_agent
+---@field radius? number agent radius, >= 0; default the grid's clearance (tile grids: up to 31 tiles)
 
 ---A navigation grid over the world's rectangle, made from its obstacles and
 ---walls inflated by the clearance; it follows obstacles that move or go.
----Keeps the world alive.
+---Or, with `tiles`, a grid of the map's tiles (it reads only them) that
+---plans for every agent radius. Keeps the world alive.
 ---@param def? steer.navgrid_def
 ---@return steer.navgrid
 function world:navgrid(def) end
@@ -369,7 +391,7 @@ function steer.path(def) end
 
 -- ---------------------------------------------------------------- navigation
 
----@alias steer.nav_reason "no route"|"start blocked"|"goal blocked"|"outside the world"
+---@alias steer.nav_reason "no route"|"start blocked"|"goal blocked"|"outside the world"|"radius too large"
 
 ---A navigation grid (world:navgrid). Read only.
 ---@class steer.navgrid
@@ -378,6 +400,7 @@ function steer.path(def) end
 ---@field cols integer
 ---@field rows integer
 ---@field snap_radius number  how far a blocked start or goal is moved to a free cell
+---@field tiled boolean       made from tiles
 local navgrid = {}
 
 ---A shortest any-angle path from `from` to `to` keeping the clearance, or
@@ -385,7 +408,11 @@ local navgrid = {}
 ---nearest free cell within snap_radius.
 ---@param from steer.point
 ---@param to steer.point
----@param radius? number waypoint radius of the path, > 0; default the cell size
+---A table { radius = r } plans for an agent of radius r on the same grid
+---(tile grids; an obstacle grid takes r <= clearance).
+---@param from steer.point
+---@param to steer.point
+---@param radius? number|steer.nav_agent waypoint radius of the path, > 0 (default the cell size), or agent options
 ---@return steer.path|nil
 ---@return steer.nav_reason|nil
 function navgrid:path(from, to, radius) end
@@ -406,6 +433,13 @@ function navgrid:blocked(p, cy) end
 ---@return steer.vec2[]
 function navgrid:cells() end
 
+---Blocks or frees tile (x, y) (from 0) of a tile grid; only the tiles
+---around it are recomputed, and the grid equals one made from the changed map.
+---@param x integer
+---@param y integer
+---@param blocked boolean
+function navgrid:set_tile(x, y, blocked) end
+
 ---Recomputes the cells of obstacles changed since the last query (queries
 ---do this themselves); returns how many cells were rasterised.
 ---@return integer
@@ -413,9 +447,10 @@ function navgrid:update() end
 
 ---A flow field towards goal over the free cells, or nil and the reason.
 ---@param goal steer.point
+---@param opts? steer.nav_agent the agent's radius (tile grids)
 ---@return steer.flowfield|nil
 ---@return steer.nav_reason|nil
-function navgrid:flow_field(goal) end
+function navgrid:flow_field(goal, opts) end
 
 ---Directions to one goal for every cell (navgrid:flow_field). A snapshot:
 ---it does not follow later obstacle changes. Read only.

@@ -1,7 +1,7 @@
 /*
  * bench.c — steer's benchmark: prints figures, asserts nothing about speed.
  *
- *   steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot|rewind] [--scripts DIR] [--app PATH]
+ *   steer_bench [--quick] [--only flock|brains|draw|orca|nav|tiles|snapshot|rewind] [--map F.map --scen F.scen] [--scripts DIR] [--app PATH]
  *
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
@@ -39,6 +39,10 @@
  *    the median and the slowest: a big world re-sorts its storage every
  *    32 steps, which the short runs of 1. never reach)
  *
+ * 14. tile maps (--only tiles; tiles.c): MovingAI-format maps generated
+ *    (random 33%, mazes of width 1 and 8, rooms, caves; 512 and larger)
+ *    or read (--map, --scen): solved, length / octile optimum, ms a query
+ *
  * 13. each core's speed (cores.c), before the rows and after them: a
  *    2-thread row is held back by the slower core
  *
@@ -61,6 +65,7 @@
 #include "cores.h"
 #include "density.h"
 #include "kernel.h"
+#include "tiles.h"
 #include "steer.h"
 #include "steer_lua.h"
 
@@ -1136,26 +1141,28 @@ int main(int argc, char **argv)
     bool quick = false;
     const char *scripts = "scripts";
     const char *app = "build/steer";
-    const char *only = NULL;
+    const char *only = NULL, *map = NULL, *scen = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "--scripts") && i + 1 < argc) scripts = argv[++i];
         else if (!strcmp(argv[i], "--app") && i + 1 < argc) app = argv[++i];
+        else if (!strcmp(argv[i], "--map") && i + 1 < argc) map = argv[++i];
+        else if (!strcmp(argv[i], "--scen") && i + 1 < argc) scen = argv[++i];
         else {
-            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav|snapshot|rewind] [--scripts DIR] [--app PATH]\n");
+            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav|tiles|snapshot|rewind] [--map F.map --scen F.scen] [--scripts DIR] [--app PATH]\n");
             return 2;
         }
     }
     if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw") && strcmp(only, "orca") &&
-        strcmp(only, "nav") && strcmp(only, "snapshot") && strcmp(only, "rewind")) {
-        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, nav, snapshot or rewind, not '%s'\n", only);
+        strcmp(only, "nav") && strcmp(only, "tiles") && strcmp(only, "snapshot") && strcmp(only, "rewind")) {
+        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, nav, tiles, snapshot or rewind, not '%s'\n", only);
         return 2;
     }
     bool do_flock = !only || !strcmp(only, "flock"), do_brains = !only || !strcmp(only, "brains"),
          do_draw = !only || !strcmp(only, "draw"), do_orca = !only || !strcmp(only, "orca"),
          do_nav = !only || !strcmp(only, "nav"), do_snapshot = !only || !strcmp(only, "snapshot"),
-         do_rewind = !only || !strcmp(only, "rewind");
+         do_rewind = !only || !strcmp(only, "rewind"), do_tiles = !only || !strcmp(only, "tiles");
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n",
@@ -1243,6 +1250,7 @@ int main(int argc, char **argv)
 
     if (do_orca) orca_rows(quick);
     if (do_nav) nav_rows(scripts, quick);
+    if (do_tiles) tile_rows(quick, map, scen);
     if (do_snapshot) snapshot_rows(scripts, quick);
 
     if (do_draw) {

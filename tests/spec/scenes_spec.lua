@@ -523,3 +523,58 @@ describe("maze.lua", function()
         end
     end)
 end)
+
+describe("tiles.lua", function()
+    -- Three agent sizes on one tile navgrid: each size makes trips, nobody
+    -- stands inside a wall tile, and every path keeps its agent's radius
+    -- from the wall tiles (beyond its first leg) — checked on the map itself.
+    it("moves three sizes of agent on one navgrid, out of the walls", function()
+        local scene, world = runner.load("tiles")
+        local T = scene.tile
+        local function wall(x, y)
+            local row = scene.map[y + 1]
+            return not row or x < 0 or x >= #row or row:sub(x + 1, x + 1) == "#"
+        end
+        local function room(p)
+            local best, cx, cy = math.huge, math.floor(p.x / T), math.floor(p.y / T)
+            for y = cy - 3, cy + 3 do
+                for x = cx - 3, cx + 3 do
+                    if wall(x, y) then
+                        local dx = math.max(x * T - p.x, 0, p.x - (x + 1) * T)
+                        local dy = math.max(y * T - p.y, 0, p.y - (y + 1) * T)
+                        best = math.min(best, math.sqrt(dx * dx + dy * dy))
+                    end
+                end
+            end
+            return best
+        end
+        local worst = math.huge
+        runner.run(scene, world, 60 * 30, { each = function()
+            for a in world:agents() do
+                local p = a.self.path
+                if p and world.tick % 30 == 0 then
+                    local pts = p:points()
+                    for i = 3, #pts do
+                        for k = 0, 8 do
+                            local q = pts[i - 1] + (pts[i] - pts[i - 1]) * (k / 8)
+                            worst = math.min(worst, room(q) - a.radius)
+                        end
+                    end
+                end
+            end
+        end })
+        assert.is_true(worst > -1e-6, "a path comes " .. -worst .. " inside its agent's radius")
+        local trips = {}
+        for a in world:agents() do
+            assert.is_false(wall(math.floor(a.pos.x / T), math.floor(a.pos.y / T)),
+                "agent in a wall at " .. tostring(a.pos))
+            trips[a.tag] = (trips[a.tag] or 0) + (a.self.trips or 0)
+        end
+        for _, s in ipairs(scene.sizes) do
+            assert.is_true((trips[s.tag] or 0) > s.count, s.tag .. " made " .. tostring(trips[s.tag]) .. " trips")
+        end
+        -- shutting a door changes the plans of everyone on the same grid
+        scene.set_door(world, 1, false)
+        assert.is_true(world.user.nav:blocked(6, 14))
+    end)
+end)

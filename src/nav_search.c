@@ -1,0 +1,257 @@
+/*
+ * nav_search.c — jump point search over a tile map (Harabor and Grastien
+ * 2011), in the variant without corner cutting (a diagonal move needs both
+ * tiles beside it free, as every path on the map does): straight runs stop
+ * where a tile beside them opens up behind a blocked one (a forced
+ * neighbour), diagonal runs stop where a straight run from them finds a
+ * jump point, and only those tiles enter the open list. The paths are
+ * optimal octile paths, found after a few hundred expansions where A*
+ * would take tens of thousands.
+ *
+ * "Usable" is a tile whose clearance is at least the query's need, so one
+ * map serves every agent radius. The search runs in slices (a budget of
+ * expansions each) and keeps its whole state in the query: a mover can
+ * spread one search over several steps.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "nav_tiles.h"
+
+#define SQRT2_1 0.41421356237309504880 // sqrt(2) - 1
+
+typedef struct jps {
+    const uint8_t *clr;
+    int stride, goal, need;
+    int gx, gy;          // the goal's padded column and row
+    const nav_bits *bits;
+} jps;
+
+static inline bool ok(const jps *j, int c) { return j->clr[c] >= j->need; }
+
+/// Octile distance between padded tiles a and b.
+static inline double octile(int stride, int a, int b)
+{
+    int dx = abs(a % stride - b % stride), dy = abs(a / stride - b / stride);
+    return dx > dy ? dx + SQRT2_1 * dy : dy + SQRT2_1 * dx;
+}
+
+/// Runs straight from c by d (±1 or ±stride; p: the perpendicular step)
+/// to the next jump point: the goal, or a tile with a forced neighbour (a
+/// usable tile beside it whose tile behind is not). -1 at a wall. The
+/// readable definition, one tile at a time; jump_straight below reads 64
+/// at a time, and test_nav_tiles checks that they agree.
+static int jump_straight_ref(const jps *j, int c, int d, int p)
+{
+    for (;;) {
+        c += d;
+        if (!ok(j, c)) return -1;
+        if (c == j->goal) return c;
+        if ((ok(j, c + p) && !ok(j, c - d + p)) || (ok(j, c - p) && !ok(j, c - d - p))) return c;
+    }
+}
+
+/// 64 bits of w from bit `pos` on.
+static inline uint64_t bits64(const uint64_t *w, int pos)
+{
+    int k = pos >> 6, off = pos & 63;
+    return off ? (w[k] >> off) | (w[k + 1] << (64 - off)) : w[k];
+}
+
+/// A straight run along one line of bits (`mid`; `lo` and `hi` the lines
+/// beside it) from bit pos, forwards or backwards: the bit of the next
+/// jump point, -1 at a wall. goal: the goal's bit on this line, or -1.
+/// Each block of 64: the events are a wall (~mid), a forced neighbour on
+/// either side (beside usable, beside-and-behind not) and the goal; the
+/// first event decides.
+static int run_bits(const uint64_t *mid, const uint64_t *lo, const uint64_t *hi, int pos, bool forward, int goal)
+{
+    for (;;) {
+        int p = forward ? pos + 1 : pos - 64; // the block: bits p .. p + 63
+        int behind = forward ? p - 1 : p + 1;
+        uint64_t m = bits64(mid, p);
+        uint64_t ev = ~m | (bits64(lo, p) & ~bits64(lo, behind)) | (bits64(hi, p) & ~bits64(hi, behind));
+        if (goal >= p && goal < p + 64) ev |= 1ull << (goal - p);
+        if (ev) {
+            int i = forward ? __builtin_ctzll(ev) : 63 - __builtin_clzll(ev);
+            return (m >> i) & 1 ? p + i : -1;
+        }
+        pos += forward ? 64 : -64;
+    }
+}
+
+static int jump_straight(const jps *j, int c, int d, int p)
+{
+    (void)p;
+    int s = j->stride, x = c % s, y = c / s;
+    const nav_bits *b = j->bits;
+    if (d == 1 || d == -1) {
+        const uint64_t *mid = b->rows + (size_t)y * b->row_words;
+        int r = run_bits(mid, mid - b->row_words, mid + b->row_words, x + 64, d > 0, y == j->gy ? j->gx + 64 : -1);
+        return r < 0 ? -1 : y * s + (r - 64);
+    }
+    const uint64_t *mid = b->cols + (size_t)x * b->col_words;
+    int r = run_bits(mid, mid - b->col_words, mid + b->col_words, y + 64, d > 0, x == j->gx ? j->gy + 64 : -1);
+    return r < 0 ? -1 : (r - 64) * s + x;
+}
+
+/// Runs diagonally from c by dx + dy (dx = ±1, dy = ±stride): stops at the
+/// goal or where either straight run finds a jump point. -1 at a wall or
+/// where the corner may not be cut.
+static int jump_diagonal(const jps *j, int c, int dx, int dy)
+{
+    for (;;) {
+        if (!ok(j, c + dx) || !ok(j, c + dy)) return -1;
+        c += dx + dy;
+        if (!ok(j, c)) return -1;
+        if (c == j->goal) return c;
+        if (jump_straight(j, c, dx, dy) >= 0 || jump_straight(j, c, dy, dx) >= 0) return c;
+    }
+}
+
+static inline nav_node *touch(nav_query *q, int c)
+{
+    nav_node *n = &q->node[c];
+    if (n->stamp != q->id) {
+        n->stamp = q->id;
+        n->g = INFINITY;
+        n->closed = 0;
+    }
+    return n;
+}
+
+/// Offers jump point n, reached from c, to the open list. (When the list
+/// cannot grow the offer is lost; the search then says FAILED through
+/// q->state, set here.)
+static void offer(nav_query *q, const jps *j, int c, int n)
+{
+    if (n < 0) return;
+    nav_node *e = touch(q, n);
+    if (e->closed) return;
+    double g = q->node[c].g + octile(j->stride, c, n);
+    if (g < e->g) {
+        e->g = g;
+        e->parent = c;
+        if (!nav__query_push(q, n, g + octile(j->stride, n, j->goal), g)) q->state = NAV_SEARCH_FAILED;
+    }
+}
+
+static inline int sign(int v) { return (v > 0) - (v < 0); }
+
+/// One straight direction d (perpendicular p) from c: the run ahead, and
+/// for each side that opens behind a wall, the turn and the diagonal.
+static void expand_straight(nav_query *q, const jps *j, int c, int d, int p)
+{
+    offer(q, j, c, jump_straight(j, c, d, p));
+    for (int s = -1; s <= 1; s += 2) {
+        int side = s * p;
+        if (ok(j, c + side) && !ok(j, c - d + side)) {
+            offer(q, j, c, jump_straight(j, c, side, d));
+            offer(q, j, c, jump_diagonal(j, c, d, side));
+        }
+    }
+}
+
+/// Successors of c: every direction at the start, else the pruned ones.
+static void expand(nav_query *q, const jps *j, int c)
+{
+    int s = j->stride;
+    if (c == q->start) {
+        for (int k = -1; k <= 1; k += 2) {
+            offer(q, j, c, jump_straight(j, c, k, s));
+            offer(q, j, c, jump_straight(j, c, k * s, 1));
+            offer(q, j, c, jump_diagonal(j, c, k, s));
+            offer(q, j, c, jump_diagonal(j, c, k, -s));
+        }
+        return;
+    }
+    int p = q->node[c].parent;
+    int dx = sign(c % s - p % s), dy = sign(c / s - p / s) * s;
+    if (dx && dy) {
+        offer(q, j, c, jump_straight(j, c, dx, dy));
+        offer(q, j, c, jump_straight(j, c, dy, dx));
+        offer(q, j, c, jump_diagonal(j, c, dx, dy));
+    } else if (dx) {
+        expand_straight(q, j, c, dx, s);
+    } else {
+        expand_straight(q, j, c, dy, 1);
+    }
+}
+
+bool nav__search_begin(nav_query *q, const nav_tiles *t, int s, int goal, int need)
+{
+    nav__query_reset(q);
+    q->use = nav__query_bits(q, t, need);
+    if (!q->use) {
+        q->state = NAV_SEARCH_FAILED;
+        return false;
+    }
+    q->start = s;
+    q->goal = goal;
+    q->need = need;
+    q->state = NAV_SEARCH_RUNNING;
+    nav_node *n = touch(q, s);
+    n->g = 0.0;
+    n->parent = s;
+    nav__query_push(q, s, octile(t->stride, s, goal), 0.0);
+    return true;
+}
+
+/// The jump points from the goal back to the start, into q->out.
+static bool collect(nav_query *q)
+{
+    q->out_n = 0;
+    for (int c = q->goal;; c = q->node[c].parent) {
+        if (q->out_n == q->out_cap && !nav__query_grow_out(q)) return false;
+        q->out[q->out_n++] = c;
+        if (c == q->start) return true;
+    }
+}
+
+int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
+{
+    if (q->state != NAV_SEARCH_RUNNING) return q->state;
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use};
+    for (long k = 0; k < budget && q->state == NAV_SEARCH_RUNNING; k++) {
+        if (q->heap_n == 0) return q->state = NAV_SEARCH_FAILED;
+        nav_open e = nav__query_pop(q);
+        int c = e.c;
+        nav_node *n = &q->node[c];
+        if (n->closed || e.g != n->g) continue; // stale: a cheaper offer came later
+        n->closed = 1;
+        if (c == q->goal) {
+            q->state = collect(q) ? NAV_SEARCH_FOUND : NAV_SEARCH_FAILED;
+            return q->state;
+        }
+        q->expanded++;
+        expand(q, &j, c);
+    }
+    return q->state;
+}
+
+double nav__search_cost(const nav_query *q) { return q->node[q->goal].g; }
+
+int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int cap)
+{
+    int n = 0, s = t->stride;
+    if (cap < 1) return -1;
+    out[n++] = q->out[q->out_n - 1];
+    for (int k = q->out_n - 1; k > 0; k--) {
+        int a = q->out[k], b = q->out[k - 1];
+        int step = sign(b % s - a % s) + sign(b / s - a / s) * s;
+        for (int c = a; c != b;) {
+            c += step;
+            if (n == cap) return -1;
+            out[n++] = c;
+        }
+    }
+    return n;
+}
+
+int nav__jump_check(const nav_query *q, const nav_tiles *t, int c, int d)
+{
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use};
+    int p = d == 1 || d == -1 ? t->stride : 1;
+    int a = jump_straight_ref(&j, c, d, p), b = jump_straight(&j, c, d, p);
+    return a == b ? a : -2;
+}
