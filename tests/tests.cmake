@@ -105,6 +105,11 @@ if(STEER_APP)
     set_tests_properties(app.${name} PROPERTIES LABELS "${_labels}" TIMEOUT 600
                          ENVIRONMENT "SDL_VIDEODRIVER=dummy;SDL_AUDIODRIVER=dummy;ASAN_OPTIONS=detect_leaks=0")
   endforeach()
+  # The red-team table is ~90 headless runs: under valgrind (50 times
+  # slower) about 10 minutes on a quiet machine, so it gets room.
+  if(TEST app.test_redteam)
+    set_tests_properties(app.test_redteam PROPERTIES TIMEOUT 1800)
+  endif()
 endif()
 
 # Each helper program a test needs is listed in tests/extra.cmake when present.
