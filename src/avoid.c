@@ -749,9 +749,16 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
 /* ------------------------------------------------------------------------ */
 
 #define ORCA_MAX_CLOSE 16
-/// How far a blocked agent's aim turns to its side: this times its
-/// preferred velocity, at right angles (about 27 degrees).
+/// How far a crowded agent's aim turns to its side when blocked: this
+/// times its preferred velocity, at right angles (about 27 degrees).
 #define ORCA_SIDE_BIAS 0.5
+/// An agent counts as crowded (and keeps to that side) with at least this
+/// many neighbours close enough to touch it within the step, or with an
+/// obstacle's half-plane in reach. In an open crowd an agent passing one
+/// other at a time walks straight for its goal instead: turning every
+/// blocked walker 27 degrees cost issue 26's random-goal crowd a sixth of
+/// its goals (3.22 goals per agent per 1,000 steps against 3.94).
+#define ORCA_CROWDED 2
 /// And how far (radians, either way) it wavers from that aim, differently
 /// for every agent and step (a hash of world seed, serial and tick): agents
 /// placed in perfect symmetry otherwise make the same choice forever.
@@ -1364,13 +1371,15 @@ ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, con
     lines_of(x, g, s->ord, s->n_best, x->inv_h, NULL, NULL);
 }
 
-/// The velocity the agent aims at. Blocked by a neighbour: prefer passing
-/// on one side, the same side for everyone, as pedestrians keep to one
-/// side, wavering a little; the more of the avoiding this agent must do,
-/// the more (an even share: ORCA_SIDE_BIAS). Plain ORCA lets symmetric
-/// crowds (a circle, a four-way crossing) stall face to face, each waiting
-/// for the others, and squeezes them into overlaps there. *walled: an
-/// obstacle's line keeps pref out.
+/// The velocity the agent aims at. Blocked by a neighbour: waver a little;
+/// and when crowded (ORCA_CROWDED), prefer passing on one side, the same
+/// side for everyone, as pedestrians keep to one side; the more of the
+/// avoiding this agent must do, the more (an even share: ORCA_SIDE_BIAS).
+/// Plain ORCA lets symmetric crowds (a circle, a four-way crossing, groups
+/// crossing between obstacles) stall face to face, each waiting for the
+/// others, and squeezes them into overlaps there; an open crowd, where
+/// each meets one other at a time, flows best straight at its goals.
+/// *walled: an obstacle's line keeps pref out.
 static st_vec2 aim_of(const orca_ctx *x, bool *walled)
 {
     const st_vec2 pref = x->pref;
@@ -1382,7 +1391,8 @@ static st_vec2 aim_of(const orca_ctx *x, bool *walled)
     const st_world *w = x->w;
     uint64_t key = w->seed ^ (x->serial * 0x9E3779B97F4A7C15ull) ^ (w->tick * 0xD1B54A32D192ED03ull);
     double u = 2.0 * (double)(st_rng_next(&key) >> 11) * 0x1.0p-53 - 1.0;
-    st_vec2 side = st_v2_scale(st_v2(pref.y, -pref.x), ORCA_SIDE_BIAS * most);
+    bool crowded = x->n_hard - x->n_obst >= ORCA_CROWDED || x->n_obst > 0;
+    st_vec2 side = st_v2_scale(st_v2(pref.y, -pref.x), crowded ? ORCA_SIDE_BIAS * most : 0.0);
     return st_v2_rotate(st_v2_add(pref, side), u * ORCA_WAVER * most);
 }
 
