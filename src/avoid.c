@@ -752,18 +752,18 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
 /// How far a crowded agent's aim turns to its side when blocked: this
 /// times its preferred velocity, at right angles (about 27 degrees).
 #define ORCA_SIDE_BIAS 0.5
-/// An agent counts as crowded (and keeps to that side) with at least this
-/// many neighbours close enough to touch it within the step, or with an
-/// obstacle's half-plane in reach. In an open crowd an agent passing one
-/// other at a time walks straight for its goal instead: turning every
-/// blocked walker 27 degrees cost issue 26's random-goal crowd a sixth of
-/// its goals (3.22 goals per agent per 1,000 steps against 3.94; 3.80
-/// with ORCA_HARD_SKIN).
-#define ORCA_CROWDED 2
-/// And how far (radians, either way) it wavers from that aim, differently
+/// How far (radians, either way) a blocked agent wavers from its aim, differently
 /// for every agent and step (a hash of world seed, serial and tick): agents
 /// placed in perfect symmetry otherwise make the same choice forever.
 #define ORCA_WAVER 0.2
+/// An agent counts as crowded (and keeps to ORCA_SIDE_BIAS's side) with at
+/// least this many neighbours close enough to touch it within the step, or
+/// with an obstacle's half-plane in reach. In an open crowd an agent
+/// passing one other at a time walks straight for its goal instead: turning
+/// every blocked walker cost issue 26's random-goal crowd nearly a fifth of
+/// its goals (3.22 goals per agent per 1,000 steps against 3.94; 3.80 with
+/// ORCA_HARD_SKIN).
+#define ORCA_CROWDED 2
 /// Bodies as ORCA plans them: 2% larger than they are, so what a squeeze
 /// forces through comes out of this margin before the bodies touch.
 #define ORCA_SKIN 1.02
