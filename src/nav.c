@@ -115,9 +115,9 @@ int32_t nav__heap_pop(nav_heap *h, const double *key)
 /// A tile grid's map, query and buffers; its cells blocked as its tiles.
 static bool tiles_init(st_navgrid *g, const uint8_t *tiles)
 {
-    g->tiles = nav__tiles_create(g->cols, g->rows, tiles);
-    g->query = g->tiles ? nav__query_create(g->tiles->cells) : NULL;
-    g->dense = malloc((size_t)g->cells * sizeof *g->dense);
+    g->tiles = nav__tiles_create(&g->w->mem, g->cols, g->rows, tiles);
+    g->query = g->tiles ? nav__query_create(&g->w->mem, g->tiles->cells) : NULL;
+    g->dense = st__alloc(&g->w->mem, (size_t)g->cells * sizeof *g->dense);
     if (!g->tiles || !g->query || !g->dense) return false;
     for (int c = 0; c < g->cells; c++) g->count[c] = tiles[c] ? 1 : 0;
     nav__label_parts(g); // now, not in the first query
@@ -194,7 +194,7 @@ void st_navgrid_destroy(st_navgrid *g)
     st__free(g->out);
     nav__tiles_destroy(g->tiles);
     nav__query_destroy(g->query);
-    free(g->dense); // nav_tiles.c's own (malloc)
+    st__free(g->dense);
     st__free(g);
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "nav_tiles.h"
 
 static void prefault(void *p, size_t bytes)
@@ -20,17 +21,18 @@ static void prefault(void *p, size_t bytes)
     for (size_t i = 0; i < bytes; i += 4096) c[i] = c[i];
 }
 
-nav_query *nav__query_create(int cells)
+nav_query *nav__query_create(const st_mem *mem, int cells)
 {
-    nav_query *q = calloc(1, sizeof *q);
+    nav_query *q = st__calloc(mem, 1, sizeof *q);
     if (!q) return NULL;
+    q->mem = mem;
     size_t n = (size_t)cells;
     q->cells = cells;
-    q->node = malloc(n * sizeof *q->node);
+    q->node = st__alloc(mem, n * sizeof *q->node);
     q->heap_cap = cells < 4096 ? cells + 16 : cells / 4;
-    q->heap = malloc((size_t)q->heap_cap * sizeof *q->heap);
+    q->heap = st__alloc(mem, (size_t)q->heap_cap * sizeof *q->heap);
     q->out_cap = 64;
-    q->out = malloc((size_t)q->out_cap * sizeof *q->out);
+    q->out = st__alloc(mem, (size_t)q->out_cap * sizeof *q->out);
     if (!q->node || !q->heap || !q->out) {
         nav__query_destroy(q);
         return NULL;
@@ -47,14 +49,14 @@ nav_query *nav__query_create(int cells)
 void nav__query_destroy(nav_query *q)
 {
     if (!q) return;
-    free(q->node);
-    free(q->heap);
-    free(q->out);
+    st__free(q->node);
+    st__free(q->heap);
+    st__free(q->out);
     for (int k = 0; k < 2; k++) {
-        free(q->bits[k].rows);
-        free(q->bits[k].cols);
+        st__free(q->bits[k].rows);
+        st__free(q->bits[k].cols);
     }
-    free(q);
+    st__free(q);
 }
 
 void nav__query_reset(nav_query *q)
@@ -82,7 +84,7 @@ bool nav__query_push(nav_query *q, int32_t c, double f, double g)
 {
     if (q->heap_n == q->heap_cap) {
         int cap = q->heap_cap * 2;
-        nav_open *h = realloc(q->heap, (size_t)cap * sizeof *h);
+        nav_open *h = st__realloc(q->mem, q->heap, (size_t)cap * sizeof *h);
         if (!h) return false;
         q->heap = h;
         q->heap_cap = cap;
@@ -122,7 +124,7 @@ nav_open nav__query_pop(nav_query *q)
 bool nav__query_grow_out(nav_query *q)
 {
     int cap = q->out_cap * 2;
-    int32_t *o = realloc(q->out, (size_t)cap * sizeof *o);
+    int32_t *o = st__realloc(q->mem, q->out, (size_t)cap * sizeof *o);
     if (!o) return false;
     q->out = o;
     q->out_cap = cap;
@@ -140,14 +142,14 @@ const nav_bits *nav__query_bits(nav_query *q, const nav_tiles *t, int need)
     int h = t->rows + 2, w = t->stride;
     int rw = (w + 128) / 64 + 2, cw = (h + 128) / 64 + 2;
     if (!b->rows || b->row_words != rw || b->col_words != cw) {
-        free(b->rows);
-        free(b->cols);
-        b->rows = malloc((size_t)rw * h * sizeof *b->rows);
-        b->cols = malloc((size_t)cw * w * sizeof *b->cols);
+        st__free(b->rows);
+        st__free(b->cols);
+        b->rows = st__alloc(q->mem, (size_t)rw * h * sizeof *b->rows);
+        b->cols = st__alloc(q->mem, (size_t)cw * w * sizeof *b->cols);
         b->need = 0;
         if (!b->rows || !b->cols) {
-            free(b->rows);
-            free(b->cols);
+            st__free(b->rows);
+            st__free(b->cols);
             b->rows = b->cols = NULL;
             return NULL;
         }

@@ -17,6 +17,7 @@
  * line walk with the agent's radius. Coordinates are in tiles until the
  * end.
  */
+#include "alloc.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -212,7 +213,7 @@ st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double rad
     if (need <= NAV_CLR_FREE) return st_flowfield_create(g, goal, why); // every free tile
     // While the field is made, the tiles without room for the radius count
     // as blocked: the field's cells are the grid's.
-    uint32_t *room = malloc((size_t)g->cells * sizeof *room), *own = g->count;
+    uint32_t *room = st__alloc(&g->w->mem, (size_t)g->cells * sizeof *room), *own = g->count;
     if (!room) {
         *why = ST_NAV_NO_MEMORY;
         return NULL;
@@ -225,7 +226,7 @@ st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double rad
     st_flowfield *f = st_flowfield_create(g, goal, why);
     g->count = own;
     g->clearance = clearance;
-    free(room);
+    st__free(room);
     return f;
 }
 

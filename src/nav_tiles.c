@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "nav_tiles.h"
 
 /// Beyond this many tiles the clearance is "plenty" (NAV_CLR_MAX).
@@ -82,19 +83,19 @@ static uint8_t tile_clearance(const uint8_t *row, int base, int cols, int x)
     return (uint8_t)(e > NAV_CLR_MAX ? NAV_CLR_MAX : e);
 }
 
-nav_tiles *nav__tiles_create(int cols, int rows, const uint8_t *blocked)
+nav_tiles *nav__tiles_create(const st_mem *mem, int cols, int rows, const uint8_t *blocked)
 {
     if (cols < 1 || rows < 1) return NULL;
-    nav_tiles *t = calloc(1, sizeof *t);
+    nav_tiles *t = st__calloc(mem, 1, sizeof *t);
     if (!t) return NULL;
     t->cols = cols;
     t->rows = rows;
     t->stride = cols + 2;
     t->cells = t->stride * (rows + 2);
-    t->clr = calloc((size_t)t->cells, 1);
-    uint8_t *vd = malloc((size_t)cols * rows);
+    t->clr = st__calloc(mem, (size_t)t->cells, 1);
+    uint8_t *vd = st__alloc(mem, (size_t)cols * rows);
     if (!t->clr || !vd) {
-        free(vd);
+        st__free(vd);
         nav__tiles_destroy(t);
         return NULL;
     }
@@ -103,7 +104,7 @@ nav_tiles *nav__tiles_create(int cols, int rows, const uint8_t *blocked)
         for (int x = 0; x < cols; x++)
             if (!blocked[(size_t)y * cols + x])
                 t->clr[nav__tile_index(t, x, y)] = tile_clearance(vd + (size_t)y * cols, 0, cols, x);
-    free(vd);
+    st__free(vd);
     return t;
 }
 
@@ -152,8 +153,8 @@ void nav__tiles_set(nav_tiles *t, int x, int y, bool blocked)
 void nav__tiles_destroy(nav_tiles *t)
 {
     if (!t) return;
-    free(t->clr);
-    free(t);
+    st__free(t->clr);
+    st__free(t);
 }
 
 int nav__tiles_need(double r)

@@ -37,7 +37,7 @@ typedef struct nav_tiles {
 
 /// A map from cols x rows bytes (row-major, nonzero blocked). NULL when
 /// memory runs out.
-nav_tiles *nav__tiles_create(int cols, int rows, const uint8_t *blocked);
+nav_tiles *nav__tiles_create(const st_mem *mem, int cols, int rows, const uint8_t *blocked);
 void nav__tiles_destroy(nav_tiles *t);
 /// Blocks or frees tile (x, y) (inside the map) and brings the clearance
 /// of the tiles around it up to date: the same bytes a new map would have,
@@ -97,6 +97,7 @@ typedef struct nav_open {
 /// every tile of the map it was made for. A map may have any number.
 typedef struct nav_query {
     int cells;
+    const st_mem *mem;  // the budget its buffers count against (alloc.h)
     nav_node *node;
     nav_open *heap;
     int heap_n, heap_cap;
@@ -116,7 +117,7 @@ typedef struct nav_query {
 
 enum { NAV_SEARCH_IDLE, NAV_SEARCH_RUNNING, NAV_SEARCH_FOUND, NAV_SEARCH_FAILED };
 
-nav_query *nav__query_create(int cells);
+nav_query *nav__query_create(const st_mem *mem, int cells);
 void nav__query_destroy(nav_query *q);
 /// A new stamp: every tile's g and parent from earlier searches are stale.
 void nav__query_reset(nav_query *q);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "world_internal.h"
 
 /// Whether tiles [x0, x1] of row y are all blocked and not yet taken.
@@ -23,7 +24,7 @@ int st_world_add_tiles(st_world *w, const uint8_t *tiles, int cols, int rows, do
 {
     *first_id = 0;
     if (!w || !tiles || cols < 1 || rows < 1 || !st_finite(tile) || !(tile > 0.0)) return -1;
-    uint8_t *taken = calloc((size_t)cols * rows, 1);
+    uint8_t *taken = st__calloc(&w->mem, (size_t)cols * rows, 1);
     if (!taken) return -1;
     int added = 0;
     for (int y = 0; y < rows; y++)
@@ -38,11 +39,11 @@ int st_world_add_tiles(st_world *w, const uint8_t *tiles, int cols, int rows, do
                             {(x1 + 1) * tile, (y1 + 1) * tile}, {x * tile, (y1 + 1) * tile}};
             int id = st_world_add_polygon(w, r, 4, true);
             if (id == 0) {
-                free(taken);
+                st__free(taken);
                 return -1;
             }
             if (added++ == 0) *first_id = id;
         }
-    free(taken);
+    st__free(taken);
     return added;
 }

@@ -1,7 +1,8 @@
 /*
  * bench.c — steer's benchmark: prints figures, asserts nothing about speed.
  *
- *   steer_bench [--quick] [--only flock|brains|draw|orca|nav|tiles|snapshot|rewind] [--map F.map --scen F.scen] [--scripts DIR] [--app PATH]
+ *   steer_bench [--quick] [--only flock|brains|draw|orca|goals|nav|tiles|snapshot|rewind] [--map F.map --scen F.scen]
+ *               [--scripts DIR] [--app PATH]
  *
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
  *    density (~15 neighbours in the radius), N = 1k .. 1M, 1 and 2 threads
@@ -17,9 +18,12 @@
  * 8. navigation (--only nav): nav:path per second on the maze scene's
  *    walls (960 x 640, cells of 10), a flow-field build there, and 100k
  *    agents following that field (a standing follow_flow), 1 and 2 threads
- * 7. ORCA (--only orca): RVO2's Circle at 250 and 10,000 agents, and a
+ * 7. ORCA (--only orca; orca.c): RVO2's Circle at 250 and 10,000 agents, a
  *    random-goal crowd of 100,000 agents at ~10 neighbours (and at sizes and
- *    densities it was not tuned for), 1 and 2 threads, collisions counted
+ *    densities it was not tuned for), and issue 26's goal crowd (10,000
+ *    agents walking to goals 20-60 away: goals per agent per 1,000 steps;
+ *    --only goals runs it alone, --quick its first row alone), 1 and 2
+ *    threads, collisions counted
  * 8. snapshots (--only snapshot): world snapshot and restore of the 100k
  *    flock (no brains, re-sorted storage) through the C API, and of the 10k
  *    Lua-brain worlds (lean and demo brains) through world:snapshot /
@@ -65,6 +69,7 @@
 #include "cores.h"
 #include "density.h"
 #include "kernel.h"
+#include "orca.h"
 #include "tiles.h"
 #include "steer.h"
 #include "steer_lua.h"
@@ -611,321 +616,6 @@ static void kernel_rows(bool quick)
     }
 }
 
-/* ---- ORCA ---- */
-
-/* RVO2's example parameters (tests/c/test_avoid.c): radius 1.5, max speed 2,
- * neighbour distance 15, 10 neighbours, horizons 10 s, dt 0.25. */
-#define RVO_RADIUS 1.5
-#define RVO_SPEED 2.0
-#define RVO_RANGE 15.0
-#define RVO_DT 0.25
-
-static st_avoid_def rvo_def(void)
-{
-    st_avoid_def d = st_default_avoid_def();
-    d.mode = ST_AVOIDANCE_ORCA;
-    d.range = RVO_RANGE;
-    d.max_neighbors = 10;
-    d.horizon = 10.0;
-    d.horizon_obstacles = 10.0;
-    return d;
-}
-
-static st_agent_id rvo_agent(st_world *w, st_vec2 p, const st_avoid_def *d)
-{
-    st_agent_def ad = st_default_agent_def();
-    ad.pos = p;
-    ad.radius = RVO_RADIUS;
-    ad.max_speed = RVO_SPEED;
-    ad.max_force = 1e3;
-    st_agent_id id = st_world_spawn(w, &ad);
-    st_agent_set_avoidance(w, id, d);
-    return id;
-}
-
-/// test_avoid's drive(): RVO2's preferred velocity (towards the goal at
-/// speed 1, the goal vector itself within one unit) as the force that makes
-/// it this step's velocity.
-static void drive(st_world *w, st_agent_id id, st_vec2 goal)
-{
-    st_vec2 g = st_v2_sub(goal, st_agent_pos(w, id));
-    if (st_v2_len2(g) > 1.0) g = st_v2_normalize(g);
-    double gain = st_agent_mass(w, id) / RVO_DT;
-    st_agent_apply(w, id, st_v2_scale(st_v2_sub(g, st_agent_vel(w, id)), gain), 1.0);
-}
-
-/// Collision counter: pair-steps closer than 0.99 x the sum of the radii
-/// (every agent has radius RVO_RADIUS). Sort and sweep along x, the order
-/// kept from step to step (insertion sort: nearly sorted already); on a wrap
-/// world the first 2r along x are swept once more at x + width, and y
-/// offsets fold. Runs outside the timed steps.
-typedef struct sweeper {
-    int n;
-    bool primed;
-    int *order;
-    st_vec2 *pos, *sorted;
-} sweeper;
-
-static void sweeper_init(sweeper *s, int n)
-{
-    s->n = n;
-    s->primed = false;
-    s->order = malloc((size_t)n * sizeof *s->order);
-    s->pos = malloc((size_t)n * sizeof *s->pos);
-    s->sorted = malloc((size_t)n * sizeof *s->sorted);
-    for (int i = 0; i < n; i++) s->order[i] = i;
-}
-
-static void sweeper_free(sweeper *s)
-{
-    free(s->order);
-    free(s->pos);
-    free(s->sorted);
-}
-
-static long count_collisions(sweeper *s, const st_world *w, const st_agent_id *ids, bool wrap, double width,
-                             double height)
-{
-    const int n = s->n;
-    int *order = s->order;
-    st_vec2 *pos = s->pos;
-    const double reach = 2.0 * RVO_RADIUS, lim2 = (0.99 * reach) * (0.99 * reach);
-    for (int i = 0; i < n; i++) pos[i] = st_agent_pos(w, ids[i]);
-    if (!s->primed) { // the first time from scratch: spawn order can be far from x order
-        for (int i = 0; i < n; i++) s->sorted[i] = st_v2(pos[i].x, (double)i);
-        qsort(s->sorted, (size_t)n, sizeof *s->sorted, cmp_double); // by x (the first member)
-        for (int i = 0; i < n; i++) order[i] = (int)s->sorted[i].y;
-        s->primed = true;
-    }
-    for (int i = 1; i < n; i++) {
-        int k = order[i], j = i - 1;
-        while (j >= 0 && pos[order[j]].x > pos[k].x) {
-            order[j + 1] = order[j];
-            j--;
-        }
-        order[j + 1] = k;
-    }
-    st_vec2 *sp = s->sorted; // the positions in x order: the sweep reads them in a row
-    for (int a = 0; a < n; a++) sp[a] = pos[order[a]];
-    long hits = 0;
-    for (int a = 0; a < n; a++) {
-        for (int pass = 0; pass < (wrap ? 2 : 1); pass++) {
-            // pass 1: the agents at the start of the axis, seen past its end
-            int b0 = pass == 0 ? a + 1 : 0;
-            double shift = pass == 0 ? 0.0 : width;
-            for (int b = b0; b < n; b++) {
-                if (pass == 1 && b >= a) break;
-                double dx = sp[b].x + shift - sp[a].x;
-                if (dx >= reach) break;
-                if (pass == 1 && dx < 0.0) continue;
-                double dy = sp[b].y - sp[a].y;
-                if (wrap && fabs(dy) > 0.5 * height) dy -= copysign(height, dy);
-                if (fabs(dy) >= reach) continue;
-                st_vec2 off = wrap ? st_world_offset(w, sp[a], sp[b]) : st_v2_sub(sp[b], sp[a]);
-                if (pass == 1 && fabs(off.x - dx) > 1e-6 * width) continue; // seen the other way in pass 0
-                if (st_v2_len2(off) < lim2) hits++;
-            }
-        }
-    }
-    return hits;
-}
-
-typedef struct orca_result {
-    result r;
-    int arrived, steps;
-    long collisions;
-    double neighbours, ms_min, ms_max;
-} orca_result;
-
-/// RVO2's Circle: n agents evenly on a circle of radius n * 5.03 / (2 pi)
-/// (250 on 200), each driven to the antipodal point until all arrive or
-/// `cap` steps. The whole step is timed (begin, drive, end); counting the
-/// collisions is not.
-static orca_result run_orca_circle(int n, int threads, int cap)
-{
-    orca_result o = {0};
-    double R = n * 5.03 / (2.0 * ST_PI);
-    st_world_def wd = st_default_world_def();
-    wd.width = wd.height = 4 * R;
-    wd.edges = ST_EDGES_NONE;
-    wd.dt = RVO_DT;
-    wd.cell_size = RVO_RANGE;
-    wd.threads = threads;
-    wd.capacity = n;
-    st_world *w = st_world_create(&wd);
-    if (!w) return o;
-    st_agent_id *ids = malloc((size_t)n * sizeof *ids);
-    st_vec2 *goals = malloc((size_t)n * sizeof *goals);
-    st_avoid_def d = rvo_def();
-    st_vec2 c = {2 * R, 2 * R};
-    for (int i = 0; i < n; i++) {
-        double a = i * 2.0 * ST_PI / n;
-        goals[i] = st_v2_sub(c, st_v2_from_angle(a, R));
-        ids[i] = rvo_agent(w, st_v2_add(c, st_v2_from_angle(a, R)), &d);
-    }
-    sweeper sw;
-    sweeper_init(&sw, n);
-    double timed = 0.0;
-    for (int s = 0; s < cap; s++) {
-        double t0 = now();
-        st_world_step_begin(w, RVO_DT);
-        for (int i = 0; i < n; i++) drive(w, ids[i], goals[i]);
-        st_world_step_end(w);
-        timed += now() - t0;
-        o.steps = s + 1;
-        o.collisions += count_collisions(&sw, w, ids, false, wd.width, wd.height);
-        int arrived = 0;
-        for (int i = 0; i < n; i++)
-            if (st_v2_dist(sw.pos[i], goals[i]) <= RVO_RADIUS) arrived++;
-        o.arrived = arrived;
-        if (arrived == n) break;
-    }
-    o.r.ms_per_step = timed / o.steps * 1e3;
-    o.r.checksum = (unsigned long long)st_world_checksum(w);
-    o.r.steps = o.steps;
-    sweeper_free(&sw);
-    free(ids);
-    free(goals);
-    st_world_destroy(w);
-    return o;
-}
-
-/// The random-goal crowd: n agents (RVO2's parameters) on a wrap square at
-/// `nb` agents per disc of avoid_range 15 on average, on a jittered lattice
-/// (no overlap at the start), each arriving (standing ST_ARRIVE, slowing
-/// radius 4) at a random goal from the world's RNG and given a new one
-/// within 2 radii of it. Grid cell = avoid_range. `warm` steps, then
-/// `blocks` blocks of `steps` timed steps (the median block's ms per step).
-/// Collisions are counted over every step, the goals changed between steps,
-/// both untimed. o.neighbours: the mean number of others within 15 of an
-/// agent after the last step (st_world_query over every agent, or a sample
-/// of 20,000 in bigger crowds).
-enum { ORCA_BLOCKS_MAX = 15 };
-static orca_result run_orca_crowd(int n, double nb, int threads, int warm, int blocks, int steps)
-{
-    orca_result o = {0};
-    double dens = nb / (ST_PI * RVO_RANGE * RVO_RANGE), side = sqrt(n / dens);
-    st_world_def wd = st_default_world_def();
-    wd.width = wd.height = side;
-    wd.edges = ST_EDGES_WRAP;
-    wd.dt = RVO_DT;
-    wd.cell_size = RVO_RANGE;
-    wd.seed = 42;
-    wd.threads = threads;
-    wd.capacity = n;
-    st_world *w = st_world_create(&wd);
-    if (!w) return o;
-    st_agent_id *ids = malloc((size_t)n * sizeof *ids);
-    st_vec2 *goals = malloc((size_t)n * sizeof *goals);
-    st_avoid_def d = rvo_def();
-    int m = (int)ceil(sqrt((double)n));
-    double cell = side / m, jit = cell - 2.0 * RVO_RADIUS - 0.1;
-    if (jit < 0.0) jit = 0.0;
-    st_behavior b = st_default_behavior(ST_ARRIVE);
-    b.radius = 2.0 * RVO_SPEED;
-    for (int i = 0; i < n; i++) {
-        double x = (i % m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
-        double y = (i / m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
-        ids[i] = rvo_agent(w, st_v2(x, y), &d);
-        goals[i] = st_v2(st_world_random(w) * side, st_world_random(w) * side);
-        b.target = st_target_point(goals[i]);
-        st_agent_set_behaviors(w, ids[i], &b, 1);
-    }
-    sweeper sw;
-    sweeper_init(&sw, n);
-    double block[ORCA_BLOCKS_MAX];
-    if (blocks > ORCA_BLOCKS_MAX) blocks = ORCA_BLOCKS_MAX;
-    for (int k = -1; k < blocks; k++) {
-        int ks = k < 0 ? warm : steps;
-        double el = 0.0;
-        for (int s = 0; s < ks; s++) {
-            double t0 = now();
-            st_world_step(w, RVO_DT);
-            el += now() - t0;
-            o.steps++;
-            o.collisions += count_collisions(&sw, w, ids, true, side, side);
-            for (int i = 0; i < n; i++)
-                if (st_world_distance(w, sw.pos[i], goals[i]) <= 2.0 * RVO_RADIUS) {
-                    o.arrived++;
-                    goals[i] = st_v2(st_world_random(w) * side, st_world_random(w) * side);
-                    b.target = st_target_point(goals[i]);
-                    st_agent_set_behaviors(w, ids[i], &b, 1);
-                }
-        }
-        if (k >= 0) block[k] = el / steps * 1e3;
-    }
-    qsort(block, (size_t)blocks, sizeof block[0], cmp_double);
-    o.r.ms_per_step = block[blocks / 2];
-    o.ms_min = block[0];
-    o.ms_max = block[blocks - 1];
-    o.r.checksum = (unsigned long long)st_world_checksum(w);
-    o.r.steps = o.steps;
-    int every = n > 20000 ? n / 20000 : 1, counted = 0;
-    long total = 0;
-    st_agent_id near[256];
-    for (int i = 0; i < n; i += every) {
-        st_query q = st_default_query(sw.pos[i], RVO_RANGE);
-        q.exclude = ids[i];
-        total += st_world_query(w, &q, near, NULL, 256);
-        counted++;
-    }
-    o.neighbours = counted ? (double)total / counted : 0.0;
-    sweeper_free(&sw);
-    free(ids);
-    free(goals);
-    st_world_destroy(w);
-    return o;
-}
-
-static void orca_rows(bool quick)
-{
-    printf("\nORCA: RVO2's parameters (radius 1.5, max speed 2, avoid_range 15, 10 neighbours, horizons 10 s,\n"
-           "dt 0.25), cell_size 15; collisions: pair-steps closer than 0.99 x the sum of the radii\n");
-    printf("%-22s %9s %7s %10s %12s %12s\n", "case", "N", "threads", "ms/step", "ns/agent", "steps/s");
-    // Circle: 250 on radius 200, 10,000 on a circle scaled for the same spacing.
-    int circle_n[2] = {250, 10000};
-    int circle_cap[2] = {4800, quick ? 400 : 4000};
-    for (int c = 0; c < 2; c++) {
-        orca_result one = {0};
-        for (int t = 1; t <= 2; t++) {
-            orca_result o = run_orca_circle(circle_n[c], t, circle_cap[c]);
-            if (t == 1) one = o;
-            char extra[200];
-            snprintf(extra, sizeof extra, "%d/%d arrived in %d steps%s, %ld collisions%s", o.arrived, circle_n[c],
-                     o.steps, o.arrived < circle_n[c] ? " (the cap)" : "", o.collisions,
-                     t == 1 ? "" : o.r.checksum == one.r.checksum ? ", checksum == 1 thread" : ", checksum != 1 thread");
-            row("orca circle", circle_n[c], t, &o.r, extra);
-        }
-    }
-    // The random-goal crowd: tuned for 100,000 agents at ~10 neighbours;
-    // the others are the same crowd at sizes and densities it was not tuned for.
-    struct {
-        int n;
-        double nb;
-        int warm, blocks, steps;
-    } crowd[] = {
-        {100000, 10, 10, 7, 5}, {10000, 10, 20, 9, 20}, {100000, 5, 10, 7, 5},
-        {100000, 20, 10, 7, 5}, {1000000, 10, 3, 3, 2},
-    };
-    int ncrowd = quick ? 1 : (int)(sizeof crowd / sizeof crowd[0]);
-    for (int c = 0; c < ncrowd; c++) {
-        orca_result one = {0};
-        for (int t = 1; t <= 2; t++) {
-            orca_result o = run_orca_crowd(crowd[c].n, crowd[c].nb, t, crowd[c].warm,
-                                           quick ? 3 : crowd[c].blocks, crowd[c].steps);
-            if (t == 1) one = o;
-            char what[40], extra[240];
-            snprintf(what, sizeof what, "orca crowd (%g nb)", crowd[c].nb);
-            snprintf(extra, sizeof extra,
-                     "%.1f within 15; median of %d blocks (%.1f..%.1f); %d steps, %ld collisions, %d goals "
-                     "reached%s",
-                     o.neighbours, quick ? 3 : crowd[c].blocks, o.ms_min, o.ms_max, o.steps, o.collisions, o.arrived,
-                     t == 1 ? "" : o.r.checksum == one.r.checksum ? "; checksum == 1 thread" : "; checksum != 1 thread");
-            row(what, crowd[c].n, t, &o.r, extra);
-        }
-    }
-}
-
 /* ---- drawing through the app ---- */
 
 static void run_draw(const char *app, const char *scripts, int n)
@@ -1150,17 +840,21 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--map") && i + 1 < argc) map = argv[++i];
         else if (!strcmp(argv[i], "--scen") && i + 1 < argc) scen = argv[++i];
         else {
-            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|nav|tiles|snapshot|rewind] [--map F.map --scen F.scen] [--scripts DIR] [--app PATH]\n");
+            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|goals|nav|tiles|snapshot|rewind] "
+                            "[--map F.map --scen F.scen] [--scripts DIR] [--app PATH]\n");
             return 2;
         }
     }
     if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw") && strcmp(only, "orca") &&
-        strcmp(only, "nav") && strcmp(only, "tiles") && strcmp(only, "snapshot") && strcmp(only, "rewind")) {
-        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, nav, tiles, snapshot or rewind, not '%s'\n", only);
+        strcmp(only, "goals") && strcmp(only, "nav") && strcmp(only, "tiles") && strcmp(only, "snapshot") &&
+        strcmp(only, "rewind")) {
+        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, goals, nav, tiles, snapshot or rewind, not '%s'\n",
+                only);
         return 2;
     }
     bool do_flock = !only || !strcmp(only, "flock"), do_brains = !only || !strcmp(only, "brains"),
          do_draw = !only || !strcmp(only, "draw"), do_orca = !only || !strcmp(only, "orca"),
+         do_goals = do_orca || !strcmp(only, "goals"),
          do_nav = !only || !strcmp(only, "nav"), do_snapshot = !only || !strcmp(only, "snapshot"),
          do_rewind = !only || !strcmp(only, "rewind"), do_tiles = !only || !strcmp(only, "tiles");
 
@@ -1249,6 +943,7 @@ int main(int argc, char **argv)
     if (do_brains) density_rows(scripts, quick);
 
     if (do_orca) orca_rows(quick);
+    if (do_goals) goals_rows(quick);
     if (do_nav) nav_rows(scripts, quick);
     if (do_tiles) tile_rows(quick, map, scen);
     if (do_snapshot) snapshot_rows(scripts, quick);

@@ -10,8 +10,8 @@
 
 static void agree_on(const mai_map *m, uint64_t seed)
 {
-    nav_tiles *t = nav__tiles_create(m->w, m->h, m->blocked);
-    nav_query *q = t ? nav__query_create(t->cells) : NULL;
+    nav_tiles *t = nav__tiles_create(NULL, m->w, m->h, m->blocked);
+    nav_query *q = t ? nav__query_create(NULL, t->cells) : NULL;
     if (!CHECK(t && q, "set-up")) return;
     int tried = 0, bad = 0, jumps = 0;
     for (int need = 1; need <= 24; need += 11)

@@ -290,8 +290,8 @@ static void test_set_tile_equals_rebuild(void)
 static void test_sliced_search(void)
 {
     mai_map m = mai_rooms(130, 130, 15, 3);
-    nav_tiles *t = nav__tiles_create(m.w, m.h, m.blocked);
-    nav_query *whole = nav__query_create(t->cells), *sliced = nav__query_create(t->cells);
+    nav_tiles *t = nav__tiles_create(NULL, m.w, m.h, m.blocked);
+    nav_query *whole = nav__query_create(NULL, t->cells), *sliced = nav__query_create(NULL, t->cells);
     uint8_t *u = usable_for(&m, 0.0);
     double *dist = malloc((size_t)m.w * m.h * sizeof *dist);
     uint64_t seed = 41;
