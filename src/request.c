@@ -82,7 +82,9 @@ void st__requests_finish(st_world *w)
         int i = st__dense(w, r->id);
         if (i < 0) continue;
         st_behavior_type type;
-        st_vec2 f = request_force(w, i, r, q->ids + r->list_at, &type);
+        // No list request, no id block at all (q->ids may be NULL).
+        const st_agent_id *ids = r->list_n > 0 ? q->ids + r->list_at : NULL;
+        st_vec2 f = request_force(w, i, r, ids, &type);
         st__accumulate(w, i, f, r->bh.weight, type);
     }
     q->count = 0;
