@@ -134,8 +134,10 @@ replay_case replay_embedded_execute 1 "'os.execute' is disabled in the sandbox" 
 craft "$TMP/budget.rec" 's/^budget .*/budget 0/; s/^time_limit .*/time_limit 0/' "while true do end"
 replay_case replay_lifts_budget 1 "instruction budget exceeded" "$TMP/budget.rec"
 craft "$TMP/memory.rec" 's/^memory .*/memory 0/' "local t = {} for i = 1, math.maxinteger do t[i] = ('x'):rep(65536) .. i end"
-replay_case replay_lifts_memory 1 "not enough memory" "$TMP/memory.rec" --memory 64
-grep -q "recorded with --budget 50000000 --time-limit 5 --memory 0; running with the command line's --budget 50000000 --time-limit 5 --memory 64" "$TMP/out" \
+# --time-limit 60: under valgrind the bomb is slow enough to meet the 5 s
+# wall-time limit before the memory cap.
+replay_case replay_lifts_memory 1 "not enough memory" "$TMP/memory.rec" --memory 64 --time-limit 60
+grep -q "recorded with --budget 50000000 --time-limit 5 --memory 0; running with the command line's --budget 50000000 --time-limit 60 --memory 64" "$TMP/out" \
     || { echo "FAIL replay_lifts_memory: no note of the limits it ignored"; bad=$((bad + 1)); }
 
 [ $bad -eq 0 ] || fail "$bad of $n attempts did not get their expected outcome"
