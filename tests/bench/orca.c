@@ -233,6 +233,33 @@ static orca_result run_orca_circle(int n, int threads, int cap)
     return o;
 }
 
+/// A wrap square of this side for a crowd of n with RVO2's settings (dt
+/// 0.25, grid cell = avoid_range, seed 42).
+static st_world *rvo_square(double side, int threads, int n)
+{
+    st_world_def wd = st_default_world_def();
+    wd.width = wd.height = side;
+    wd.edges = ST_EDGES_WRAP;
+    wd.dt = RVO_DT;
+    wd.cell_size = RVO_RANGE;
+    wd.seed = 42;
+    wd.threads = threads;
+    wd.capacity = n;
+    return st_world_create(&wd);
+}
+
+/// Agent i of n on a jittered lattice over the square (no two overlap): x
+/// then y drawn from the world's stream.
+static st_vec2 lattice_point(st_world *w, int i, int n, double side)
+{
+    int m = (int)ceil(sqrt((double)n));
+    double cell = side / m, jit = cell - 2.0 * RVO_RADIUS - 0.1;
+    if (jit < 0.0) jit = 0.0;
+    double x = (i % m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
+    double y = (i / m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
+    return st_v2(x, y);
+}
+
 /// The random-goal crowd: n agents (RVO2's parameters) on a wrap square at
 /// `nb` agents per disc of avoid_range 15 on average, on a jittered lattice
 /// (no overlap at the start), each arriving (standing ST_ARRIVE, slowing
@@ -248,28 +275,16 @@ static orca_result run_orca_crowd(int n, double nb, int threads, int warm, int b
 {
     orca_result o = {0};
     double dens = nb / (ST_PI * RVO_RANGE * RVO_RANGE), side = sqrt(n / dens);
-    st_world_def wd = st_default_world_def();
-    wd.width = wd.height = side;
-    wd.edges = ST_EDGES_WRAP;
-    wd.dt = RVO_DT;
-    wd.cell_size = RVO_RANGE;
-    wd.seed = 42;
-    wd.threads = threads;
-    wd.capacity = n;
-    st_world *w = st_world_create(&wd);
+    st_world *w = rvo_square(side, threads, n);
     if (!w) return o;
     st_agent_id *ids = malloc((size_t)n * sizeof *ids);
     st_vec2 *goals = malloc((size_t)n * sizeof *goals);
     st_avoid_def d = rvo_def();
-    int m = (int)ceil(sqrt((double)n));
-    double cell = side / m, jit = cell - 2.0 * RVO_RADIUS - 0.1;
-    if (jit < 0.0) jit = 0.0;
     st_behavior b = st_default_behavior(ST_ARRIVE);
     b.radius = 2.0 * RVO_SPEED;
     for (int i = 0; i < n; i++) {
-        double x = (i % m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
-        double y = (i / m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
-        ids[i] = rvo_agent(w, st_v2(x, y), &d);
+        st_vec2 at = lattice_point(w, i, n, side);
+        ids[i] = rvo_agent(w, at, &d);
         goals[i] = st_v2(st_world_random(w) * side, st_world_random(w) * side);
         b.target = st_target_point(goals[i]);
         st_agent_set_behaviors(w, ids[i], &b, 1);
@@ -416,31 +431,19 @@ static goals_result run_orca_goals(int n, double area, int threads, int steps)
 {
     goals_result o = {0};
     double side = sqrt(n * area);
-    st_world_def wd = st_default_world_def();
-    wd.width = wd.height = side;
-    wd.edges = ST_EDGES_WRAP;
-    wd.dt = RVO_DT;
-    wd.cell_size = RVO_RANGE;
-    wd.seed = 42;
-    wd.threads = threads;
-    wd.capacity = n;
-    st_world *w = st_world_create(&wd);
+    st_world *w = rvo_square(side, threads, n);
     if (!w) return o;
     st_agent_id *ids = malloc((size_t)n * sizeof *ids);
     st_vec2 *goals = malloc((size_t)n * sizeof *goals);
     st_avoid_def d = rvo_def();
-    int m = (int)ceil(sqrt((double)n));
-    double cell = side / m, jit = cell - 2.0 * RVO_RADIUS - 0.1;
-    if (jit < 0.0) jit = 0.0;
     st_behavior b = st_default_behavior(ST_ARRIVE);
     b.radius = GOAL_SLOWING;
     b.decel = ST_DECEL_LINEAR;
     for (int i = 0; i < n; i++) {
-        double x = (i % m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
-        double y = (i / m + 0.5) * cell + (st_world_random(w) - 0.5) * jit;
-        ids[i] = rvo_agent(w, st_v2(x, y), &d);
+        st_vec2 at = lattice_point(w, i, n, side);
+        ids[i] = rvo_agent(w, at, &d);
         st_agent_set_max_speed(w, ids[i], GOAL_SPEED);
-        goals[i] = next_goal(w, st_v2(x, y), side);
+        goals[i] = next_goal(w, at, side);
         b.target = st_target_point(goals[i]);
         st_agent_set_behaviors(w, ids[i], &b, 1);
     }
