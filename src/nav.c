@@ -23,6 +23,7 @@
  */
 #include <assert.h>
 #include <float.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -507,6 +508,7 @@ int st_navgrid_update(st_navgrid *g)
     if (!stamp_new_walls(g, &touched) || !sync_obstacles(g, &touched)) return -1;
     g->epoch = w->obstacle_epoch;
     g->synced = true;
+    if (touched > 0) g->map++;
     return touched;
 }
 
@@ -625,13 +627,6 @@ static bool visible_cells(const st_navgrid *g, st_vec2 a, st_vec2 b)
 
 /* ---- search ---- */
 
-/// One search of theta_star: its ends (cells and points) and its stamp.
-typedef struct theta_query {
-    int s, t;
-    st_vec2 sp, tp;
-    uint32_t id;
-} theta_query;
-
 /// Where the path passes through cell c: the query's own points at its ends.
 static inline st_vec2 query_pos(const st_navgrid *g, const theta_query *q, int c)
 {
@@ -704,34 +699,50 @@ static void expand(st_navgrid *g, const theta_query *q, int c)
     }
 }
 
-/// Lazy Theta* (Nash, Koenig and Tovey 2010) from cell s (at point sp) to
-/// cell t (at point tp). Returns the number of points written into g->out
-/// (reversed: goal first), 0 when t was not reached.
-static int theta_star(st_navgrid *g, int s, st_vec2 sp, int t, st_vec2 tp)
+void nav__theta_begin(st_navgrid *g, theta_query *q)
 {
-    theta_query q = {s, t, sp, tp, next_search(g)};
+    // A search left unfinished (a job's, dropped) leaves its heap behind.
+    for (int k = 0; k < g->heap.n; k++) g->heap.pos[g->heap.items[k]] = -1;
     g->heap.n = 0;
-    g->stamp[s] = q.id;
+    q->id = next_search(g);
+    q->state = NAV_SEARCH_RUNNING;
+    int s = q->s;
+    g->stamp[s] = q->id;
     g->closed[s] = 0;
     g->g[s] = 0.0;
     g->parent[s] = s;
-    g->key[s] = st_v2_dist(sp, tp);
+    g->key[s] = st_v2_dist(q->sp, q->tp);
     nav__heap_push(&g->heap, g->key, s);
-    bool found = false;
-    while (g->heap.n > 0 && !found) {
+}
+
+int nav__theta_run(st_navgrid *g, theta_query *q, long budget, long *used)
+{
+    long k = 0;
+    for (; k < budget && q->state == NAV_SEARCH_RUNNING; k++) {
+        if (g->heap.n == 0) {
+            q->state = NAV_SEARCH_FAILED;
+            break;
+        }
         int c = nav__heap_pop(&g->heap, g->key);
-        check_parent(g, &q, c);
-        found = c == t;
-        if (!found) expand(g, &q, c);
+        check_parent(g, q, c);
+        if (c == q->t) q->state = NAV_SEARCH_FOUND;
+        else expand(g, q, c);
     }
-    // Leave the heap's positions clean for the next search.
-    for (int k = 0; k < g->heap.n; k++) g->heap.pos[g->heap.items[k]] = -1;
-    g->heap.n = 0;
-    if (!found) return 0;
+    if (used) *used += k;
+    if (q->state != NAV_SEARCH_RUNNING) {
+        // Leave the heap's positions clean for the next search.
+        for (int i = 0; i < g->heap.n; i++) g->heap.pos[g->heap.items[i]] = -1;
+        g->heap.n = 0;
+    }
+    return q->state;
+}
+
+int nav__theta_collect(st_navgrid *g, const theta_query *q)
+{
     int m = 0;
-    for (int c = t;; c = g->parent[c]) {
-        g->out[m++] = query_pos(g, &q, c);
-        if (c == s || m >= g->out_cap - 2) break;
+    for (int c = q->t;; c = g->parent[c]) {
+        g->out[m++] = query_pos(g, q, c);
+        if (c == q->s || m >= g->out_cap - 2) break;
     }
     return m;
 }
@@ -841,32 +852,31 @@ st_nav_result st_navgrid_path_radius(st_navgrid *g, st_vec2 from, st_vec2 to, do
     return st_navgrid_path(g, from, to, points, n);
 }
 
-st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_vec2 **points, int *n)
+st_nav_result nav__ends(st_navgrid *g, st_vec2 from, st_vec2 to, nav_ends *e)
 {
-    *points = NULL;
-    *n = 0;
-    if (g->tiles) return nav__tile_path(g, from, to, g->clearance, points, n);
     if (!inside_world(g, from) || !inside_world(g, to)) return ST_NAV_OUTSIDE;
     if (st_navgrid_update(g) < 0) return ST_NAV_NO_MEMORY;
     nav__label_parts(g);
-    double c = g->clearance;
     int sx, sy, tx, ty;
     int s = nav__cell_of(g, from, &sx, &sy), t = nav__cell_of(g, to, &tx, &ty);
-    bool s_snap = g->count[s] > 0, t_snap = g->count[t] > 0;
-    if (s_snap && (s = nav__snap(g, from, -1)) < 0) return ST_NAV_START_BLOCKED;
-    if (t_snap && (t = nav__snap(g, to, g->comp[s])) < 0) return ST_NAV_GOAL_BLOCKED;
+    e->from = from;
+    e->to = to;
+    e->s_snap = g->count[s] > 0;
+    e->t_snap = g->count[t] > 0;
+    if (e->s_snap && (s = nav__snap(g, from, -1)) < 0) return ST_NAV_START_BLOCKED;
+    if (e->t_snap && (t = nav__snap(g, to, g->comp[s])) < 0) return ST_NAV_GOAL_BLOCKED;
     if (g->comp[s] != g->comp[t]) return ST_NAV_NO_ROUTE;
-    st_vec2 sp = s_snap ? nav__center(g, s) : from;
-    st_vec2 tp = t_snap ? nav__center(g, t) : to;
-    int m;
-    if (s == t) {
-        g->out[0] = tp;
-        g->out[1] = sp;
-        m = s == t && st_v2_dist2(sp, tp) == 0.0 ? 1 : 2;
-    } else {
-        m = theta_star(g, s, sp, t, tp);
-        if (m == 0) return ST_NAV_NO_ROUTE; // cannot happen within one part
-    }
+    e->q.s = s;
+    e->q.t = t;
+    e->q.sp = e->s_snap ? nav__center(g, s) : from;
+    e->q.tp = e->t_snap ? nav__center(g, t) : to;
+    e->q.state = NAV_SEARCH_IDLE;
+    return ST_NAV_OK;
+}
+
+int nav__finish(st_navgrid *g, const nav_ends *e, int m)
+{
+    const double c = g->clearance;
     // Reverse into start-to-goal order, with the legs to snapped cells.
     st_vec2 *o = g->out;
     for (int i = 0, j = m - 1; i < j; i++, j--) {
@@ -874,14 +884,14 @@ st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_
         o[i] = o[j];
         o[j] = tmp;
     }
-    if (s_snap) {
+    if (e->s_snap) {
         memmove(o + 1, o, (size_t)m * sizeof *o);
-        o[0] = from;
+        o[0] = e->from;
         m++;
     }
     // A goal in a blocked cell but clear itself is still reached.
-    if (t_snap && point_clear(g->w, to, c) && visible_exact(g->w, o[m - 1], to, c)) o[m++] = to;
-    if (m == 1) o[m++] = to;
+    if (e->t_snap && point_clear(g->w, e->to, c) && visible_exact(g->w, o[m - 1], e->to, c)) o[m++] = e->to;
+    if (m == 1) o[m++] = e->to;
     m = pull_string(g, o, m);
     tighten(g, o, m);
     for (int round = 0; round < 2; round++) {
@@ -889,7 +899,35 @@ st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_
         tighten(g, o, m);
         m = pull_string(g, o, m);
     }
-    *points = o;
-    *n = m;
+    return m;
+}
+
+/// The ends' own path when they share a cell: no search.
+int nav__same_cell(st_navgrid *g, const nav_ends *e)
+{
+    g->out[0] = e->q.tp;
+    g->out[1] = e->q.sp;
+    return st_v2_dist2(e->q.sp, e->q.tp) == 0.0 ? 1 : 2;
+}
+
+st_nav_result st_navgrid_path(st_navgrid *g, st_vec2 from, st_vec2 to, const st_vec2 **points, int *n)
+{
+    *points = NULL;
+    *n = 0;
+    g->queries++;
+    if (g->tiles) return nav__tile_path(g, from, to, g->clearance, points, n);
+    nav_ends e;
+    st_nav_result r = nav__ends(g, from, to, &e);
+    if (r != ST_NAV_OK) return r;
+    int m;
+    if (e.q.s == e.q.t) {
+        m = nav__same_cell(g, &e);
+    } else {
+        nav__theta_begin(g, &e.q);
+        if (nav__theta_run(g, &e.q, LONG_MAX, NULL) != NAV_SEARCH_FOUND) return ST_NAV_NO_ROUTE; // not within one part
+        m = nav__theta_collect(g, &e.q);
+    }
+    *points = g->out;
+    *n = nav__finish(g, &e, m);
     return ST_NAV_OK;
 }

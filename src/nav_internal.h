@@ -55,7 +55,43 @@ struct st_navgrid {
     nav_tiles *tiles;
     nav_query *query;
     int32_t *dense;
+    // Sliced searches (nav_job.c): every query that uses the search
+    // buffers bumps `queries`, so a job that finds it changed since its
+    // last slice knows its state was overwritten; `map` counts changes of
+    // the cells (obstacle grids; tile grids count in tiles->version).
+    uint64_t queries, map;
 };
+
+/// One Lazy Theta* search on an obstacle grid: its ends (cells and points),
+/// stamp and state (NAV_SEARCH_*).
+typedef struct theta_query {
+    int s, t;
+    st_vec2 sp, tp;
+    uint32_t id;
+    int state;
+} theta_query;
+
+/// An obstacle-grid path's ends, checked and snapped (nav__ends), and the
+/// search between them.
+typedef struct nav_ends {
+    st_vec2 from, to;
+    bool s_snap, t_snap;
+    theta_query q;
+} nav_ends;
+
+st_nav_result nav__ends(st_navgrid *g, st_vec2 from, st_vec2 to, nav_ends *e);
+/// Starts q's search (its ends set), dropping any search left unfinished.
+void nav__theta_begin(st_navgrid *g, theta_query *q);
+/// At most `budget` cells taken from the open list; *used (when not NULL)
+/// grows by how many. NAV_SEARCH_RUNNING, _FOUND or _FAILED.
+int nav__theta_run(st_navgrid *g, theta_query *q, long budget, long *used);
+/// The found path's points into g->out, goal first; their count.
+int nav__theta_collect(st_navgrid *g, const theta_query *q);
+/// g->out's m points (goal first) made the finished path, start first:
+/// the legs to snapped ends, string pulling and tightening. The new count.
+int nav__finish(st_navgrid *g, const nav_ends *e, int m);
+/// The path when both ends share a cell, into g->out as theta_collect's.
+int nav__same_cell(st_navgrid *g, const nav_ends *e);
 
 bool nav__heap_push(nav_heap *h, const double *key, int32_t c);
 int32_t nav__heap_pop(nav_heap *h, const double *key);
@@ -99,6 +135,29 @@ int nav__snap(st_navgrid *g, st_vec2 p, int32_t comp);
 
 /// Labels the connected parts of the free cells into comp (when dirty).
 void nav__label_parts(st_navgrid *g);
+
+/// A tile-grid search for an agent of radius r (in tiles) and its room
+/// in eighths of a tile (nav_tiles.h).
+typedef struct tile_job {
+    const nav_tiles *t;
+    double r;
+    int need;
+} tile_job;
+
+/// A tile-grid path's ends, checked and snapped (nav__tile_begin), the
+/// search between them begun in g->query.
+typedef struct nav_tile_ends {
+    tile_job k;
+    st_vec2 from, to;  // world units
+    st_vec2 a, b;      // the same in tiles
+    int s, goal;       // the search's tiles (padded indices)
+    int goal_tile;     // the tile under the goal (before any snap)
+} nav_tile_ends;
+
+st_nav_result nav__tile_begin(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, nav_tile_ends *e);
+/// After the search found the goal: the finished path in g->out (world
+/// units); its count, -1 when memory ran out.
+int nav__tile_finish(st_navgrid *g, const nav_tile_ends *e);
 
 /// A path on a tile grid for an agent of radius `radius` (world units):
 /// jump point search over the tiles with room for it, then pulled straight

@@ -33,11 +33,6 @@
 #define NAV_SLIDE_STEPS 8
 #define NAV_SLIDE_PASSES 2
 
-typedef struct tile_job {
-    const nav_tiles *t;
-    double r;   // radius in tiles
-    int need;   // its clearance in eighths
-} tile_job;
 
 /// The usable tile nearest p (tile coordinates) within `reach` tiles, in
 /// connected part `comp` unless comp < 0; -1 when none. Ties: lower index.
@@ -138,14 +133,22 @@ static int tighten(const tile_job *k, st_vec2 *p, int n)
     return pull(k, p, n);
 }
 
-/// The ends checked and snapped; the search run; *out / *n: tile-space
-/// points in g->out. ST_NAV_OK or the reason.
-static st_nav_result search(st_navgrid *g, const tile_job *k, st_vec2 a, st_vec2 b, int *n)
+st_nav_result nav__tile_begin(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, nav_tile_ends *e)
 {
+    e->k = (tile_job){g->tiles, radius / g->cell, nav__tiles_need(radius / g->cell)};
+    const tile_job *k = &e->k;
+    if (k->need > NAV_CLR_MAX) return ST_NAV_RADIUS;
     const nav_tiles *t = k->t;
+    double w = t->cols * g->cell, h = t->rows * g->cell;
+    if (!st_v2_finite(from) || !st_v2_finite(to) || from.x < 0 || from.y < 0 || to.x < 0 || to.y < 0 ||
+        from.x > w || from.y > h || to.x > w || to.y > h)
+        return ST_NAV_OUTSIDE;
+    e->from = from;
+    e->to = to;
+    st_vec2 a = e->a = st_v2_scale(from, 1.0 / g->cell), b = e->b = st_v2_scale(to, 1.0 / g->cell);
     int sx = (int)fmin(floor(a.x), t->cols - 1), sy = (int)fmin(floor(a.y), t->rows - 1);
     int gx = (int)fmin(floor(b.x), t->cols - 1), gy = (int)fmin(floor(b.y), t->rows - 1);
-    int s = nav__tile_index(t, sx, sy), goal = nav__tile_index(t, gx, gy);
+    int s = nav__tile_index(t, sx, sy), goal = e->goal_tile = nav__tile_index(t, gx, gy);
     double reach = fmax(2.0, k->r + 1.0);
     bool point = k->need <= NAV_CLR_FREE; // the free tiles' own connected parts apply
     if (point) nav__label_parts(g);
@@ -153,22 +156,46 @@ static st_nav_result search(st_navgrid *g, const tile_job *k, st_vec2 a, st_vec2
     int32_t part = point ? g->comp[nav__tile_y(t, s) * g->cols + nav__tile_x(t, s)] : -1;
     if (t->clr[goal] < k->need && (goal = snap_tile(g, k, b, reach, part)) < 0) return ST_NAV_GOAL_BLOCKED;
     if (point && g->comp[nav__tile_y(t, goal) * g->cols + nav__tile_x(t, goal)] != part) return ST_NAV_NO_ROUTE;
+    e->s = s;
+    e->goal = goal;
     if (!nav__search_begin(g->query, t, s, goal, k->need)) return ST_NAV_NO_MEMORY;
-    if (nav__search_run(g->query, t, LONG_MAX) != NAV_SEARCH_FOUND)
-        return g->query->out_n == 0 && g->query->heap_n == 0 ? ST_NAV_NO_ROUTE : ST_NAV_NO_MEMORY;
+    return ST_NAV_OK;
+}
+
+/// The search's tiles as tile-space points in g->out, with the ends.
+static int tile_points(st_navgrid *g, const nav_tile_ends *e)
+{
+    const nav_tiles *t = e->k.t;
     int m = nav__search_cells(g->query, t, g->dense, g->cells);
-    if (m < 0) return ST_NAV_NO_MEMORY;
-    st_vec2 *o = g->out;
+    if (m < 0) return -1;
+    st_vec2 a = e->a, b = e->b, *o = g->out;
     int c = 0;
     o[c++] = a;
     for (int i = 0; i < m; i++) o[c++] = tile_center(t, g->dense[i]);
     if (st_v2_dist2(a, o[1]) == 0.0) memmove(o, o + 1, (size_t)--c * sizeof *o); // on the centre
-    bool goal_kept = goal == nav__tile_index(t, gx, gy) || (nav__tiles_clear(t, b, b, k->r) &&
-                                                          nav__tiles_clear(t, o[c - 1], b, k->r));
+    bool goal_kept = e->goal == e->goal_tile || (nav__tiles_clear(t, b, b, e->k.r) &&
+                                                 nav__tiles_clear(t, o[c - 1], b, e->k.r));
     if (goal_kept && st_v2_dist2(o[c - 1], b) > 0.0) o[c++] = b;
     if (c == 1) o[c++] = o[0];
-    *n = c;
-    return ST_NAV_OK;
+    return c;
+}
+
+int nav__tile_finish(st_navgrid *g, const nav_tile_ends *e)
+{
+    int m = tile_points(g, e);
+    if (m < 0) return -1;
+    const tile_job *k = &e->k;
+    st_vec2 *o = g->out;
+    if (m > 2) {
+        int first = 0; // a snapped start keeps its leg out unpulled
+        if (!nav__tiles_clear(g->tiles, o[0], o[1], k->r)) first = 1;
+        m = first + pull(k, o + first, m - first);
+        m = first + tighten(k, o + first, m - first);
+    }
+    for (int i = 0; i < m; i++) o[i] = st_v2_scale(o[i], g->cell);
+    o[0] = e->from;
+    if (st_v2_dist2(o[m - 1], st_v2_scale(e->b, g->cell)) < 1e-18) o[m - 1] = e->to;
+    return m;
 }
 
 st_nav_result nav__tile_path(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, const st_vec2 **points,
@@ -176,27 +203,15 @@ st_nav_result nav__tile_path(st_navgrid *g, st_vec2 from, st_vec2 to, double rad
 {
     *points = NULL;
     *n = 0;
-    tile_job k = {g->tiles, radius / g->cell, nav__tiles_need(radius / g->cell)};
-    if (k.need > NAV_CLR_MAX) return ST_NAV_RADIUS;
-    double w = g->tiles->cols * g->cell, h = g->tiles->rows * g->cell;
-    if (!st_v2_finite(from) || !st_v2_finite(to) || from.x < 0 || from.y < 0 || to.x < 0 || to.y < 0 ||
-        from.x > w || from.y > h || to.x > w || to.y > h)
-        return ST_NAV_OUTSIDE;
-    st_vec2 a = st_v2_scale(from, 1.0 / g->cell), b = st_v2_scale(to, 1.0 / g->cell);
-    int m;
-    st_nav_result r = search(g, &k, a, b, &m);
+    g->queries++;
+    nav_tile_ends e;
+    st_nav_result r = nav__tile_begin(g, from, to, radius, &e);
     if (r != ST_NAV_OK) return r;
-    st_vec2 *o = g->out;
-    if (m > 2) {
-        int first = 0; // a snapped start keeps its leg out unpulled
-        if (!nav__tiles_clear(g->tiles, o[0], o[1], k.r)) first = 1;
-        m = first + pull(&k, o + first, m - first);
-        m = first + tighten(&k, o + first, m - first);
-    }
-    for (int i = 0; i < m; i++) o[i] = st_v2_scale(o[i], g->cell);
-    o[0] = from;
-    if (st_v2_dist2(o[m - 1], st_v2_scale(b, g->cell)) < 1e-18) o[m - 1] = to;
-    *points = o;
+    if (nav__search_run(g->query, e.k.t, LONG_MAX) != NAV_SEARCH_FOUND)
+        return g->query->out_n == 0 && g->query->heap_n == 0 ? ST_NAV_NO_ROUTE : ST_NAV_NO_MEMORY;
+    int m = nav__tile_finish(g, &e);
+    if (m < 0) return ST_NAV_NO_MEMORY;
+    *points = g->out;
     *n = m;
     return ST_NAV_OK;
 }
