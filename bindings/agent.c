@@ -380,6 +380,7 @@ enum {
     AF_MASS, AF_RADIUS, AF_TAG, AF_COLOR, AF_COMBINE, AF_WANDER_DISTANCE, AF_WANDER_RADIUS,
     AF_WANDER_JITTER, AF_ID, AF_ALIVE, AF_WORLD, AF_SELF, AF_BEHAVIORS,
     AF_TURN_RATE,
+    AF_MOVE_STATE, AF_MOVE_REMAINING, AF_MOVE_GOAL, AF_MOVE_GROUP, AF_MOVE_SLOT,
     AF_AVOID = 32, /* AF_AVOID + k: sl_avoid_fields[k] */
     AF_READONLY = 64 /* flag: assigning raises */
 };
@@ -407,6 +408,11 @@ static const sl_code agent_fields[] = {
     {"self", AF_SELF | AF_READONLY},
     {"behaviors", AF_BEHAVIORS},
     {"turn_rate", AF_TURN_RATE},
+    {"move_state", AF_MOVE_STATE | AF_READONLY},
+    {"move_remaining", AF_MOVE_REMAINING | AF_READONLY},
+    {"move_goal", AF_MOVE_GOAL | AF_READONLY},
+    {"move_group", AF_MOVE_GROUP | AF_READONLY},
+    {"move_slot", AF_MOVE_SLOT | AF_READONLY},
     {NULL, 0},
 };
 
@@ -503,6 +509,11 @@ static int agent_index(lua_State *L)
     case AF_SELF: sl_pushself(L, 1); break;
     case AF_BEHAVIORS: push_behaviors_copy(L, 1); break;
     case AF_TURN_RATE: lua_pushnumber(L, st_agent_turn_rate(w, id)); break;
+    case AF_MOVE_STATE: sl_move_push_field(L, a, SL_MOVE_STATE); break;
+    case AF_MOVE_REMAINING: sl_move_push_field(L, a, SL_MOVE_REMAINING); break;
+    case AF_MOVE_GOAL: sl_move_push_field(L, a, SL_MOVE_GOAL); break;
+    case AF_MOVE_GROUP: sl_move_push_field(L, a, SL_MOVE_GROUP); break;
+    case AF_MOVE_SLOT: sl_move_push_field(L, a, SL_MOVE_SLOT); break;
     default:
         if (code >= AF_AVOID && code < AF_AVOID + SL_AVOID_FIELDS)
             sl_avoid_push_field(L, w, id, code - AF_AVOID);
@@ -1058,6 +1069,9 @@ static const luaL_Reg agent_methods[] = {
     {"render_pos", agent_render_pos},
     {"nearest", sl_agent_nearest},
     {"neighbors", sl_agent_neighbors},
+    {"move_to", sl_agent_move_to},
+    {"stop_moving", sl_agent_stop_moving},
+    {"move_route", sl_agent_move_route},
     {NULL, NULL},
 };
 #undef METHOD_REG

@@ -57,7 +57,9 @@ enum {
     SL_WUV_OBSTACLES,  /* obstacle id -> its userdata (made on first need) */
     SL_WUV_REQUESTS,   /* paths and flow fields that behaviours asked for between
                         * steps refer to, kept until the step finishes them */
-    SL_WUV_COUNT = SL_WUV_REQUESTS
+    SL_WUV_NAVS,       /* navgrids orders plan on (navgrid -> true), and the
+                        * world's default one under "default" (move.c) */
+    SL_WUV_COUNT = SL_WUV_NAVS
 };
 
 #define SL_TAG_CACHE 4
@@ -350,6 +352,27 @@ void sl_brain_list_add(lua_State *L, sl_world *sw, st_agent_id id);
 void sl_scratch_reserve(lua_State *L, sl_world *sw, int n);
 /* Pushes the agent userdata of id (nil when not alive). */
 void sl_pushagent(lua_State *L, int world_idx, st_agent_id id);
+
+/* ---- move.c: orders ---- */
+enum { SL_MOVE_STATE, SL_MOVE_REMAINING, SL_MOVE_GOAL, SL_MOVE_GROUP, SL_MOVE_SLOT };
+/* Pushes the agent's order field `which` (SL_MOVE_*). */
+void sl_move_push_field(lua_State *L, sl_agent *a, int which);
+int sl_agent_move_to(lua_State *L);
+int sl_agent_stop_moving(lua_State *L);
+int sl_agent_move_route(lua_State *L);
+int sl_world_move_group(lua_State *L);
+int sl_world_group_slots(lua_State *L);
+/* world.nav: the default navgrid (nil when none). */
+void sl_move_push_default_nav(lua_State *L, int world_idx);
+void sl_move_set_default_nav(lua_State *L, int world_idx, int nav_idx, bool only_if_none);
+/* brain.arrived / brain.move_failed for the step's events (brains' pass). */
+void sl_move_events(lua_State *L, int world_idx, sl_world *sw);
+/* nav.c: the grid at idx or NULL; the world it belongs to. */
+st_navgrid *sl_tonavgrid(lua_State *L, int idx);
+sl_world *sl_navgrid_world(lua_State *L, int idx);
+/* brain.c: brain[name](self, agent, extra...) with nextra values on top
+ * (consumed); an error pauses the brain and is routed. */
+bool sl_call_brain(lua_State *L, int world_idx, int agent_idx, const char *name, int nextra);
 
 /* ---- agent.c ---- */
 int sl_world_spawn(lua_State *L);

@@ -314,6 +314,18 @@ static bool call_brain(lua_State *L, int world_idx, int agent_idx, int name_idx,
     return false;
 }
 
+bool sl_call_brain(lua_State *L, int world_idx, int agent_idx, const char *name, int nextra)
+{
+    world_idx = lua_absindex(L, world_idx);
+    agent_idx = lua_absindex(L, agent_idx);
+    lua_pushstring(L, name);
+    int name_idx = lua_gettop(L);
+    lua_insert(L, name_idx - nextra); /* below the extra values */
+    bool ok = call_brain(L, world_idx, agent_idx, name_idx - nextra, nextra);
+    lua_remove(L, name_idx - nextra);
+    return ok;
+}
+
 void sl_brain_spawn(lua_State *L, int agent_idx)
 {
     agent_idx = lua_absindex(L, agent_idx);

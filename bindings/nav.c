@@ -47,6 +47,18 @@ const st_flowfield *sl_toflowfield(lua_State *L, int idx)
 
 bool sl_isnavgrid(lua_State *L, int idx) { return sl_testudata(L, idx, &sl_key_nav) != NULL; }
 
+st_navgrid *sl_tonavgrid(lua_State *L, int idx)
+{
+    sl_nav *n = (sl_nav *)sl_testudata(L, idx, &sl_key_nav);
+    return n && n->sw->w ? n->g : NULL;
+}
+
+sl_world *sl_navgrid_world(lua_State *L, int idx)
+{
+    sl_nav *n = (sl_nav *)sl_testudata(L, idx, &sl_key_nav);
+    return n ? n->sw : NULL;
+}
+
 /// The tile fields of world:navgrid{tiles = ...} into def (the bytes stay
 /// on the stack until the grid has copied them).
 static void tile_def(lua_State *L, sl_world *sw, st_navgrid_def *def)
@@ -119,13 +131,15 @@ int sl_world_navgrid(lua_State *L)
     }
     if (n->g == NULL)
         return luaL_error(L, "not enough memory");
+    sl_move_set_default_nav(L, 1, -1, true); /* the world's first grid: orders plan on it */
     return 1;
 }
 
 static int nav_gc(lua_State *L)
 {
     sl_nav *n = (sl_nav *)sl_checkudata(L, 1, &sl_key_nav, SL_NAV);
-    st_navgrid_destroy(n->g);
+    if (n->sw->w != NULL) /* a world finalized first took the grid's memory with it */
+        st_navgrid_destroy(n->g);
     n->g = NULL;
     return 0;
 }

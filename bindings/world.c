@@ -341,14 +341,15 @@ static int world_gc(lua_State *L)
 
 enum {
     WF_WIDTH = 1, WF_HEIGHT, WF_TICK, WF_TIME, WF_DT, WF_EDGES, WF_SEED, WF_THREADS, WF_CELL_SIZE, WF_ON_ERROR, WF_USER,
-    WF_CONTACTS, WF_MAX_STEPS, WF_DROPPED_STEPS
+    WF_CONTACTS, WF_MAX_STEPS, WF_DROPPED_STEPS, WF_NAV, WF_PATH_BUDGET, WF_PATH_PENDING, WF_PATH_WORK
 };
 
 static const sl_code world_fields[] = {
     {"width", WF_WIDTH}, {"height", WF_HEIGHT}, {"tick", WF_TICK}, {"time", WF_TIME},
     {"dt", WF_DT}, {"edges", WF_EDGES}, {"seed", WF_SEED}, {"threads", WF_THREADS}, {"cell_size", WF_CELL_SIZE},
     {"on_error", WF_ON_ERROR}, {"user", WF_USER}, {"contacts", WF_CONTACTS},
-    {"max_steps", WF_MAX_STEPS}, {"dropped_steps", WF_DROPPED_STEPS}, {NULL, 0},
+    {"max_steps", WF_MAX_STEPS}, {"dropped_steps", WF_DROPPED_STEPS}, {"nav", WF_NAV},
+    {"path_budget", WF_PATH_BUDGET}, {"path_pending", WF_PATH_PENDING}, {"path_work", WF_PATH_WORK}, {NULL, 0},
 };
 
 /* The fields of one world: the __index of its index table (see
@@ -381,6 +382,10 @@ static int world_index(lua_State *L)
     case WF_CONTACTS: lua_pushboolean(L, st_world_contacts(w)); break;
     case WF_MAX_STEPS: lua_pushinteger(L, st_world_advance_max(w)); break;
     case WF_DROPPED_STEPS: lua_pushnumber(L, (lua_Number)st_world_advance_dropped(w)); break;
+    case WF_NAV: sl_move_push_default_nav(L, lua_upvalueindex(4)); break;
+    case WF_PATH_BUDGET: lua_pushinteger(L, (lua_Integer)st_world_path_budget(w)); break;
+    case WF_PATH_PENDING: lua_pushinteger(L, st_world_path_pending(w)); break;
+    case WF_PATH_WORK: lua_pushinteger(L, (lua_Integer)st_world_path_work(w)); break;
     default: lua_pushnil(L); break;
     }
     return 1;
@@ -416,6 +421,25 @@ static int world_newindex(lua_State *L)
             sl_raise_type(L, &src, 3, "boolean");
         }
         st_world_set_contacts(sl_checkworld(L, 1)->w, lua_toboolean(L, 3));
+        return 0;
+    }
+    if (ty == LUA_TNUMBER && lua_tointeger(L, -2) == WF_NAV) {
+        sl_world *sw = sl_checkworld(L, 1);
+        if (!lua_isnil(L, 3) && sl_navgrid_world(L, 3) != sw) {
+            sl_src src = sl_assign("nav");
+            if (!sl_tonavgrid(L, 3))
+                sl_raise_type(L, &src, 3, "steer.navgrid or nil");
+            sl_raise(L, &src, "belongs to another world");
+        }
+        sl_move_set_default_nav(L, 1, 3, false);
+        return 0;
+    }
+    if (ty == LUA_TNUMBER && lua_tointeger(L, -2) == WF_PATH_BUDGET) {
+        sl_src src = sl_assign("path_budget");
+        double n = sl_number_min(L, 3, &src, 1.0, false);
+        if (n != floor(n) || n > 1e12)
+            return luaL_error(L, "invalid value for field 'path_budget' (must be a whole number in [1, 1e12])");
+        st_world_set_path_budget(sl_checkworld(L, 1)->w, (long)n);
         return 0;
     }
     if (ty == LUA_TNUMBER && lua_tointeger(L, -2) == WF_MAX_STEPS) {
@@ -822,6 +846,7 @@ static int step_once(lua_State *L, sl_world *sw, double dt)
     if (sw->brains > 0) {
         int walking = sw->walking;
         sw->stepping = true;
+        sl_move_events(L, 1, sw); /* brain.arrived, brain.move_failed: before the updates */
         status = sl_brains_step(L, 1, sw, dt);
         sw->stepping = false;
         sw->walking = walking;
@@ -937,6 +962,8 @@ static const luaL_Reg world_methods[] = {
     {"random", world_random},
     {"checksum", world_checksum},
     {"navgrid", sl_world_navgrid},
+    {"move_group", sl_world_move_group},
+    {"group_slots", sl_world_group_slots},
     {"snapshot", sl_world_snapshot},
     {"restore", sl_world_restore},
     {NULL, NULL},

@@ -979,6 +979,151 @@ double st_flowfield_distance(const st_flowfield *f, st_vec2 p);
 int st_flowfield_cols(const st_flowfield *f);
 int st_flowfield_rows(const st_flowfield *f);
 double st_flowfield_cell(const st_flowfield *f);
+
+/* ------------------------------------------------------------------------ */
+/* path searches in slices of a work budget (nav_job.c)                     */
+/* ------------------------------------------------------------------------ */
+
+/// One path search on a grid, run a slice at a time. Work is counted, not
+/// timed: one unit for each cell (tile grids: jump point) taken from the
+/// search's open list, and one for each raw point the finishing pass
+/// (string pulling, tightening) walks. The finished path is the one
+/// st_navgrid_path_radius would return on the grid as it is when the job
+/// finishes: a change of the map (obstacles, tiles) starts the search
+/// again, and another query on the grid between two slices only makes the
+/// next slice rebuild its state (without counting that work).
+typedef struct st_nav_job st_nav_job;
+enum { ST_NAV_JOB_IDLE, ST_NAV_JOB_RUNNING, ST_NAV_JOB_DONE, ST_NAV_JOB_FAILED };
+
+st_nav_job *st_nav_job_create(st_navgrid *g); ///< NULL when memory runs out
+void st_nav_job_destroy(st_nav_job *j);
+st_navgrid *st_nav_job_grid(const st_nav_job *j);
+/// Starts a search (dropping the one under way): the ends are checked and
+/// snapped now (as st_navgrid_path_radius: on an obstacle grid, radius
+/// must be <= its clearance). ST_NAV_OK, or why it failed at once.
+st_nav_result st_nav_job_start(st_nav_job *j, st_vec2 from, st_vec2 to, double radius);
+/// Runs the search for at most `budget` units, adding what it took to
+/// *used (when not NULL). The finishing pass waits for a slice with room
+/// for it, unless it alone needs more than a whole budget and *used is 0
+/// (it then runs alone). Returns ST_NAV_JOB_RUNNING, _DONE or _FAILED.
+int st_nav_job_run(st_nav_job *j, long budget, long *used);
+int st_nav_job_state(const st_nav_job *j);
+/// Why a failed job failed (ST_NAV_OK otherwise).
+st_nav_result st_nav_job_result(const st_nav_job *j);
+/// The finished path (NULL, *n = 0 until done); valid until the next start.
+const st_vec2 *st_nav_job_points(const st_nav_job *j, int *n);
+/// Units the current search has taken so far.
+long st_nav_job_done(const st_nav_job *j);
+void st_nav_job_cancel(st_nav_job *j);
+
+/* ------------------------------------------------------------------------ */
+/* orders: move_to, group moves, the path queue (move.c, move_group.c)      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The mover is a layer above the behaviours: an agent given an order
+ * plans a path on a navgrid (through the world's path queue), follows it,
+ * arrives and comes to rest. It runs at the start of every step, after the
+ * kept behaviour requests and before the brains: it takes path requests
+ * from the queue in order until the step's work budget is spent, then adds
+ * each ordered agent's force (so ORCA, contacts and an agent's own
+ * behaviours act on top of it). Everything it does is deterministic and
+ * single-threaded.
+ */
+typedef enum st_move_state {
+    ST_MOVE_IDLE = 0, ///< no order
+    ST_MOVE_WAITING,  ///< its path is in the queue: it holds still
+    ST_MOVE_MOVING,   ///< following its path
+    ST_MOVE_ARRIVED,  ///< within stop_distance of its goal: at rest there
+    ST_MOVE_STUCK,    ///< no progress after every replan: holds still
+    ST_MOVE_FAILED,   ///< no path (unreachable goal, ...): holds still
+} st_move_state;
+
+/// "idle", "waiting", "moving", "arrived", "stuck", "failed".
+const char *st_move_state_name(st_move_state s);
+
+typedef struct st_move_def {
+    st_navgrid *nav;      ///< the grid to plan on (required)
+    double stop_distance; ///< arrived within this of the goal; < 0: half the agent's radius
+    double speed;         ///< travel speed; <= 0: the agent's max_speed
+    double slowing;       ///< distance over which it slows for the goal; < 0: from its speed and max_force
+    double radius;        ///< planning radius; < 0: the agent's (obstacle grids: the grid's clearance)
+    double stuck_time;    ///< seconds without progress before a replan; default 2
+    int retries;          ///< replans without progress before "stuck"; default 3
+} st_move_def;
+
+st_move_def st_default_move_def(void);
+
+/// Orders the agent to `goal`: its path request joins the queue and the
+/// agent holds still (ST_MOVE_WAITING) until the path comes. A new order
+/// replaces the old one (and leaves its group). False when the agent is
+/// dead, the def or goal is not finite, nav is NULL, or memory runs out.
+bool st_agent_move_to(st_world *w, st_agent_id id, st_vec2 goal, const st_move_def *def);
+/// Cancels the order: ST_MOVE_IDLE, nothing more added to its forces.
+void st_agent_stop_moving(st_world *w, st_agent_id id);
+st_move_state st_agent_move_state(const st_world *w, st_agent_id id);
+/// Distance left along the path (from the agent to its next waypoint, then
+/// waypoint to waypoint); 0 when arrived, INFINITY while waiting with no
+/// path, NAN for an agent with no order.
+double st_agent_move_remaining(const st_world *w, st_agent_id id);
+/// The order's goal (for a group member: its slot once it has one, else the
+/// group's goal); false when the agent has no order.
+bool st_agent_move_goal(const st_world *w, st_agent_id id, st_vec2 *goal);
+/// The agent's route (valid until the next step or order) and the index of
+/// the waypoint it heads for; 0 points when it has none.
+int st_agent_move_route(const st_world *w, st_agent_id id, const st_vec2 **points, int *next);
+/// Its group (a handle from st_world_move_group) and slot index (-1: none).
+int st_agent_move_group(const st_world *w, st_agent_id id, int *slot);
+
+typedef enum st_group_pattern {
+    ST_GROUP_BLOCK = 0, ///< rows across the direction of travel, as square as n allows
+    ST_GROUP_LINE,        ///< one row across it
+    ST_GROUP_COLUMN,      ///< one file along it
+} st_group_pattern;
+
+typedef struct st_group_def {
+    st_move_def move;             ///< for every member (nav required)
+    double spacing;               ///< between slots; <= 0: 2.5 x the largest member radius
+    st_group_pattern pattern;
+    st_vec2 facing;               ///< the block's front; zero: from the members' centre to the goal
+} st_group_def;
+
+st_group_def st_default_group_def(void);
+
+/// Orders the agents (duplicates and dead ones skipped) to `goal` as one
+/// group: one path search for all (from the member nearest their centre),
+/// which each member joins where it sees it; destination slots in the
+/// pattern around the goal, each on free space the goal sees (slots that
+/// fall in walls or off the grid move outwards); a member approaching the
+/// goal takes the innermost free slot (the nearest of those), so the block
+/// fills from the inside out and members do not cross. Returns the group
+/// handle (>= 1), 0 when no agent was alive, -1 on bad input or no memory.
+int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal, const st_group_def *def);
+/// A group's slots (inner first; valid until the next order) and whether
+/// each is taken; 0 for an unknown or finished group.
+int st_world_group_slots(const st_world *w, int group, const st_vec2 **slots, const uint8_t **taken);
+
+/// The path queue's work budget per step (units as st_nav_job's; default
+/// ST_PATH_BUDGET_DEFAULT). No step's planning takes more, except a path
+/// whose finishing pass alone needs more than a whole budget (it then runs
+/// alone in its step).
+void st_world_set_path_budget(st_world *w, long units); ///< >= 1, else ignored
+long st_world_path_budget(const st_world *w);
+#define ST_PATH_BUDGET_DEFAULT 4096
+/// Path requests waiting in the queue (the one being searched included).
+int st_world_path_pending(const st_world *w);
+/// Work units the queue took in the last step.
+long st_world_path_work(const st_world *w);
+
+/// What happened to orders at the start of the last step, in agent order
+/// of the mover's records: arrivals, failures, stuck agents.
+typedef enum st_move_event_kind { ST_MOVE_EVENT_ARRIVED = 1, ST_MOVE_EVENT_FAILED, ST_MOVE_EVENT_STUCK } st_move_event_kind;
+typedef struct st_move_event {
+    st_agent_id id;
+    st_move_event_kind kind;
+    st_nav_result reason; ///< ST_MOVE_EVENT_FAILED: why the path failed
+} st_move_event;
+int st_world_move_events(const st_world *w, const st_move_event **events);
 /* ------------------------------------------------------------------------ */
 /* snapshots (snapshot.c, snapshot_io.c)                                    */
 /* ------------------------------------------------------------------------ */

@@ -179,6 +179,7 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
 void st_navgrid_destroy(st_navgrid *g)
 {
     if (!g) return;
+    st__mover_forget(g->w, g);
     for (int i = 0; i < g->obs_count; i++) st__free(g->obs[i].cells);
     for (int i = 0; i < g->wall_count; i++) st__free(g->walls[i].cells);
     st__free(g->obs);

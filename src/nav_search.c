@@ -214,6 +214,7 @@ int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
     jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use};
     for (long k = 0; k < budget && q->state == NAV_SEARCH_RUNNING; k++) {
         if (q->heap_n == 0) return q->state = NAV_SEARCH_FAILED;
+        q->pops++;
         nav_open e = nav__query_pop(q);
         int c = e.c;
         nav_node *n = &q->node[c];

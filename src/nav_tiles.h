@@ -106,6 +106,7 @@ typedef struct nav_query {
     int start, goal, need;
     int state;           // NAV_SEARCH_*
     long expanded;
+    long pops;           // taken from the open list, stale ones too (the budget's unit)
     // The usable bits of the last two needs searched (round robin).
     nav_bits bits[2];
     int bits_next;

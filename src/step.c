@@ -35,6 +35,8 @@ void st_world_step_begin(st_world *w, double dt)
     w->trace_count[w->trace_cur] = 0;
     // What was asked for since the last step, now with this step's dt.
     if (w->requests.count > 0) st__requests_finish(w);
+    // Orders: the path queue's share of work, then each ordered agent's force.
+    if (w->mover) st__mover_step(w);
 }
 
 void st__integrate(st_world *w, int i, double dt) { st__integrate_inline(w, i, dt); }

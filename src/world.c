@@ -118,6 +118,7 @@ void st_world_destroy(st_world *w)
     st__avoid_free(w);
     st__orient_free(w);
     st__requests_free(w);
+    st__mover_free(w);
     st__free(w->aside);
     st__free(w->scratch);
     st__free(w->near_last);

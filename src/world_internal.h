@@ -302,6 +302,7 @@ struct st_world {
     st_avoid_def *avoid_defs;
     uint32_t avoid_def_cap;
     bool avoid_active;        // some agent was ever given ORCA: the step takes the avoidance path
+    struct st_mover *mover;   // orders and the path queue (move.c); NULL until the first order
     st_vec2 *aside;           // each agent's step aside this step (avoid_yield.c), grown once
     int aside_cap;
     bool contacts;
@@ -345,6 +346,13 @@ static inline void st__moved(st_world *w)
     w->grid.pre_slices = 0;
     w->grid.pre_cells = 0;
 }
+
+/* move.c */
+typedef struct st_mover st_mover;
+void st__mover_step(st_world *w);
+void st__mover_free(st_world *w);
+/// The grid is going: orders on it fail, its search job goes.
+void st__mover_forget(st_world *w, const st_navgrid *nav);
 
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead

@@ -131,6 +131,10 @@ function vec2lib.from_angle(rad, len) end
 ---@field on_error? fun(agent: steer.agent, message: string) called with each brain runtime error (message with traceback); nil: world:step raises the first one after finishing the step
 ---@field max_steps integer  (extension) read/write: the most steps one world:advance runs (default 8, >= 1)
 ---@field dropped_steps number (extension) read only: steps' worth of time world:advance dropped past max_steps
+---@field nav steer.navgrid|nil (extension) the navgrid orders plan on when they name none: the world's first navgrid, or what is assigned (nil: none)
+---@field path_budget integer (extension) read/write: path search work a step may take for orders (default 4096 units: a cell taken from a search's open list, or a raw path point smoothed)
+---@field path_pending integer (extension) read only: path requests waiting in the queue (the one being searched included)
+---@field path_work integer (extension) read only: path search work the last step took (<= path_budget)
 ---@field contacts boolean   (extension) after moving, overlapping bodies are pushed apart (a locked agent does not move) and out of obstacles, and lose the velocity that drove them in; a few passes a step, deterministic
 ---@field user table        (extension) the scene's own state: a plain table kept with the world, so it survives scene and brain reloads; brains reach it as agent.world.user. Assignable (a table only)
 local world = {}
@@ -312,6 +316,23 @@ function world:checksum() end
 ---@param def? steer.navgrid_def
 ---@return steer.navgrid
 function world:navgrid(def) end
+
+---(extension) Orders the agents to goal as one group: one path search for
+---them all, which each member follows in its own lane; slots in the
+---pattern on free space at the goal, given so that members keep their
+---arrangement and do not cross, and moved up as members come in. Returns
+---the group (nil when no agent is alive).
+---@param agents steer.agent[]
+---@param goal steer.point
+---@param opts? steer.group_opts
+---@return integer|nil group
+function world:move_group(agents, goal, opts) end
+
+---(extension) A group's slots, inner first (the middle of the front row
+---first), and whether each is taken; {} once the group has no members.
+---@param group integer
+---@return { pos: steer.vec2, taken: boolean }[]
+function world:group_slots(group) end
 ---(extension) A copy of the whole world (API.md "Snapshots"): restore it
 ---with world:restore. Read-only.
 ---@class steer.snapshot
@@ -580,7 +601,50 @@ function flowfield:distance(p) end
 ---@field avoid_layer integer            bit set: the layers this agent is on; default 1
 ---@field avoid_mask integer             bit set: the layers it avoids (ORCA and avoid_agents); default 0xFFFFFFFF
 ---@field locked boolean                 others avoid it entirely and it never changes its velocity for them
+---@field move_state steer.move_state     (extension) read only: "idle", "waiting", "moving", "arrived", "stuck" or "failed"
+---@field move_remaining number|nil      (extension) read only: distance left along its route (0 arrived, math.huge waiting, nil without an order)
+---@field move_goal steer.vec2|nil       (extension) read only: where its order ends (a group member: its slot once it has one)
+---@field move_group integer|nil         (extension) read only: its group from world:move_group
+---@field move_slot integer|nil          (extension) read only: its slot in the group (index into world:group_slots)
 local agent = {}
+
+---@alias steer.move_state "idle"|"waiting"|"moving"|"arrived"|"stuck"|"failed"
+
+---Options of an order (agent:move_to, world:move_group).
+---@class steer.move_opts
+---@field nav? steer.navgrid     the grid to plan on; default world.nav
+---@field stop_distance? number  arrived within this of the goal; default half the agent's radius
+---@field speed? number          travel speed, > 0; default the agent's max_speed
+---@field slowing? number        distance over which it slows down for the goal; default from its speed and max_force
+---@field radius? number         planning radius; default the agent's (obstacle grids: their clearance, the most they plan for)
+---@field stuck_time? number     seconds without progress along the route before a replan; default 2
+---@field retries? integer       replans without progress before "stuck"; default 3
+
+---Options of a group order.
+---@class steer.group_opts: steer.move_opts
+---@field spacing? number        between slots; default 2.5 x the largest member radius
+---@field pattern? "block"|"line"|"column" default "block"
+---@field facing? steer.point    the block's front; default from the members' centre to the goal
+
+---(extension) Orders the agent to goal: its path joins the world's path
+---queue (it holds still, "waiting"), then it follows the path (ORCA, walls
+---and contacts as it has them), arrives within stop_distance and rests
+---there; brain.arrived(self, agent) then, or brain.move_failed(self,
+---agent, reason) ("no route", "goal blocked", "start blocked", "outside the
+---world", "radius too large", "out of memory", "stuck"). A new order
+---replaces the old one.
+---@param goal steer.point
+---@param opts? steer.move_opts
+function agent:move_to(goal, opts) end
+
+---(extension) Cancels the agent's order ("idle"); its behaviours are its own again.
+function agent:stop_moving() end
+
+---(extension) The agent's route (empty without one) and the index of the
+---waypoint it heads for.
+---@return steer.vec2[] points
+---@return integer|nil next
+function agent:move_route() end
 
 -- Each behaviour method computes one force, adds weight (default 1) times it
 -- to this step's accumulator, and returns the unweighted force.
@@ -852,6 +916,8 @@ function formation:set_anchor(pos, heading) end
 ---@field update? fun(self: table, agent: steer.agent, dt: number)
 ---@field draw? fun(self: table, agent: steer.agent, gfx: table)
 ---@field reload? fun(self: table, agent: steer.agent)
+---@field arrived? fun(self: table, agent: steer.agent) (extension) its order arrived (start of the step after)
+---@field move_failed? fun(self: table, agent: steer.agent, reason: string) (extension) its order failed: a nav reason or "stuck"
 
 -- ---------------------------------------------------------------- module functions
 

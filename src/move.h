@@ -1,0 +1,106 @@
+/*
+ * move.h — the mover's records, shared by move.c (orders, the path queue,
+ * following, stuck handling) and move_group.c (group orders and slots).
+ */
+#ifndef STEER_MOVE_H
+#define STEER_MOVE_H
+
+#include "world_internal.h"
+
+/// One ordered agent.
+typedef struct mv_entry {
+    st_agent_id id;
+    uint8_t state;        // st_move_state
+    uint8_t live;         // 0: the record is free (order cancelled, agent gone)
+    uint8_t near;         // a group member coming in: its slot is settled (move_group.c)
+    int16_t retries;      // replans left before "stuck"
+    uint32_t ticket;      // bumped by every order and replan: older requests are stale
+    int32_t group;        // group handle, 0: none
+    int32_t slot;         // its group slot, -1: none yet
+    st_move_def def;
+    st_vec2 goal;         // where it ends: the order's goal, or its slot
+    st_vec2 *route;       // from where it stood to goal
+    int n, cap, next;     // points, room, the waypoint it heads for
+    double remaining;     // along the route, as of this step
+    double best;          // the least `remaining` of this stuck window
+    double waited;        // seconds since `best` last fell by enough
+    uint64_t epoch;       // the obstacle epoch the route was last checked against
+} mv_entry;
+
+/// One request in the queue: an agent's own path, or a group's shared one.
+typedef struct mv_request {
+    st_agent_id id;       // the agent (group requests: the member it starts from)
+    uint32_t ticket;      // the entry's ticket when asked (agent requests)
+    int32_t group;        // > 0: a group's route
+    uint32_t group_ticket;
+} mv_request;
+
+/// A group order: its slots and the route it shares.
+typedef struct mv_group {
+    int32_t handle;       // 0: free
+    uint32_t ticket;
+    st_vec2 goal, facing;
+    st_vec2 front;        // the middle of the block's front row: the fill starts there
+    st_navgrid *nav;
+    double radius;        // planning radius of its route
+    double body;          // the largest member's radius
+    double spacing;       // between slots
+    st_vec2 *slots;       // inner first
+    uint8_t *taken;
+    int slot_n, slot_cap;
+    int members;          // entries still in it
+} mv_group;
+
+/// A search job per grid the queue has planned on.
+typedef struct mv_job {
+    st_navgrid *nav;
+    st_nav_job *job;
+} mv_job;
+
+struct st_mover {
+    mv_entry *e;
+    int n, cap;               // records (free ones reused, lowest first)
+    int32_t *by_slot;         // agent handle slot -> record + 1 (0: none)
+    int slot_cap;
+    mv_request *q;            // the queue, a ring
+    int qhead, qn, qcap;
+    bool q_started;           // the head's search is under way
+    mv_job *jobs;
+    int job_n, job_cap;
+    mv_group *groups;
+    int group_n, group_cap;
+    int32_t next_group;
+    long budget, work;
+    st_move_event *events;
+    int event_n, event_cap;
+};
+
+/* move.c */
+mv_entry *mv__entry(const st_world *w, st_agent_id id);
+/// A record for id (its old one, reset, or a new one); NULL without memory.
+mv_entry *mv__order(st_world *w, st_agent_id id, const st_move_def *def, st_vec2 goal);
+/// Asks for the group's shared route, planned from the member `from`.
+bool mv__request_group(st_world *w, st_agent_id from, mv_group *g);
+bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n);
+/// Asks for the agent's own path to e->goal (a replan, or a member that
+/// cannot see its group's route). False without memory.
+bool mv__request(st_world *w, mv_entry *e);
+double mv__plan_radius(const st_world *w, const mv_entry *e);
+
+/* move_group.c */
+mv_group *mv__group(const st_mover *m, int32_t handle);
+/// The group's route arrived: every member joins it (or asks for its own).
+void mv__group_route(st_world *w, mv_group *g, const st_vec2 *p, int n);
+/// The group's route failed: every member fails with `why`.
+void mv__group_failed(st_world *w, mv_group *g, st_nav_result why);
+/// A member near the goal without a slot takes the innermost free one.
+void mv__claim_slot(st_world *w, mv_entry *e);
+/// A member coming near the block moves up its column when a slot ahead
+/// is free or promised to one still further away.
+void mv__coming_in(st_world *w, mv_entry *e);
+/// The member leaves its group (its slot is freed).
+void mv__leave_group(st_world *w, mv_entry *e);
+void mv__groups_free(st_mover *m);
+void mv__fail(st_world *w, mv_entry *e, st_move_event_kind kind, st_nav_result why);
+
+#endif

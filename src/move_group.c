@@ -1,0 +1,665 @@
+/*
+ * move_group.c — group orders: one route for the group, destination slots
+ * on free space, filled from the inside out.
+ *
+ * The slots are laid out in the pattern (block, line, column) around the
+ * goal, facing the way the group travels. A slot counts when an agent of
+ * the planning radius can stand there and walk to it straight from the
+ * goal; the pattern's places that fail are replaced by the nearest
+ * lattice places outside it that pass, so no slot is ever in a wall or off
+ * the grid. Slots are kept inner first: by distance from the middle of
+ * the block's front row (the side facing the way the group travels).
+ *
+ * One path is searched for the whole group, from the member nearest the
+ * members' centre. Each member joins it at the farthest of its first
+ * waypoints it can see (or, seeing none, asks for a path of its own).
+ * Once a member is within reach of the goal along its route it takes the
+ * innermost free slot, the nearest to it among those equally inner: the
+ * first to come fill the middle of the front row, later ones the rings
+ * around it, growing back towards where the members come from, so no one
+ * has to cross the ones standing to reach its slot.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "move.h"
+#include "nav_internal.h"
+
+st_group_def st_default_group_def(void)
+{
+    st_group_def d;
+    d.move = st_default_move_def();
+    d.spacing = 0.0;
+    d.pattern = ST_GROUP_BLOCK;
+    d.facing = st_v2(0.0, 0.0);
+    return d;
+}
+
+mv_group *mv__group(const st_mover *m, int32_t handle)
+{
+    if (!m || handle <= 0) return NULL;
+    for (int k = 0; k < m->group_n; k++)
+        if (m->groups[k].handle == handle) return &m->groups[k];
+    return NULL;
+}
+
+void mv__groups_free(st_mover *m)
+{
+    for (int k = 0; k < m->group_n; k++) {
+        st__free(m->groups[k].slots);
+        st__free(m->groups[k].taken);
+    }
+    st__free(m->groups);
+}
+
+void mv__leave_group(st_world *w, mv_entry *e)
+{
+    mv_group *g = mv__group(w->mover, e->group);
+    e->group = 0;
+    if (!g) return;
+    if (e->slot >= 0 && e->slot < g->slot_n) g->taken[e->slot] = 0;
+    e->slot = -1;
+    if (--g->members <= 0) {
+        g->handle = 0; // free: its arrays stay for the next group
+        g->ticket++;
+    }
+}
+
+/* ---- slots ---- */
+
+/// Whether an agent of radius r can stand at p and walk there from goal.
+static bool slot_ok(st_navgrid *nav, st_vec2 goal, st_vec2 p, double r)
+{
+    if (nav->tiles) {
+        double k = 1.0 / nav->cell;
+        double wd = nav->tiles->cols * nav->cell, ht = nav->tiles->rows * nav->cell;
+        if (!(p.x >= r && p.y >= r && p.x <= wd - r && p.y <= ht - r)) return false;
+        return nav__tiles_clear(nav->tiles, st_v2_scale(goal, k), st_v2_scale(p, k), r * k);
+    }
+    return !st_navgrid_blocked_at(nav, p) && st_navgrid_visible(nav, goal, p);
+}
+
+typedef struct slot_cand {
+    st_vec2 p;
+    double key; // distance from the goal, + a lot outside the pattern
+    int order;
+} slot_cand;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const slot_cand *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->order - y->order;
+}
+
+/// The pattern's rows (along the facing) and columns (across it) for n.
+static void pattern_shape(st_group_pattern p, int n, int *rows, int *cols)
+{
+    if (p == ST_GROUP_LINE) {
+        *rows = 1;
+        *cols = n;
+    } else if (p == ST_GROUP_COLUMN) {
+        *rows = n;
+        *cols = 1;
+    } else {
+        *cols = (int)ceil(sqrt((double)n));
+        *rows = (n + *cols - 1) / *cols;
+    }
+}
+
+/// Lays out n slots for g; returns how many it found (<= n), or -1
+/// without memory.
+static int make_slots(st_world *w, mv_group *g, int n, double spacing, st_group_pattern pattern)
+{
+    int rows, cols;
+    pattern_shape(pattern, n, &rows, &cols);
+    int pad = rows > cols ? rows : cols; // rings of room outside the pattern
+    if (pad > 16) pad = 16;
+    int R = rows + 2 * pad, C = cols + 2 * pad;
+    slot_cand *c = st__alloc(&w->mem, (size_t)R * (size_t)C * sizeof *c);
+    if (!c || !st__grow(&w->mem, (void **)&g->slots, &g->slot_cap, n, sizeof *g->slots) ||
+        !(g->taken = st__realloc(&w->mem, g->taken, (size_t)g->slot_cap))) {
+        st__free(c);
+        return -1;
+    }
+    st_vec2 f = g->facing, s = st_v2_perp(g->facing);
+    int m = 0;
+    for (int r = 0; r < R; r++) {
+        for (int q = 0; q < C; q++) {
+            double fr = (r - pad) - (rows - 1) * 0.5, sc = (q - pad) - (cols - 1) * 0.5;
+            st_vec2 p = st_v2_add(g->goal, st_v2_add(st_v2_scale(f, -fr * spacing), st_v2_scale(s, sc * spacing)));
+            bool inside = r >= pad && r < pad + rows && q >= pad && q < pad + cols;
+            double d = st_v2_dist(p, g->goal);
+            c[m] = (slot_cand){p, inside ? d : 1e18 + d, m};
+            m++;
+        }
+    }
+    qsort(c, (size_t)m, sizeof *c, cand_cmp);
+    // The fill starts in the middle of the front row: members come from
+    // behind, and the block grows back towards them.
+    g->front = st_v2_add(g->goal, st_v2_scale(f, (rows - 1) * 0.5 * spacing));
+    int got = 0;
+    for (int k = 0; k < m && got < n; k++)
+        if (slot_ok(g->nav, g->goal, c[k].p, g->radius)) g->slots[got++] = c[k].p;
+    st__free(c);
+    // Inner first: the pattern's places came first, then the outer ones by
+    // distance; sorted again by distance alone (stable by that order).
+    for (int a = 1; a < got; a++) {
+        st_vec2 p = g->slots[a];
+        double d = st_v2_dist(p, g->front);
+        int b = a;
+        while (b > 0 && st_v2_dist(g->slots[b - 1], g->front) > d) {
+            g->slots[b] = g->slots[b - 1];
+            b--;
+        }
+        g->slots[b] = p;
+    }
+    memset(g->taken, 0, (size_t)got);
+    g->spacing = spacing;
+    g->slot_n = got;
+    return got;
+}
+
+static mv_group *new_group(st_world *w)
+{
+    st_mover *m = w->mover;
+    for (int k = 0; k < m->group_n; k++)
+        if (m->groups[k].handle == 0) return &m->groups[k];
+    if (!st__grow(&w->mem, (void **)&m->groups, &m->group_cap, m->group_n + 1, sizeof *m->groups)) return NULL;
+    mv_group *g = &m->groups[m->group_n++];
+    memset(g, 0, sizeof *g);
+    return g;
+}
+
+/// The members' centre and largest radius; how many are alive.
+static int members_of(const st_world *w, const st_agent_id *ids, int n, st_vec2 *centre, double *radius)
+{
+    st_vec2 c = st_v2(0.0, 0.0);
+    double r = 0.0;
+    int live = 0;
+    for (int k = 0; k < n; k++) {
+        int i = st__dense(w, ids[k]);
+        if (i < 0) continue;
+        c = st_v2_add(c, w->bodies[i].pos);
+        r = fmax(r, w->bodies[i].radius);
+        live++;
+    }
+    *centre = live ? st_v2_scale(c, 1.0 / live) : c;
+    *radius = r;
+    return live;
+}
+
+static bool valid_group_def(const st_group_def *d)
+{
+    const st_move_def *m = &d->move;
+    return m->nav && st_finite(m->stop_distance) && st_finite(m->speed) && st_finite(m->slowing) &&
+           st_finite(m->radius) && st_finite(m->stuck_time) && m->stuck_time > 0.0 && st_finite(d->spacing) &&
+           st_v2_finite(d->facing) && (unsigned)d->pattern <= ST_GROUP_COLUMN;
+}
+
+int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal, const st_group_def *def)
+{
+    if (!w || !def || !valid_group_def(def) || def->move.nav->w != w || !st_v2_finite(goal) || n < 0 ||
+        (n > 0 && !ids))
+        return -1;
+    st_vec2 centre;
+    double rmax;
+    int live = members_of(w, ids, n, &centre, &rmax);
+    if (live == 0) return 0;
+    // A first order makes the mover (st_agent_move_to's way): through an order.
+    mv_entry *first = NULL;
+    int k0 = 0;
+    while (k0 < n && !(first = mv__order(w, ids[k0], &def->move, goal))) k0++;
+    if (!first) return -1;
+    st_mover *m = w->mover;
+    mv_group *g = new_group(w);
+    if (!g) return -1;
+    g->handle = m->next_group++;
+    g->ticket++;
+    g->goal = goal;
+    g->nav = def->move.nav;
+    g->radius = def->move.radius >= 0.0 ? def->move.radius : g->nav->tiles ? rmax : g->nav->clearance;
+    st_vec2 f = st_v2_len2(def->facing) > 0.0 ? def->facing : st_v2_sub(goal, centre);
+    g->facing = st_v2_len2(f) > 0.0 ? st_v2_normalize(f) : st_v2(1.0, 0.0);
+    g->members = 0;
+    double spacing = def->spacing > 0.0 ? def->spacing : 2.5 * rmax;
+    if (make_slots(w, g, live, spacing, def->pattern) < 0) {
+        g->handle = 0;
+        return -1;
+    }
+    for (int k = k0; k < n; k++) {
+        mv_entry *e = k == k0 ? first : mv__order(w, ids[k], &def->move, goal);
+        if (!e || e->group == g->handle) continue; // dead, or named twice
+        e->group = g->handle;
+        g->members++;
+    }
+    if (!mv__request_group(w, first->id, g)) {
+        mv__group_failed(w, g, ST_NAV_NO_MEMORY);
+        return -1;
+    }
+    return g->handle;
+}
+
+int st_world_group_slots(const st_world *w, int group, const st_vec2 **slots, const uint8_t **taken)
+{
+    const mv_group *g = mv__group(w->mover, group);
+    *slots = g ? g->slots : NULL;
+    *taken = g ? g->taken : NULL;
+    return g ? g->slot_n : 0;
+}
+
+/* ---- routes ---- */
+
+/*
+ * Lanes. The group's route is one line; forty members walking one line
+ * meet at every corner and file through a door one by one. So each member
+ * keeps its own lane: its sideways offset from the route where it stood
+ * (along the route's first leg), carried along the route and squeezed
+ * where the way narrows. The route is sampled every two cells; at each
+ * sample the free room to either side (up to the group's half width) is
+ * measured once for the group, and a member's offset is scaled by that
+ * room over the half width, so the members keep their order across the
+ * way and share whatever width a door gives. A member's points are then
+ * pulled straight with the grid's line of sight.
+ */
+
+/// Whether an agent of the group's radius fits at p / on the line a-b.
+static bool fits(st_navgrid *nav, st_vec2 a, st_vec2 b, double r)
+{
+    if (nav->tiles) {
+        double k = 1.0 / nav->cell;
+        return nav__tiles_clear(nav->tiles, st_v2_scale(a, k), st_v2_scale(b, k), r * k);
+    }
+    return st_navgrid_visible(nav, a, b);
+}
+
+typedef struct lane_sample {
+    st_vec2 p, n;   // on the route, and its left normal there
+    double room[2]; // free room to the left (+n) and to the right (-n), <= the half width
+} lane_sample;
+
+/// How far (<= h) one can step from p along dir with room to stand and a
+/// clear line back to p, by bisection.
+static double room_towards(st_navgrid *nav, st_vec2 p, st_vec2 dir, double h, double r)
+{
+    if (h <= 0.0 || !fits(nav, p, p, r)) return 0.0;
+    if (fits(nav, p, st_v2_add(p, st_v2_scale(dir, h)), r)) return h;
+    double lo = 0.0, hi = h;
+    for (int it = 0; it < 8; it++) {
+        double t = 0.5 * (lo + hi);
+        if (fits(nav, p, st_v2_add(p, st_v2_scale(dir, t)), r)) lo = t;
+        else hi = t;
+    }
+    return lo;
+}
+
+/// Samples along the route's points p (n >= 2) every `step`, with room
+/// measured up to h. Returns the count (<= cap).
+static int sample_route(st_navgrid *nav, const st_vec2 *p, int n, double step, double h, double r,
+                        lane_sample *out, int cap)
+{
+    int m = 0;
+    for (int k = 0; k + 1 < n && m < cap; k++) {
+        st_vec2 d = st_v2_sub(p[k + 1], p[k]);
+        double len = st_v2_len(d);
+        if (len <= 0.0) continue;
+        st_vec2 u = st_v2_scale(d, 1.0 / len), nl = st_v2_perp(u);
+        int parts = (int)ceil(len / step);
+        for (int q = k == 0 ? 1 : 0; q <= parts && m < cap; q++) {
+            if (q == parts && k + 2 < n) break; // the corner: the next leg's first sample
+            lane_sample *sm = &out[m++];
+            sm->p = st_v2_lerp(p[k], p[k + 1], (double)q / parts);
+            sm->n = nl;
+            sm->room[0] = room_towards(nav, sm->p, nl, h, r);
+            sm->room[1] = room_towards(nav, sm->p, st_v2_scale(nl, -1.0), h, r);
+        }
+    }
+    return m;
+}
+
+/// How much the room may grow per unit along the route: lanes narrow
+/// ahead of a door and widen after it at this slope (about 31 degrees),
+/// not in one sideways jump at its mouth.
+#define MV_LANE_SLOPE 0.6
+
+/// The room at each sample, at most what the samples around it allow at
+/// MV_LANE_SLOPE (both ways along the route).
+static void taper(lane_sample *sm, int m, double step)
+{
+    double grow = MV_LANE_SLOPE * step;
+    for (int side = 0; side < 2; side++) {
+        for (int k = 1; k < m; k++) sm[k].room[side] = fmin(sm[k].room[side], sm[k - 1].room[side] + grow);
+        for (int k = m - 2; k >= 0; k--) sm[k].room[side] = fmin(sm[k].room[side], sm[k + 1].room[side] + grow);
+    }
+}
+
+/// The member's lane points (offset o) into pts, pulled straight from pos:
+/// from each kept point, on while the next one is in sight. Returns the count.
+static int lane_points(st_navgrid *nav, st_vec2 pos, double o, double h, double r, double lane,
+                       const lane_sample *sm, int m, st_vec2 *pts)
+{
+    int c = 0;
+    pts[c++] = pos;
+    st_vec2 last = pos;
+    int k = 0;
+    while (k < m) {
+        // The farthest sample in sight of the last kept point, scanning on.
+        int j = -1;
+        for (int q = k; q < m; q++) {
+            const lane_sample *s = &sm[q];
+            double room = o >= 0.0 ? s->room[0] : s->room[1];
+            // Squeezed lanes side by side a body apart: members whose lanes
+            // merge follow one another rather than press on each other.
+            double x = h > 0.0 ? o * room / h : 0.0;
+            if (lane > 0.0) x = fmin(lane * round(fabs(x) / lane), room) * (x < 0.0 ? -1.0 : 1.0);
+            st_vec2 at = st_v2_add(s->p, st_v2_scale(s->n, x));
+            if (!fits(nav, last, at, r)) break;
+            j = q;
+            pts[c] = at;
+        }
+        if (j < 0) { // not even the next: its route point itself (always clear)
+            pts[c] = sm[k].p;
+            j = k;
+        }
+        last = pts[c++];
+        k = j + 1;
+    }
+    return c;
+}
+
+static void set_or_fail(st_world *w, mv_entry *e, const st_vec2 *p, int n)
+{
+    if (!mv__set_route(w, e, p, n)) mv__fail(w, e, ST_MOVE_EVENT_FAILED, ST_NAV_NO_MEMORY);
+}
+
+/* ---- slots to members ---- */
+
+/*
+ * When the route comes, the waiting members are given slots so that they
+ * keep their arrangement: across the route's first leg (left to right)
+ * they map onto the block's columns (left to right as it faces), and
+ * within a column the one furthest along takes the front slot. So no two
+ * members' ways to their slots cross, and each column fills from the
+ * front back, the fill as a whole from the middle of the front row out.
+ * (With fewer slots than members the innermost ones are used; members left
+ * without one take the innermost slot free as they come near the goal.)
+ */
+typedef struct mv_rank {
+    double lat, along;
+    int k;          // record or slot index
+} mv_rank;
+
+static int by_lat(const void *a, const void *b)
+{
+    const mv_rank *x = a, *y = b;
+    if (x->lat != y->lat) return x->lat < y->lat ? -1 : 1;
+    return x->k - y->k;
+}
+
+static int by_along(const void *a, const void *b) // furthest along first
+{
+    const mv_rank *x = a, *y = b;
+    if (x->along != y->along) return x->along > y->along ? -1 : 1;
+    return x->k - y->k;
+}
+
+static void assign_slots(st_world *w, mv_group *g, st_vec2 p0, st_vec2 u0, double spacing)
+{
+    st_mover *m = w->mover;
+    mv_rank *mr = st__alloc(&w->mem, (size_t)(m->n + g->slot_n + 1) * sizeof *mr), *sr = mr + m->n;
+    if (!mr) return; // members will claim slots as they come
+    int nm = 0, ns = 0;
+    st_vec2 side = st_v2_perp(u0), gside = st_v2_perp(g->facing);
+    for (int k = 0; k < m->n; k++) {
+        mv_entry *e = &m->e[k];
+        int i = e->live && e->group == g->handle && e->state == ST_MOVE_WAITING && e->slot < 0 ? st__dense(w, e->id)
+                                                                                             : -1;
+        if (i < 0) continue;
+        st_vec2 d = st_v2_sub(w->bodies[i].pos, p0);
+        mr[nm++] = (mv_rank){st_v2_dot(d, side), st_v2_dot(d, u0), k};
+    }
+    // The innermost free slots, as many as members (slots are inner first).
+    for (int k = 0; k < g->slot_n && ns < nm; k++) {
+        if (g->taken[k]) continue;
+        st_vec2 d = st_v2_sub(g->slots[k], g->goal);
+        sr[ns++] = (mv_rank){st_v2_dot(d, gside), st_v2_dot(d, g->facing), k};
+    }
+    qsort(mr, (size_t)nm, sizeof *mr, by_lat);
+    qsort(sr, (size_t)ns, sizeof *sr, by_lat);
+    for (int a = 0; a < ns;) {
+        // One column: the slots within half a spacing across of the first.
+        int b = a + 1;
+        while (b < ns && sr[b].lat - sr[a].lat < 0.5 * spacing) b++;
+        qsort(sr + a, (size_t)(b - a), sizeof *sr, by_along);
+        qsort(mr + a, (size_t)(b - a), sizeof *mr, by_along);
+        for (int q = a; q < b; q++) {
+            mv_entry *e = &m->e[mr[q].k];
+            e->slot = sr[q].k;
+            e->goal = g->slots[sr[q].k];
+            g->taken[sr[q].k] = 1;
+        }
+        a = b;
+    }
+    st__free(mr);
+}
+
+/// The member's lane points end where its slot is in sight: then the slot.
+static int to_slot(st_navgrid *nav, st_vec2 *pts, int c, st_vec2 slot, double r)
+{
+    while (c > 1 && fits(nav, pts[c - 2], slot, r)) c--;
+    if (!fits(nav, pts[c - 1], slot, r)) c++; // keep the last point: the goal sees its slot
+    pts[c++] = slot;
+    return c;
+}
+
+void mv__group_route(st_world *w, mv_group *g, const st_vec2 *p, int n)
+{
+    st_mover *m = w->mover;
+    int32_t h = g->handle;
+    st_navgrid *nav = g->nav;
+    // The members' offsets across the first leg, and the half width.
+    st_vec2 d0 = n > 1 ? st_v2_sub(p[1], p[0]) : st_v2(1.0, 0.0);
+    st_vec2 n0 = st_v2_len2(d0) > 0.0 ? st_v2_perp(st_v2_normalize(d0)) : st_v2(0.0, 1.0);
+    double half = 0.0, len = 0.0;
+    g->body = 0.0;
+    for (int k = 0; k < m->n; k++) {
+        int i = m->e[k].live && m->e[k].group == h ? st__dense(w, m->e[k].id) : -1;
+        if (i < 0) continue;
+        half = fmax(half, fabs(st_v2_dot(st_v2_sub(w->bodies[i].pos, p[0]), n0)));
+        g->body = fmax(g->body, w->bodies[i].radius);
+    }
+    for (int k = 0; k + 1 < n; k++) len += st_v2_dist(p[k], p[k + 1]);
+    double step = 2.0 * nav->cell;
+    int cap = (int)(len / step) + n + 2;
+    lane_sample *sm = st__alloc(&w->mem, (size_t)cap * sizeof *sm);
+    st_vec2 *pts = st__alloc(&w->mem, (size_t)(cap + 3) * sizeof *pts);
+    int ns = sm && pts && n >= 2 ? sample_route(nav, p, n, step, half, g->radius, sm, cap) : 0;
+    taper(sm, ns, step);
+    st_vec2 u0 = st_v2_perp(st_v2_scale(n0, -1.0));
+    assign_slots(w, g, p[0], u0, g->slot_n > 1 ? st_v2_dist(g->slots[0], g->slots[1]) : 1.0);
+    for (int k = 0; k < m->n; k++) {
+        mv_entry *e = &m->e[k];
+        int i = e->live && e->group == h && e->state == ST_MOVE_WAITING ? st__dense(w, e->id) : -1;
+        if (i < 0) continue;
+        st_vec2 pos = w->bodies[i].pos;
+        if (ns > 0) {
+            double o = st_v2_dot(st_v2_sub(pos, p[0]), n0);
+            int c = lane_points(nav, pos, o, half, g->radius, 2.2 * g->body, sm, ns, pts);
+            if (e->slot >= 0) c = to_slot(nav, pts, c, e->goal, g->radius);
+            set_or_fail(w, e, pts, c);
+        } else if (n >= 2 && pts) {
+            pts[0] = pos; // a route of one leg too short to sample: straight on
+            pts[1] = p[n - 1];
+            if (fits(nav, pos, p[n - 1], g->radius)) set_or_fail(w, e, pts, 2);
+            else if (!mv__request(w, e)) mv__fail(w, e, ST_MOVE_EVENT_FAILED, ST_NAV_NO_MEMORY);
+        } else if (!mv__request(w, e)) {
+            mv__fail(w, e, ST_MOVE_EVENT_FAILED, ST_NAV_NO_MEMORY);
+        }
+    }
+    st__free(sm);
+    st__free(pts);
+}
+
+void mv__group_failed(st_world *w, mv_group *g, st_nav_result why)
+{
+    st_mover *m = w->mover;
+    int32_t h = g->handle;
+    for (int k = 0; k < m->n; k++) {
+        mv_entry *e = &m->e[k];
+        if (e->live && e->group == h) mv__fail(w, e, ST_MOVE_EVENT_FAILED, why);
+    }
+}
+
+/* ---- claiming a slot ---- */
+
+/// Around the block. The slots taken so far make a disc of standing (or
+/// coming) members around the goal; a member whose straight way to its
+/// slot crosses that disc walks around it instead, on a circle outside it
+/// (waypoints every 40 degrees, on the short side), then in to its slot.
+/// Without room for the circle (walls near the goal) it goes straight.
+#define MV_ARC_STEP 0.6981317007977318 // 40 degrees
+
+static int around_block(const mv_group *g, st_vec2 pos, st_vec2 slot, double rb, int best, st_vec2 *out, int cap)
+{
+    double filled = -1.0;
+    for (int k = 0; k < g->slot_n; k++)
+        if (g->taken[k] && k != best) filled = fmax(filled, st_v2_dist(g->slots[k], g->front));
+    if (filled < 0.0) return 0;
+    double ring = filled + 2.2 * rb; // clear of the standing bodies
+    st_vec2 c = g->front, vm = st_v2_sub(pos, c), vs = st_v2_sub(slot, c);
+    st_vec2 near = st__closest_on_segment(c, pos, slot);
+    if (st_v2_len(vm) <= ring || st_v2_dist(near, c) >= ring) return 0;
+    double am = atan2(vm.y, vm.x), as = atan2(vs.y, vs.x), turn = as - am;
+    while (turn > ST_PI) turn -= 2.0 * ST_PI;
+    while (turn < -ST_PI) turn += 2.0 * ST_PI;
+    int steps = (int)ceil(fabs(turn) / MV_ARC_STEP);
+    if (steps < 1 || steps + 2 > cap) return 0;
+    double rr = ring / cos(0.5 * MV_ARC_STEP); // chords stay outside the ring
+    int n = 0;
+    out[n++] = pos;
+    for (int q = 0; q <= steps; q++) {
+        double a = am + turn * q / steps;
+        out[n++] = st_v2_add(c, st_v2(rr * cos(a), rr * sin(a)));
+    }
+    out[n++] = slot;
+    return n;
+}
+
+/// How near (along its route) a member is "coming in": the block's reach
+/// from its front middle and two spacings (or bodies) more.
+static double reach_of_block(const mv_group *g, double body)
+{
+    double outer = 0.0;
+    for (int k = 0; k < g->slot_n; k++) outer = fmax(outer, st_v2_dist(g->slots[k], g->front));
+    return outer + 2.0 * fmax(g->spacing, 2.0 * body);
+}
+
+static double depth_of(const mv_group *g, int k) { return st_v2_dot(st_v2_sub(g->slots[k], g->goal), g->facing); }
+
+static bool same_column(const mv_group *g, int a, int b)
+{
+    st_vec2 side = st_v2_perp(g->facing);
+    return fabs(st_v2_dot(st_v2_sub(g->slots[a], g->slots[b]), side)) < 0.5 * g->spacing;
+}
+
+/// A new last point for the member's route (its slot moved within its column).
+static void retarget(st_world *w, mv_entry *e, st_vec2 pos)
+{
+    if (fits(e->def.nav, pos, e->goal, mv__plan_radius(w, e))) {
+        st_vec2 p[2] = {pos, e->goal};
+        mv__set_route(w, e, p, 2);
+    } else if (e->n > 0) {
+        e->route[e->n - 1] = e->goal;
+    }
+}
+
+void mv__coming_in(st_world *w, mv_entry *e)
+{
+    mv_group *g = mv__group(w->mover, e->group);
+    int i = st__dense(w, e->id);
+    // How far it is from the goal: what is left of its route, less how far
+    // its slot lies in front of the goal (members bound for the front row
+    // have further to go from the same place).
+    if (!g || i < 0 || e->slot < 0 || e->near) return;
+    double mine = e->remaining - depth_of(g, e->slot);
+    if (mine > reach_of_block(g, w->bodies[i].radius)) return;
+    e->near = 1;
+    // The front-most slot of its column that is free or still promised to
+    // a member further away: whoever comes first goes furthest in.
+    st_mover *m = w->mover;
+    int best = -1;
+    mv_entry *holder = NULL;
+    for (int k = 0; k < g->slot_n; k++) {
+        if (!same_column(g, k, e->slot) || depth_of(g, k) <= (best >= 0 ? depth_of(g, best) : depth_of(g, e->slot)))
+            continue;
+        mv_entry *h = NULL;
+        for (int q = 0; g->taken[k] && q < m->n && !h; q++)
+            if (m->e[q].live && m->e[q].group == g->handle && m->e[q].slot == k) h = &m->e[q];
+        // Only past one clearly behind (a spacing): not churn among equals.
+        if (g->taken[k] && (!h || h->near || h->remaining - depth_of(g, k) < mine + g->spacing)) continue;
+        best = k;
+        holder = h;
+    }
+    if (best < 0) return;
+    if (holder) {
+        holder->slot = e->slot;
+        holder->goal = g->slots[e->slot];
+        int j = st__dense(w, holder->id);
+        if (j >= 0) retarget(w, holder, w->bodies[j].pos);
+    } else {
+        g->taken[e->slot] = 0;
+    }
+    g->taken[best] = 1;
+    e->slot = best;
+    e->goal = g->slots[best];
+    retarget(w, e, w->bodies[i].pos);
+}
+
+void mv__claim_slot(st_world *w, mv_entry *e)
+{
+    mv_group *g = mv__group(w->mover, e->group);
+    int i = st__dense(w, e->id);
+    if (!g || i < 0 || g->slot_n == 0) return;
+    double outer = 0.0, inner = INFINITY;
+    for (int k = 0; k < g->slot_n; k++) {
+        double d = st_v2_dist(g->slots[k], g->front);
+        outer = fmax(outer, d);
+        if (!g->taken[k]) inner = fmin(inner, d);
+    }
+    if (inner == INFINITY) return; // every slot taken
+    double spacing = g->slot_n > 1 ? st_v2_dist(g->slots[0], g->slots[1]) : 1.0;
+    double reach = outer + 2.0 * fmax(spacing, w->bodies[i].radius * 2.0);
+    if (e->remaining > reach) return;
+    st_vec2 pos = w->bodies[i].pos;
+    int best = -1;
+    double bd = INFINITY;
+    for (int k = 0; k < g->slot_n; k++) {
+        if (g->taken[k] || st_v2_dist(g->slots[k], g->front) > inner + 0.5 * spacing) continue;
+        double d = st_v2_dist2(g->slots[k], pos);
+        if (d < bd) bd = d, best = k;
+    }
+    g->taken[best] = 1;
+    e->slot = best;
+    e->goal = g->slots[best];
+    // The route: around the block when it is in the way, straight there
+    // when it sees it, else on to the goal first.
+    st_vec2 arc[16];
+    int na = around_block(g, pos, e->goal, w->bodies[i].radius, best, arc, 16);
+    bool clear = na > 0;
+    for (int k = 0; k + 1 < na && clear; k++) clear = fits(e->def.nav, arc[k], arc[k + 1], g->radius);
+    if (clear) {
+        mv__set_route(w, e, arc, na);
+        return;
+    }
+    if (st_navgrid_visible(e->def.nav, pos, e->goal)) {
+        st_vec2 p[2] = {pos, e->goal};
+        mv__set_route(w, e, p, 2);
+        return;
+    }
+    if (st__grow(&w->mem, (void **)&e->route, &e->cap, e->n + 1, sizeof *e->route)) {
+        e->route[e->n++] = e->goal;
+        e->remaining += st_v2_dist(e->route[e->n - 2], e->goal);
+    }
+}
