@@ -1313,6 +1313,9 @@ static int world_restore(lua_State *L)
 static void check_savable(lua_State *L, sl_snap *sn, int snap_idx)
 {
     uint64_t serial = 0;
+    if (st_snapshot_orders(sn->s) > 0)
+        luaL_error(L, "snapshot: %d agent(s) have orders (move_to, move_group): orders name navgrids, "
+                      "which a file cannot hold", st_snapshot_orders(sn->s));
     if (!st_snapshot_encodable(sn->s, &serial))
         luaL_error(L, "snapshot: agent %s: a follow_flow field cannot be saved to a file", num_text(serial).s);
     lua_getiuservalue(L, snap_idx, SV_WHERE);

@@ -1165,6 +1165,14 @@ uint64_t st_snapshot_checksum(const st_snapshot *s);
 int st_snapshot_agent_count(const st_snapshot *s);
 /// Bytes the snapshot holds in memory (approximate: the arrays and lists).
 size_t st_snapshot_memory(const st_snapshot *s);
+/// Orders the snapshot holds (st_agent_move_to, st_world_move_group): every
+/// order, route, group and slot, and the path queue, captured with the
+/// world and restored with it (the search under way is run again to where
+/// it was at the first step after, uncounted, so the steps after a restore
+/// plan as the steps after the capture did). Orders name navgrids: those
+/// must outlive the snapshot; a restore into another world drops the orders,
+/// and a snapshot with orders has no byte form (st_snapshot_encodable).
+int st_snapshot_orders(const st_snapshot *s);
 
 /// The paths the snapshot refers to: those of the standing behaviours, then
 /// any added. A decoded snapshot made them and destroys them with itself

@@ -49,17 +49,7 @@ static st_mover *mover(st_world *w)
 
 void st__mover_free(st_world *w)
 {
-    st_mover *m = w->mover;
-    if (!m) return;
-    for (int i = 0; i < m->n; i++) st__free(m->e[i].route);
-    for (int i = 0; i < m->job_n; i++) st_nav_job_destroy(m->jobs[i].job);
-    mv__groups_free(m);
-    st__free(m->e);
-    st__free(m->by_slot);
-    st__free(m->q);
-    st__free(m->jobs);
-    st__free(m->events);
-    st__free(m);
+    st__mover_destroy(w->mover);
     w->mover = NULL;
 }
 
@@ -357,6 +347,7 @@ static void pop(st_mover *m)
     m->qhead = (m->qhead + 1) % m->qcap;
     m->qn--;
     m->q_started = false;
+    m->head_done = 0;
 }
 
 /// Fails the head request's agent or group at once.
@@ -391,16 +382,23 @@ static void run_queue(st_world *w)
             pop(m);
             continue;
         }
-        if (!m->q_started) {
+        if (!m->q_started || m->replay) {
             m->q_started = true;
             st_nav_result why = st_nav_job_start(job, from, to, radius);
             if (why != ST_NAV_OK) {
+                m->replay = false;
                 refuse(w, &r, why);
                 pop(m);
                 continue;
             }
+            if (m->replay) { // restored: the search again to where it was, uncounted
+                long ignored = 0;
+                if (m->head_done > 0) st_nav_job_run(job, m->head_done, &ignored);
+                m->replay = false;
+            }
         }
         int s = st_nav_job_run(job, m->budget - m->work, &m->work);
+        m->head_done = st_nav_job_done(job);
         if (s == ST_NAV_JOB_RUNNING) break;
         pop(m);
         deliver(w, &r, job);
@@ -424,6 +422,7 @@ void st__mover_forget(st_world *w, const st_navgrid *nav)
         m->jobs[k--] = m->jobs[--m->job_n];
     }
     m->q_started = false; // the head's search (if on this grid) is gone
+    m->head_done = 0;
 }
 
 /* ---- following ---- */

@@ -71,6 +71,8 @@ struct st_mover {
     int group_n, group_cap;
     int32_t next_group;
     long budget, work;
+    long head_done;           // work the head's search has taken so far
+    bool replay;              // restored: that search is run again to there first
     st_move_event *events;
     int event_n, event_cap;
 };

@@ -164,8 +164,10 @@ size_t st_snapshot_memory(const st_snapshot *s)
     if (w->order_cap > 0) n += (size_t)w->count * 2 * sizeof(uint32_t);
     for (int k = 0; k < s->list_count; k++) n += sizeof(st_blist) + (size_t)s->lists[k]->count * sizeof(st_behavior);
     for (int i = 0; i < w->obstacle_count; i++) n += (size_t)w->obstacles[i].point_count * sizeof(st_vec2);
-    return n;
+    return n + st__mover_memory(s->mover);
 }
+
+int st_snapshot_orders(const st_snapshot *s) { return st__mover_orders(s->mover, NULL); }
 
 /* ---- the arrays a snapshot copies ---- */
 
@@ -248,6 +250,8 @@ static void snapshot_clear(st_snapshot *s)
     st__free(s->user);
     s->user = NULL;
     s->user_len = 0;
+    st__mover_destroy(s->mover);
+    s->mover = NULL;
 }
 
 void st_snapshot_destroy(st_snapshot *s)
@@ -311,6 +315,7 @@ static void take_scalars(st_world *c, const st_world *w)
     memset(&c->requests, 0, sizeof c->requests); // never captured (st_world_requests)
     c->aside = NULL; // scratch of the world's own
     c->aside_cap = 0;
+    c->mover = NULL; // the snapshot's own copy is st_snapshot.mover
 }
 
 static bool copy_arrays(st_snapshot *s, const st_world *w)
@@ -446,7 +451,9 @@ bool st_snapshot_capture(st_snapshot *s, const st_world *w)
     if (!s || !w || w->in_step) return false;
     snapshot_clear(s);
     take_scalars(&s->w, w);
-    if (!copy_arrays(s, w) || !own_outlines(&s->w, w) || !copy_lists(s, w)) {
+    bool mover_ok;
+    s->mover = st__mover_clone(w->mover, &w->mem, &mover_ok);
+    if (!mover_ok || !copy_arrays(s, w) || !own_outlines(&s->w, w) || !copy_lists(s, w)) {
         // Consistent and empty: destroyable, and no world to restore from it.
         st_world *c = &s->w;
         snapshot_clear(s);
@@ -670,6 +677,7 @@ static void give_scalars(st_world *w, const st_world *c)
     w->requests = keep.requests;
     w->aside = keep.aside;
     w->aside_cap = keep.aside_cap;
+    w->mover = keep.mover; // st_world_restore replaces it
     // The game loop's accumulator is the caller's time, not the world's.
     w->advance_acc = keep.advance_acc;
     w->advance_max = keep.advance_max;
@@ -723,7 +731,11 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
     if (!w || !s || w->in_step) return false;
     const st_world *c = &s->w;
     restore_room r = {0};
-    if (!make_room(w, s, &r)) {
+    // Orders come back with the world, unless they plan on another world's grids.
+    bool mover_ok = true;
+    st_mover *mover = st__mover_orders_in(s->mover, w) ? st__mover_clone(s->mover, &w->mem, &mover_ok) : NULL;
+    if (!mover_ok || !make_room(w, s, &r)) {
+        st__mover_destroy(mover);
         room_free(&r, s);
         return false;
     }
@@ -743,6 +755,8 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
     for (int i = 0; i < c->obstacle_count; i++) w->obstacles[i].points = r.points[i];
     st__free(r.points);
     st__free(r.lists);
+    st__mover_free(w);
+    w->mover = mover;
     st__moved(w);
     return true;
 }

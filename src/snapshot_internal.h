@@ -24,6 +24,7 @@ struct st_snapshot {
     bool owns_paths;    // decoded from bytes: destroyed with the snapshot
     unsigned char *user; // the caller's bytes (the bindings' Lua state)
     size_t user_len;
+    struct st_mover *mover; // the orders and path queue (move_snapshot.c), NULL for none
     uint64_t checksum;  // st_world_checksum at capture, once checksum_known
     bool checksum_known;
     // Allocated sizes kept across captures into the same snapshot

@@ -1068,6 +1068,10 @@ bool st_snapshot_encodable(const st_snapshot *s, uint64_t *serial)
                 break;
             }
     }
+    // Orders name navgrids, which a file cannot hold either.
+    st_agent_id id;
+    if (first == 0 && st__mover_orders(s->mover, &id) > 0 && id.index < c->slot_count)
+        first = c->agents[c->slots[id.index].dense].serial;
     if (serial) *serial = first;
     return first == 0;
 }

@@ -353,6 +353,15 @@ void st__mover_step(st_world *w);
 void st__mover_free(st_world *w);
 /// The grid is going: orders on it fail, its search job goes.
 void st__mover_forget(st_world *w, const st_navgrid *nav);
+/* move_snapshot.c */
+/// A whole copy (NULL for NULL, *ok true); NULL with *ok false when memory runs out.
+st_mover *st__mover_clone(const st_mover *m, const st_mem *mem, bool *ok);
+void st__mover_destroy(st_mover *m);
+/// Whether every grid the orders name belongs to w.
+bool st__mover_orders_in(const st_mover *m, const st_world *w);
+/// Live orders, and the first one's agent.
+int st__mover_orders(const st_mover *m, st_agent_id *first);
+size_t st__mover_memory(const st_mover *m);
 
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
