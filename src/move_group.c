@@ -7,17 +7,17 @@
  * the planning radius can stand there and walk to it straight from the
  * goal; the pattern's places that fail are replaced by the nearest
  * lattice places outside it that pass, so no slot is ever in a wall or off
- * the grid. Slots are kept inner first: by distance from the middle of
- * the block's front row (the side facing the way the group travels).
+ * the grid. Slots are kept inner first: by row from the block's front
+ * (the side facing the way the group travels), each row from the middle.
  *
  * One path is searched for the whole group, from the member nearest the
  * members' centre. Each member joins it at the farthest of its first
  * waypoints it can see (or, seeing none, asks for a path of its own).
  * Once a member is within reach of the goal along its route it takes the
- * innermost free slot, the nearest to it among those equally inner: the
- * first to come fill the middle of the front row, later ones the rings
- * around it, growing back towards where the members come from, so no one
- * has to cross the ones standing to reach its slot.
+ * innermost free slot, the nearest to it among those equally inner (a
+ * row): the first to come fill the front row, later ones the rows behind
+ * it, growing back towards where the members come from, so no one has to
+ * cross the ones standing to reach its slot.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -54,12 +54,40 @@ void mv__groups_free(st_mover *m)
     st__free(m->groups);
 }
 
+static double inner_key(const mv_group *g, st_vec2 p);
+static void retarget(st_world *w, mv_entry *e, st_vec2 pos);
+
+/// Slot k was freed: the member still on its way with the outermost slot
+/// behind k takes it, so holes end up at the block's back, not inside it.
+static void refill(st_world *w, mv_group *g, int k)
+{
+    st_mover *m = w->mover;
+    double key = inner_key(g, g->slots[k]), worst = key;
+    mv_entry *c = NULL;
+    for (int q = 0; q < m->n; q++) {
+        mv_entry *o = &m->e[q];
+        if (!o->live || o->group != g->handle || o->slot < 0 || o->state == ST_MOVE_ARRIVED) continue;
+        double ko = inner_key(g, g->slots[o->slot]);
+        if (ko > worst + 1e-9) worst = ko, c = o;
+    }
+    if (!c) return;
+    g->taken[c->slot] = 0;
+    g->taken[k] = 1;
+    c->slot = k;
+    c->goal = g->slots[k];
+    int i = st__dense(w, c->id);
+    if (i >= 0 && c->state == ST_MOVE_MOVING) retarget(w, c, w->bodies[i].pos);
+}
+
 void mv__leave_group(st_world *w, mv_entry *e)
 {
     mv_group *g = mv__group(w->mover, e->group);
     e->group = 0;
     if (!g) return;
-    if (e->slot >= 0 && e->slot < g->slot_n) g->taken[e->slot] = 0;
+    if (e->slot >= 0 && e->slot < g->slot_n) {
+        g->taken[e->slot] = 0;
+        refill(w, g, e->slot);
+    }
     e->slot = -1;
     if (--g->members <= 0) {
         g->handle = 0; // free: its arrays stay for the next group
@@ -79,6 +107,18 @@ static bool slot_ok(st_navgrid *nav, st_vec2 goal, st_vec2 p, double r)
         return nav__tiles_clear(nav->tiles, st_v2_scale(goal, k), st_v2_scale(p, k), r * k);
     }
     return !st_navgrid_blocked_at(nav, p) && st_navgrid_visible(nav, goal, p);
+}
+
+/// How inner a place is: how far behind the front row (the side facing
+/// the way the group goes), then how far from the middle across. A member
+/// never passes a standing one to reach a slot more inner than its own
+/// place in the arrival order: the block fills from the front row back
+/// towards where the group comes from, each row from the middle out.
+static double inner_key(const mv_group *g, st_vec2 p)
+{
+    st_vec2 d = st_v2_sub(p, g->front);
+    double back = -st_v2_dot(d, g->facing), across = fabs(st_v2_dot(d, st_v2_perp(g->facing)));
+    return back + 1e-3 * across;
 }
 
 typedef struct slot_cand {
@@ -148,9 +188,9 @@ static int make_slots(st_world *w, mv_group *g, int n, double spacing, st_group_
     // distance; sorted again by distance alone (stable by that order).
     for (int a = 1; a < got; a++) {
         st_vec2 p = g->slots[a];
-        double d = st_v2_dist(p, g->front);
+        double d = inner_key(g, p);
         int b = a;
-        while (b > 0 && st_v2_dist(g->slots[b - 1], g->front) > d) {
+        while (b > 0 && inner_key(g, g->slots[b - 1]) > d) {
             g->slots[b] = g->slots[b - 1];
             b--;
         }
@@ -622,21 +662,16 @@ void mv__claim_slot(st_world *w, mv_entry *e)
     mv_group *g = mv__group(w->mover, e->group);
     int i = st__dense(w, e->id);
     if (!g || i < 0 || g->slot_n == 0) return;
-    double outer = 0.0, inner = INFINITY;
-    for (int k = 0; k < g->slot_n; k++) {
-        double d = st_v2_dist(g->slots[k], g->front);
-        outer = fmax(outer, d);
-        if (!g->taken[k]) inner = fmin(inner, d);
-    }
+    double inner = INFINITY, spacing = g->spacing;
+    for (int k = 0; k < g->slot_n; k++)
+        if (!g->taken[k]) inner = fmin(inner, inner_key(g, g->slots[k]));
     if (inner == INFINITY) return; // every slot taken
-    double spacing = g->slot_n > 1 ? st_v2_dist(g->slots[0], g->slots[1]) : 1.0;
-    double reach = outer + 2.0 * fmax(spacing, w->bodies[i].radius * 2.0);
-    if (e->remaining > reach) return;
+    if (e->remaining > reach_of_block(g, w->bodies[i].radius)) return;
     st_vec2 pos = w->bodies[i].pos;
     int best = -1;
     double bd = INFINITY;
     for (int k = 0; k < g->slot_n; k++) {
-        if (g->taken[k] || st_v2_dist(g->slots[k], g->front) > inner + 0.5 * spacing) continue;
+        if (g->taken[k] || inner_key(g, g->slots[k]) > inner + 0.5 * spacing) continue;
         double d = st_v2_dist2(g->slots[k], pos);
         if (d < bd) bd = d, best = k;
     }
