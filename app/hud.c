@@ -182,7 +182,8 @@ static void draw_selected(app *a, render_ctx *c, st_agent_id id)
     app_describe_self(a, id, self, sizeof self);
     const st_trace_entry *tr = NULL;
     int ntr = a->trace_world == a->world && st_id_equal(a->traced, id) ? st_world_trace(a->world, &tr) : 0;
-    int nl = count_lines(self) + 5 + ntr;
+    st_move_state ms = st_agent_move_state(a->world, id);
+    int nl = count_lines(self) + 5 + ntr + (ms != ST_MOVE_IDLE);
     float w = 320.0f, px = (float)c->w - w - PAD;
     panel(c, px, PAD, w, lh * (float)nl + 10.0f);
     float sy = PAD + 4.0f, sx = px + 6.0f;
@@ -198,6 +199,15 @@ static void draw_selected(app *a, render_ctx *c, st_agent_id id)
              st_agent_max_force(a->world, id));
     text(c, sx, sy, line, HUD_TEXT);
     sy += lh;
+    if (ms != ST_MOVE_IDLE) { /* its order: state, distance left, group slot */
+        int slot, group = st_agent_move_group(a->world, id, &slot);
+        int n = snprintf(line, sizeof line, "order: %s, %.0f left", st_move_state_name(ms),
+                         st_agent_move_remaining(a->world, id));
+        if (group > 0 && slot >= 0 && n > 0 && (size_t)n < sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n, ", slot %d of group %d", slot + 1, group);
+        text(c, sx, sy, line, HUD_TEXT);
+        sy += lh;
+    }
     /* Each behaviour's share of the last step, in its arrow's colour. */
     for (int i = 0; i < ntr; i++) {
         snprintf(line, sizeof line, "  %s %.1f x %g", st_behavior_name(tr[i].type), st_v2_len(tr[i].force),

@@ -543,10 +543,32 @@ static void draw_agents(app *a, render_ctx *c)
     }
 }
 
-/* The selected agent: every overlay of its own, its ORCA view, a ring. */
+/* The selected agent's order: the route left (from the agent on), and a
+ * ring at its goal (a group member's: its slot). */
+static void draw_order(render_ctx *c, const st_world *w, st_agent_id id)
+{
+    const st_vec2 *p;
+    int next, n = st_agent_move_route(w, id, &p, &next);
+    st_vec2 goal;
+    if (!st_agent_move_goal(w, id, &goal))
+        return;
+    batch *b = &c->layer[LAYER_SELECTED];
+    const SDL_Color col = {250, 220, 90, 220};
+    st_vec2 from = st_agent_pos(w, id);
+    for (int k = next; k < n; k++) {
+        batch_line(b, to_screen(c, from), to_screen(c, p[k]), 1.5f, col);
+        batch_circle(b, to_screen(c, p[k]), 2.5f, col, true, 1.0f);
+        from = p[k];
+    }
+    double r = st_agent_radius(w, id) * c->scale;
+    batch_circle(b, to_screen(c, goal), (float)(r > 3.0 ? r : 3.0), col, false, 1.5f);
+}
+
+/* The selected agent: every overlay of its own, its ORCA view, its order, a ring. */
 static void draw_selection(app *a, render_ctx *c)
 {
     const st_world *w = a->world;
+    draw_order(c, w, a->selected);
     draw_overlays(a, c, a->selected, OV_VELOCITY | OV_FORCE | OV_WANDER | OV_CONE | OV_FEELERS | OV_LINKS | OV_STATE);
     if (a->overlays & OV_ORCA)
         draw_orca(a, c, a->selected);

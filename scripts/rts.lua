@@ -9,7 +9,8 @@
 -- by hand with the 1.1 API.
 --
 -- Right click (or scene args "x,y"): order the group to that point.
--- Left click a unit: its route, its state and its slot are drawn.
+-- Select a unit (left click in the app): its route, its state and its slot
+-- are drawn, and its order shows in the panel.
 -- scene.stats (see scene.update) serves the tests: each unit's arrival
 -- time and the order in which the slots were taken.
 
@@ -63,19 +64,6 @@ function unit.move_failed(_, a, why)
   if s then s.failed[#s.failed + 1] = { id = a.id, why = why } end
 end
 
-function unit.draw(_, a, gfx)
-  local u = a.world.user
-  if u.selected ~= a then return end
-  local pts, next = a:move_route()
-  for k = math.max(2, next or 2), #pts do gfx.line(pts[k - 1], pts[k], { 250, 220, 90 }) end
-  if next and pts[next] then gfx.line(a.pos, pts[next], { 250, 220, 90 }) end
-  local goal = a.move_goal
-  if goal then gfx.circle(goal, RADIUS, { 250, 220, 90 }) end
-  gfx.circle(a.pos, RADIUS + 3, { 255, 255, 255 })
-  gfx.text(a.pos + vec2(10, -14), ("%s  %.0f left"):format(a.move_state, a.move_remaining or 0),
-           { 250, 220, 90 })
-end
-
 -- One order for all of them.
 function scene.order(world, goal)
   local u = world.user
@@ -104,12 +92,7 @@ function scene.load(world, args)
 end
 
 function scene.mousepressed(world, x, y, button)
-  local u = world.user
-  if button == 2 or button == "right" then
-    scene.order(world, vec2(x, y))
-  elseif button == 1 or button == "left" then
-    u.selected = world:nearest(vec2(x, y), 40, "unit")
-  end
+  if button == 2 or button == "right" then scene.order(world, vec2(x, y)) end
 end
 
 function scene.draw(world, gfx)
@@ -121,8 +104,8 @@ function scene.draw(world, gfx)
   end
   local n = 0
   for _ in pairs(u.stats.arrived) do n = n + 1 end
-  gfx.text(vec2(1000, 20), ("%d/%d units home"):format(n, UNITS), { 220, 220, 220 })
-  gfx.text(vec2(1000, 36), ("paths queued: %d"):format(world.path_pending), { 160, 160, 160 })
+  gfx.text(vec2(20, 730), ("%d/%d units home"):format(n, UNITS), { 220, 220, 220 })
+  gfx.text(vec2(20, 746), ("paths queued: %d"):format(world.path_pending), { 160, 160, 160 })
 end
 
 return scene
