@@ -1109,7 +1109,7 @@ int st_world_group_slots(const st_world *w, int group, const st_vec2 **slots, co
 /// alone in its step).
 void st_world_set_path_budget(st_world *w, long units); ///< >= 1, else ignored
 long st_world_path_budget(const st_world *w);
-#define ST_PATH_BUDGET_DEFAULT 4096
+#define ST_PATH_BUDGET_DEFAULT 2048
 /// Path requests waiting in the queue (the one being searched included).
 int st_world_path_pending(const st_world *w);
 /// Work units the queue took in the last step.

@@ -47,6 +47,8 @@ typedef struct mv_group {
     double spacing;       // between slots
     st_vec2 *slots;       // inner first
     uint8_t *taken;
+    int32_t *holder;      // the record holding each slot + 1 (0: none)
+    double outer;         // the farthest slot from the front middle
     int slot_n, slot_cap;
     int members;          // entries still in it
 } mv_group;

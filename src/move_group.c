@@ -50,6 +50,7 @@ void mv__groups_free(st_mover *m)
     for (int k = 0; k < m->group_n; k++) {
         st__free(m->groups[k].slots);
         st__free(m->groups[k].taken);
+        st__free(m->groups[k].holder);
     }
     st__free(m->groups);
 }
@@ -72,7 +73,9 @@ static void refill(st_world *w, mv_group *g, int k)
     }
     if (!c) return;
     g->taken[c->slot] = 0;
+    g->holder[c->slot] = 0;
     g->taken[k] = 1;
+    g->holder[k] = (int32_t)(c - m->e) + 1;
     c->slot = k;
     c->goal = g->slots[k];
     int i = st__dense(w, c->id);
@@ -86,6 +89,7 @@ void mv__leave_group(st_world *w, mv_entry *e)
     if (!g) return;
     if (e->slot >= 0 && e->slot < g->slot_n) {
         g->taken[e->slot] = 0;
+        g->holder[e->slot] = 0;
         refill(w, g, e->slot);
     }
     e->slot = -1;
@@ -160,7 +164,8 @@ static int make_slots(st_world *w, mv_group *g, int n, double spacing, st_group_
     int R = rows + 2 * pad, C = cols + 2 * pad;
     slot_cand *c = st__alloc(&w->mem, (size_t)R * (size_t)C * sizeof *c);
     if (!c || !st__grow(&w->mem, (void **)&g->slots, &g->slot_cap, n, sizeof *g->slots) ||
-        !(g->taken = st__realloc(&w->mem, g->taken, (size_t)g->slot_cap))) {
+        !(g->taken = st__realloc(&w->mem, g->taken, (size_t)g->slot_cap)) ||
+        !(g->holder = st__realloc(&w->mem, g->holder, (size_t)g->slot_cap * sizeof *g->holder))) {
         st__free(c);
         return -1;
     }
@@ -197,7 +202,10 @@ static int make_slots(st_world *w, mv_group *g, int n, double spacing, st_group_
         g->slots[b] = p;
     }
     memset(g->taken, 0, (size_t)got);
+    memset(g->holder, 0, (size_t)got * sizeof *g->holder);
     g->spacing = spacing;
+    g->outer = 0.0;
+    for (int k = 0; k < got; k++) g->outer = fmax(g->outer, st_v2_dist(g->slots[k], g->front));
     g->slot_n = got;
     return got;
 }
@@ -479,6 +487,7 @@ static void assign_slots(st_world *w, mv_group *g, st_vec2 p0, st_vec2 u0, doubl
             e->slot = sr[q].k;
             e->goal = g->slots[sr[q].k];
             g->taken[sr[q].k] = 1;
+            g->holder[sr[q].k] = mr[q].k + 1;
         }
         a = b;
     }
@@ -591,9 +600,7 @@ static int around_block(const mv_group *g, st_vec2 pos, st_vec2 slot, double rb,
 /// from its front middle and two spacings (or bodies) more.
 static double reach_of_block(const mv_group *g, double body)
 {
-    double outer = 0.0;
-    for (int k = 0; k < g->slot_n; k++) outer = fmax(outer, st_v2_dist(g->slots[k], g->front));
-    return outer + 2.0 * fmax(g->spacing, 2.0 * body);
+    return g->outer + 2.0 * fmax(g->spacing, 2.0 * body);
 }
 
 static double depth_of(const mv_group *g, int k) { return st_v2_dot(st_v2_sub(g->slots[k], g->goal), g->facing); }
@@ -634,9 +641,7 @@ void mv__coming_in(st_world *w, mv_entry *e)
     for (int k = 0; k < g->slot_n; k++) {
         if (!same_column(g, k, e->slot) || depth_of(g, k) <= (best >= 0 ? depth_of(g, best) : depth_of(g, e->slot)))
             continue;
-        mv_entry *h = NULL;
-        for (int q = 0; g->taken[k] && q < m->n && !h; q++)
-            if (m->e[q].live && m->e[q].group == g->handle && m->e[q].slot == k) h = &m->e[q];
+        mv_entry *h = g->taken[k] && g->holder[k] > 0 ? &m->e[g->holder[k] - 1] : NULL;
         // Only past one clearly behind (a spacing): not churn among equals.
         if (g->taken[k] && (!h || h->near || h->remaining - depth_of(g, k) < mine + g->spacing)) continue;
         best = k;
@@ -646,12 +651,15 @@ void mv__coming_in(st_world *w, mv_entry *e)
     if (holder) {
         holder->slot = e->slot;
         holder->goal = g->slots[e->slot];
+        g->holder[e->slot] = (int32_t)(holder - m->e) + 1;
         int j = st__dense(w, holder->id);
         if (j >= 0) retarget(w, holder, w->bodies[j].pos);
     } else {
         g->taken[e->slot] = 0;
+        g->holder[e->slot] = 0;
     }
     g->taken[best] = 1;
+    g->holder[best] = (int32_t)(e - m->e) + 1;
     e->slot = best;
     e->goal = g->slots[best];
     retarget(w, e, w->bodies[i].pos);
@@ -676,6 +684,7 @@ void mv__claim_slot(st_world *w, mv_entry *e)
         if (d < bd) bd = d, best = k;
     }
     g->taken[best] = 1;
+    g->holder[best] = (int32_t)(e - w->mover->e) + 1;
     e->slot = best;
     e->goal = g->slots[best];
     // The route: around the block when it is in the way, straight there

@@ -132,7 +132,7 @@ function vec2lib.from_angle(rad, len) end
 ---@field max_steps integer  (extension) read/write: the most steps one world:advance runs (default 8, >= 1)
 ---@field dropped_steps number (extension) read only: steps' worth of time world:advance dropped past max_steps
 ---@field nav steer.navgrid|nil (extension) the navgrid orders plan on when they name none: the world's first navgrid, or what is assigned (nil: none)
----@field path_budget integer (extension) read/write: path search work a step may take for orders (default 4096 units: a cell taken from a search's open list, or a raw path point smoothed)
+---@field path_budget integer (extension) read/write: path search work a step may take for orders (default 2048 units: a cell taken from a search's open list, or a raw path point smoothed)
 ---@field path_pending integer (extension) read only: path requests waiting in the queue (the one being searched included)
 ---@field path_work integer (extension) read only: path search work the last step took (<= path_budget)
 ---@field contacts boolean   (extension) after moving, overlapping bodies are pushed apart (a locked agent does not move) and out of obstacles, and lose the velocity that drove them in; a few passes a step, deterministic
