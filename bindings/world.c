@@ -937,6 +937,7 @@ static const luaL_Reg world_methods[] = {
     {"random", world_random},
     {"checksum", world_checksum},
     {"navgrid", sl_world_navgrid},
+    {"raycast", sl_world_raycast},
     {"snapshot", sl_world_snapshot},
     {"restore", sl_world_restore},
     {NULL, NULL},

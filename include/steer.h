@@ -477,11 +477,10 @@ bool st_agent_set_path_index(st_world *w, st_agent_id id, int index);
 int st_path_wrap_index(const st_path *p, int index);
 /// The distance left along the path (world units) for something at pos
 /// heading for waypoint `next` (as st_path_wrap_index reads it; < 0: the
-/// waypoint after the point of the path nearest to pos): from pos projected
-/// onto the segment into `next` (straight to it when it is an open path's
-/// first point), then waypoint to waypoint to the last point of an open
+/// waypoint after the point of the path nearest to pos): the straight way
+/// to that waypoint (what "waypoints" mode travels; on the path, the same
+/// as along it), then waypoint to waypoint to the last point of an open
 /// path, or round to the first point of a loop (the end of the lap).
-/// pos must be finite.
 double st_path_remaining(const st_path *p, st_vec2 pos, int next);
 
 /* ------------------------------------------------------------------------ */

@@ -54,22 +54,14 @@ static int nearest_next(const st_path *p, st_vec2 pos)
 
 double st_path_remaining(const st_path *p, st_vec2 pos, int next)
 {
-    if (!st_v2_finite(pos)) return NAN;
     int n = p->count;
     next = next < 0 ? nearest_next(p, pos) : st_path_wrap_index(p, next);
-    // Where the agent is along the segment into `next` (none into the first
-    // waypoint of an open path: the straight way there).
-    double rest;
-    if (n == 1 || (next == 0 && !p->loop)) {
-        rest = st_v2_dist(pos, p->points[0]);
-    } else {
-        st_vec2 a = p->points[(next + n - 1) % n], b = p->points[next];
-        rest = st_v2_dist(st__closest_on_segment(pos, a, b), b);
-    }
-    // Then waypoint to waypoint: to the last of an open path, round to the
-    // first of a loop (the end of the lap).
+    // The straight way to the waypoint it heads for (what "waypoints" mode
+    // travels; on the path, the same as along it), then waypoint to
+    // waypoint: to the last of an open path, round to the first of a loop.
+    double rest = st_v2_dist(pos, p->points[next]);
+    if (p->loop && next == 0) return rest;
     int last = p->loop ? n : n - 1;
-    for (int k = next; k < last && !(p->loop && next == 0); k++)
-        rest += st_v2_dist(p->points[k], p->points[(k + 1) % n]);
+    for (int k = next; k < last; k++) rest += st_v2_dist(p->points[k], p->points[(k + 1) % n]);
     return rest;
 }

@@ -243,6 +243,36 @@ function world:remove_obstacle(obstacle) end
 ---@return steer.obstacle[]
 function world:obstacles() end
 
+---(extension) A raycast's options (API.md "raycasts").
+---@class steer.raycast_opts
+---@field obstacles? boolean circles, polygons, polylines; default true
+---@field walls? boolean default true
+---@field agents? boolean agents as discs of their radius; default false
+---@field tag? string agents with this tag only
+---@field ignore? steer.agent never hit (the caster)
+
+---(extension) What a ray hit first.
+---@class steer.raycast_hit
+---@field point steer.vec2 where the ray meets the outline
+---@field normal steer.vec2 unit, the outline's normal there, facing the ray's start
+---@field fraction number in [0, 1]: point = from + fraction * (to - from)
+---@field distance number from `from` to point
+---@field kind "circle"|"polygon"|"polyline"|"wall"|"agent"
+---@field obstacle? steer.obstacle circle, polygon and polyline hits
+---@field wall? integer wall hits: the id world:wall returned
+---@field agent? steer.agent agent hits
+
+---(extension) Exact line of sight: the first shape on the segment from -> to
+---(circles, polygons, polylines, walls; agents when asked), or nil. Shapes
+---that hold `from` are not hit; segments are solid on both sides; the ray
+---does not cross a wrap world's edges. Unlike navgrid:visible it keeps no
+---clearance: it sees exactly what the geometry hides.
+---@param from steer.point
+---@param to steer.point
+---@param opts? steer.raycast_opts
+---@return steer.raycast_hit|nil
+function world:raycast(from, to, opts) end
+
 ---A segment for avoid_walls.
 ---@param from steer.point
 ---@param to steer.point
@@ -379,6 +409,16 @@ local path = {}
 
 ---@return steer.vec2[] a fresh array of the points
 function path:points() end
+
+---The distance left (world units): the straight way from `pos` to waypoint
+---`index`, then waypoint to waypoint to the last point (a loop: round to its
+---first point, the end of the lap). `pos` may be an agent: its position, and
+---`index` defaults to its path_index when it follows this path. Default
+---index otherwise: the waypoint after the point of the path nearest to pos.
+---@param pos steer.point|steer.agent
+---@param index? integer >= 1; past an open path's end: its last point; on a loop it wraps
+---@return number
+function path:remaining(pos, index) end
 
 ---@class steer.path_def
 ---@field loop? boolean default false
@@ -580,6 +620,7 @@ function flowfield:distance(p) end
 ---@field avoid_layer integer            bit set: the layers this agent is on; default 1
 ---@field avoid_mask integer             bit set: the layers it avoids (ORCA and avoid_agents); default 0xFFFFFFFF
 ---@field locked boolean                 others avoid it entirely and it never changes its velocity for them
+---@field path_index integer|nil         the waypoint (1-based) it heads for on the path it follows (predict mode: the end of its segment); nil until it first follows one. Writing i (integer >= 1) makes it head for waypoint i from its next follow_path on that path (past an open path's end: its last point; on a loop i wraps)
 local agent = {}
 
 -- Each behaviour method computes one force, adds weight (default 1) times it
