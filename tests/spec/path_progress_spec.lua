@@ -88,6 +88,29 @@ describe("path progress", function()
     assert.is_true(prev < 1, "left at the end: " .. prev)
   end)
 
+  -- scripts/maze.lua draws each path from the agent through a.path_index
+  -- onward: the index names a waypoint of the path, and moves on.
+  it("gives maze.lua's path overlay the waypoint each agent heads for", function()
+    local runner = require "scene_runner"
+    local scene, world = runner.load("maze")
+    local with_path, past_first = 0, 0
+    runner.run(scene, world, 60 * 15, { each = function()
+      for _, tag in ipairs { "hunter", "prey" } do
+        for a in world:agents(tag) do
+          local p = a.self.path
+          if p then
+            with_path = with_path + 1
+            local i = a.path_index
+            assert.is_true(math.type(i) == "integer" and i >= 1 and i <= #p, "path_index " .. tostring(i))
+            if i >= 3 then past_first = past_first + 1 end
+          end
+        end
+      end
+    end })
+    assert.is_true(with_path > 100 and past_first > 0, ("%d agent-ticks on a path, %d past its second waypoint")
+      :format(with_path, past_first))
+  end)
+
   it("refuses bad values in Lua's standard form", function()
     local w = open_world()
     local a = w:spawn { pos = { 100, 100 } }
