@@ -84,6 +84,7 @@ int sl_world_raycast(lua_State *L)
     st_raycast_opts o = st_raycast_default();
     parse_opts(L, sw, &o);
     st_raycast_hit h;
+    st_world_raycast_prepare(sw->w); /* out of memory: every shape is tested, same answer */
     if (!st_world_raycast(sw->w, from, to, &o, &h)) {
         lua_pushnil(L);
         return 1;

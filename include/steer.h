@@ -436,6 +436,12 @@ typedef struct st_raycast_hit {
     st_agent_id agent;    ///< the agent (ST_RAY_AGENT), else null
 } st_raycast_hit;
 
+/// Builds the grid st_world_raycast uses for obstacles and walls, or brings
+/// it up to date after they changed (a no-op while it is current). Without
+/// a current grid rays test every obstacle and wall: the same answers,
+/// slower. Allocates only when the grid needs more room. False when memory
+/// runs out (rays then test every shape).
+bool st_world_raycast_prepare(st_world *w);
 /// Casts the segment from -> to (plain world coordinates: it does not cross
 /// a wrap world's edges) against the world's real geometry and fills *hit
 /// (may be NULL) with the nearest hit. False when nothing is hit, when

@@ -14,12 +14,14 @@
  * they were added, then walls in the order added, then agents by spawn
  * order, so a result never depends on storage order or thread count.
  *
- * Cost: one pass over the obstacles, walls and (when asked) agents, with a
- * cheap bounding test before the exact one; no allocation, reads only.
+ * Cost: with the grid of st_world_raycast_prepare fresh (raycast_index.c),
+ * only the obstacles and walls in the cells the ray crosses, up to the
+ * first hit; without it, every obstacle and wall after a cheap bounding
+ * test. Agents: one pass over them, the tag first. No allocation; reads only.
  */
 #include <math.h>
 
-#include "world_internal.h"
+#include "raycast_internal.h"
 
 st_raycast_opts st_raycast_default(void)
 {
@@ -32,14 +34,8 @@ st_raycast_opts st_raycast_default(void)
     return o;
 }
 
-typedef struct ray {
-    st_vec2 from, d;  // d = to - from
-    double len2;      // |d|^2 > 0
-    st_vec2 dir;      // unit
-} ray;
-
 /// Whether a disc of radius r about c may touch the ray (a bound, no more).
-static bool near_disc(const ray *r, st_vec2 c, double rad)
+static bool near_disc(const st__ray *r, st_vec2 c, double rad)
 {
     st_vec2 f = st_v2_sub(c, r->from);
     double t = st_v2_dot(f, r->d) / r->len2;
@@ -50,7 +46,7 @@ static bool near_disc(const ray *r, st_vec2 c, double rad)
 
 /// The ray against a circle: true with its fraction and normal when it enters
 /// the circle within [0, 1]. A circle that holds the start is not hit.
-static bool hit_circle(const ray *r, st_vec2 c, double rad, double *t_out, st_vec2 *n_out)
+static bool hit_circle(const st__ray *r, st_vec2 c, double rad, double *t_out, st_vec2 *n_out)
 {
     if (!(rad > 0.0)) return false;
     st_vec2 f = st_v2_sub(r->from, c);
@@ -74,7 +70,7 @@ static bool hit_circle(const ray *r, st_vec2 c, double rad, double *t_out, st_ve
 /// The ray against the segment a-b (solid on both sides): true with the
 /// fraction and a unit normal facing the ray. A segment lying along the ray
 /// is hit where the ray first meets it.
-static bool hit_segment(const ray *r, st_vec2 a, st_vec2 b, double *t_out, st_vec2 *n_out)
+static bool hit_segment(const st__ray *r, st_vec2 a, st_vec2 b, double *t_out, st_vec2 *n_out)
 {
     st_vec2 e = st_v2_sub(b, a);
     double el2 = st_v2_len2(e);
@@ -119,93 +115,90 @@ static bool polygon_holds(const st_obstacle *o, st_vec2 p)
     return in;
 }
 
-/// The ray against a polygon's edges or a polyline's segments.
-static bool hit_outline(const ray *r, const st_obstacle *o, double *t_out, st_vec2 *n_out)
+/// Keeps (t, n) as the best hit when it is nearer, or as near with a lower
+/// key: the same winner whatever order the shapes are tested in.
+static bool take(st__ray_best *best, double t, st_vec2 n, st_raycast_kind kind, int group, uint64_t index, int seg)
 {
-    bool closed = o->kind == ST_OBSTACLE_POLYGON;
-    int segs = closed ? o->point_count : o->point_count - 1;
-    double best = INFINITY;
-    st_vec2 bn = {0.0, 0.0};
-    for (int k = 0; k < segs; k++) {
-        st_vec2 a = st_v2_add(o->center, o->points[k]);
-        st_vec2 b = st_v2_add(o->center, o->points[(k + 1) % o->point_count]);
-        double t;
-        st_vec2 n;
-        if (hit_segment(r, a, b, &t, &n) && t < best) {
-            best = t;
-            bn = n;
+    if (t > best->hit.fraction) return false;
+    if (t == best->hit.fraction) {
+        if (group != best->group) {
+            if (group > best->group) return false;
+        } else if (index != best->index) {
+            if (index > best->index) return false;
+        } else if (seg >= best->seg) {
+            return false;
         }
     }
-    if (best == INFINITY) return false;
-    if (closed && polygon_holds(o, r->from)) return false;
-    *t_out = best;
-    *n_out = bn;
+    best->hit.fraction = t;
+    best->hit.normal = n;
+    best->hit.kind = kind;
+    best->hit.obstacle = 0;
+    best->hit.wall = 0;
+    best->hit.agent = st_null_agent();
+    best->group = group;
+    best->index = index;
+    best->seg = seg;
     return true;
 }
 
-/// Keeps (t, n) as the best hit when it is strictly nearer.
-static bool take(st_raycast_hit *best, double t, st_vec2 n, st_raycast_kind kind)
+void st__ray_test_obstacle(const st_world *w, const st__ray *r, int i, int seg, st__ray_best *best)
 {
-    if (!(t < best->fraction)) return false;
-    best->fraction = t;
-    best->normal = n;
-    best->kind = kind;
-    best->obstacle = 0;
-    best->wall = 0;
-    best->agent = st_null_agent();
-    return true;
+    const st_obstacle *o = &w->obstacles[i];
+    double t;
+    st_vec2 n;
+    st_raycast_kind kind;
+    if (o->kind == ST_OBSTACLE_CIRCLE) {
+        if (!hit_circle(r, o->center, o->radius, &t, &n)) return;
+        kind = ST_RAY_CIRCLE;
+    } else {
+        st_vec2 a = st_v2_add(o->center, o->points[seg]);
+        st_vec2 b = st_v2_add(o->center, o->points[(seg + 1) % o->point_count]);
+        if (!hit_segment(r, a, b, &t, &n) || t > best->hit.fraction) return;
+        if (o->kind == ST_OBSTACLE_POLYGON && polygon_holds(o, r->from)) return;
+        kind = o->kind == ST_OBSTACLE_POLYGON ? ST_RAY_POLYGON : ST_RAY_POLYLINE;
+    }
+    if (take(best, t, n, kind, 0, (uint64_t)i, seg)) best->hit.obstacle = o->id;
 }
 
-static void cast_obstacles(const st_world *w, const ray *r, st_raycast_hit *best)
+void st__ray_test_wall(const st_world *w, const st__ray *r, int k, st__ray_best *best)
 {
-    for (int i = 0; i < w->obstacle_count; i++) {
+    double t;
+    st_vec2 n;
+    if (hit_segment(r, w->walls[k].from, w->walls[k].to, &t, &n) && take(best, t, n, ST_RAY_WALL, 1, (uint64_t)k, -1))
+        best->hit.wall = k + 1;
+}
+
+/// Every obstacle and wall, each after a bounding test.
+static void cast_all(const st_world *w, const st__ray *r, bool obstacles, bool walls, st__ray_best *best)
+{
+    for (int i = 0; i < w->obstacle_count && obstacles; i++) {
         const st_obstacle *o = &w->obstacles[i];
         if (!near_disc(r, o->center, o->radius)) continue;
-        double t;
-        st_vec2 n;
-        bool hit;
-        st_raycast_kind kind;
         if (o->kind == ST_OBSTACLE_CIRCLE) {
-            hit = hit_circle(r, o->center, o->radius, &t, &n);
-            kind = ST_RAY_CIRCLE;
-        } else {
-            hit = hit_outline(r, o, &t, &n);
-            kind = o->kind == ST_OBSTACLE_POLYGON ? ST_RAY_POLYGON : ST_RAY_POLYLINE;
+            st__ray_test_obstacle(w, r, i, -1, best);
+            continue;
         }
-        if (hit && take(best, t, n, kind)) best->obstacle = o->id;
+        int segs = o->kind == ST_OBSTACLE_POLYGON ? o->point_count : o->point_count - 1;
+        for (int s = 0; s < segs; s++) st__ray_test_obstacle(w, r, i, s, best);
     }
+    for (int k = 0; k < w->wall_count && walls; k++) st__ray_test_wall(w, r, k, best);
 }
 
-static void cast_walls(const st_world *w, const ray *r, st_raycast_hit *best)
+static void cast_agents(const st_world *w, const st__ray *r, const st_raycast_opts *o, st__ray_best *best)
 {
-    for (int k = 0; k < w->wall_count; k++) {
-        double t;
-        st_vec2 n;
-        if (hit_segment(r, w->walls[k].from, w->walls[k].to, &t, &n) && take(best, t, n, ST_RAY_WALL))
-            best->wall = k + 1;
-    }
-}
-
-static void cast_agents(const st_world *w, const ray *r, const st_raycast_opts *o, st_raycast_hit *best)
-{
-    uint64_t best_serial = UINT64_MAX;
     for (int i = 0; i < w->count; i++) {
+        if (o->tag != ST_TAG_ANY && w->tags[i] != o->tag) continue;
         const st_agent *a = &w->agents[i];
         if (!a->alive) continue;
-        if (o->tag != ST_TAG_ANY && w->tags[i] != o->tag) continue;
         const st_body *b = &w->bodies[i];
         if (!near_disc(r, b->pos, b->radius)) continue;
         st_agent_id id = st__id_of(w, i);
         if (st_id_equal(id, o->ignore)) continue;
         double t;
         st_vec2 n;
-        if (!hit_circle(r, b->pos, b->radius, &t, &n)) continue;
-        // Storage order is not spawn order: a tie goes to the earlier spawn.
-        if (best->kind == ST_RAY_AGENT && t == best->fraction && a->serial < best_serial) best->fraction = INFINITY;
-        if (take(best, t, n, ST_RAY_AGENT)) {
-            best->agent = id;
-            best_serial = a->serial;
-        }
+        // Keyed by spawn order (serial), not by where storage keeps it.
+        if (hit_circle(r, b->pos, b->radius, &t, &n) && take(best, t, n, ST_RAY_AGENT, 2, a->serial, -1))
+            best->hit.agent = id;
     }
 }
 
@@ -214,22 +207,24 @@ bool st_world_raycast(const st_world *w, st_vec2 from, st_vec2 to, const st_rayc
     st_raycast_opts def = st_raycast_default();
     const st_raycast_opts *o = opts ? opts : &def;
     if (!st_v2_finite(from) || !st_v2_finite(to)) return false;
-    ray r;
+    st__ray r;
     r.from = from;
     r.d = st_v2_sub(to, from);
     r.len2 = st_v2_len2(r.d);
     if (!(r.len2 > 0.0) || !isfinite(r.len2)) return false; // an empty (or unmeasurable) ray sees nothing
     r.dir = st_v2_scale(r.d, 1.0 / sqrt(r.len2));
 
-    st_raycast_hit best = {0};
-    best.fraction = INFINITY;
-    best.kind = ST_RAY_NONE;
-    if (o->obstacles) cast_obstacles(w, &r, &best);
-    if (o->walls) cast_walls(w, &r, &best);
+    st__ray_best best = {.group = 3, .index = UINT64_MAX, .seg = INT32_MAX};
+    best.hit.fraction = INFINITY;
+    best.hit.kind = ST_RAY_NONE;
+    if (o->obstacles || o->walls) {
+        if (st__ray_index_fresh(w)) st__ray_index_cast(w, &r, o->obstacles, o->walls, &best);
+        else cast_all(w, &r, o->obstacles, o->walls, &best);
+    }
     if (o->agents) cast_agents(w, &r, o, &best);
-    if (best.kind == ST_RAY_NONE) return false;
-    best.point = st_v2_add(from, st_v2_scale(r.d, best.fraction));
-    best.distance = best.fraction * sqrt(r.len2);
-    if (hit) *hit = best;
+    if (best.hit.kind == ST_RAY_NONE) return false;
+    best.hit.point = st_v2_add(from, st_v2_scale(r.d, best.hit.fraction));
+    best.hit.distance = best.hit.fraction * sqrt(r.len2);
+    if (hit) *hit = best.hit;
     return true;
 }

@@ -283,6 +283,82 @@ static void test_random_rays_agree_with_geometry(void)
     st_world_destroy(w);
 }
 
+/* The grid of st_world_raycast_prepare gives the answers testing every
+ * shape gives, bit for bit (tie-breaks included), on a world of every kind
+ * of shape, also where shapes touch and rays run along cell borders; and
+ * once obstacles change, rays see the change before the next prepare. */
+static int same_hit(bool ha, const st_raycast_hit *a, bool hb, const st_raycast_hit *b)
+{
+    if (ha != hb) return 0;
+    if (!ha) return 1;
+    return a->fraction == b->fraction && a->kind == b->kind && a->obstacle == b->obstacle && a->wall == b->wall &&
+           a->normal.x == b->normal.x && a->normal.y == b->normal.y;
+}
+
+static void test_grid_agrees_with_every_shape(void)
+{
+    st_world *w = open_world();
+    for (int i = 0; i < 300; i++) {
+        st_vec2 c = st_v2(floor(urand() * 80) * 10, floor(urand() * 60) * 10); /* on a lattice: shared edges */
+        double r = 5 + floor(urand() * 4) * 5;
+        if (i % 3 == 0) st_world_add_obstacle(w, c, r);
+        else if (i % 3 == 1) {
+            st_vec2 b[4] = {{c.x - r, c.y - r}, {c.x + r, c.y - r}, {c.x + r, c.y + r}, {c.x - r, c.y + r}};
+            st_world_add_polygon(w, b, 4, true);
+        } else {
+            st_vec2 l[3] = {{c.x - r, c.y}, {c.x, c.y + r}, {c.x + r, c.y}};
+            st_world_add_polygon(w, l, 3, false);
+        }
+        if (i % 4 == 0) st_world_add_wall(w, c, st_v2(c.x + 40, c.y));
+    }
+    st_vec2 a[3000], b[3000];
+    st_raycast_hit plain[3000];
+    bool hit[3000];
+    for (int k = 0; k < 3000; k++) {
+        /* a third on lattice lines (along edges and cell borders) */
+        a[k] = st_v2(urand() * 800, urand() * 600);
+        if (k % 3 == 0) a[k] = st_v2(floor(a[k].x / 10) * 10, floor(a[k].y / 10) * 10);
+        b[k] = k % 3 == 0 ? st_v2(a[k].x + (k % 2 ? 300 : 0), a[k].y + (k % 2 ? 0 : 300))
+                          : st_v2(urand() * 800, urand() * 600);
+        hit[k] = st_world_raycast(w, a[k], b[k], NULL, &plain[k]);
+    }
+    CHECK(st_world_raycast_prepare(w), "prepare failed");
+    int differ = 0, hits = 0;
+    for (int k = 0; k < 3000; k++) {
+        st_raycast_hit h;
+        bool g = st_world_raycast(w, a[k], b[k], NULL, &h);
+        hits += g;
+        if (!same_hit(g, &h, hit[k], &plain[k]) && differ++ < 3)
+            fprintf(stderr, "  ray %d: grid %d fraction %.17g kind %d, every shape %d fraction %.17g kind %d\n", k, g,
+                    h.fraction, h.kind, hit[k], plain[k].fraction, plain[k].kind);
+    }
+    CHECK(differ == 0 && hits > 1000, "%d of 3000 rays differ with the grid (%d hits)", differ, hits);
+    /* a change makes the grid stale: rays see the change at once */
+    st_obstacle_info first;
+    st_world_obstacle_get(w, 0, &first);
+    int blocker = st_world_add_obstacle(w, st_v2(400, 700), 50); /* below the rest */
+    st_raycast_hit h;
+    CHECK(st_world_raycast(w, st_v2(300, 700), st_v2(500, 700), NULL, &h) && h.obstacle == blocker,
+          "a circle added after prepare is not seen");
+    st_world_raycast_prepare(w);
+    st_world_set_obstacle_pos(w, blocker, st_v2(2000, 2000));
+    bool seen = st_world_raycast(w, st_v2(300, 700), st_v2(500, 700), NULL, &h) && h.obstacle == blocker;
+    CHECK(!seen, "a circle moved away after prepare is still seen");
+    st_world_remove_obstacle(w, first.id);
+    st_world_raycast_prepare(w);
+    differ = 0;
+    for (int k = 0; k < 3000; k++) {
+        st_raycast_hit g1, g2;
+        bool h1 = st_world_raycast(w, a[k], b[k], NULL, &g1);
+        st_world_add_wall(w, st_v2(-100, -100), st_v2(-90, -100)); /* stale again: every shape */
+        bool h2 = st_world_raycast(w, a[k], b[k], NULL, &g2);
+        differ += !same_hit(h1, &g1, h2, &g2);
+        st_world_raycast_prepare(w);
+    }
+    CHECK(differ == 0, "%d rays differ after a removal", differ);
+    st_world_destroy(w);
+}
+
 /* A fan of rays among wandering agents, hashed step after step: the same on
  * 1 and 2 threads. */
 static uint64_t fan_hash(int threads)
@@ -337,6 +413,7 @@ int main(void)
     RUN(test_agents);
     RUN(test_player_against_wall);
     RUN(test_random_rays_agree_with_geometry);
+    RUN(test_grid_agrees_with_every_shape);
     RUN(test_same_on_threads);
     return tu_summary();
 }
