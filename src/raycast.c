@@ -52,6 +52,7 @@ static bool hit_circle(const st__ray *r, st_vec2 c, double rad, double *t_out, s
     st_vec2 f = st_v2_sub(r->from, c);
     double b = st_v2_dot(f, r->d);
     double cc = st_v2_len2(f) - rad * rad;
+    if (!isfinite(b) || !isfinite(cc)) return false; // beyond double range: no answer rather than NaN
     if (cc < 0.0) return false;          // the start is inside
     if (b > 0.0) return false;           // moving away from the centre
     double disc = b * b - r->len2 * cc;
@@ -74,8 +75,9 @@ static bool hit_segment(const st__ray *r, st_vec2 a, st_vec2 b, double *t_out, s
 {
     st_vec2 e = st_v2_sub(b, a);
     double el2 = st_v2_len2(e);
-    if (!(el2 > 0.0)) return false;
+    if (!(el2 > 0.0) || !isfinite(el2)) return false; // a point, or beyond double range
     st_vec2 wv = st_v2_sub(a, r->from);
+    if (!st_v2_finite(wv)) return false;
     double denom = st_v2_cross(r->d, e);
     double t;
     st_vec2 n;
@@ -91,7 +93,7 @@ static bool hit_segment(const st__ray *r, st_vec2 a, st_vec2 b, double *t_out, s
     } else {
         t = st_v2_cross(wv, e) / denom;
         double u = st_v2_cross(wv, r->d) / denom;
-        if (t < 0.0 || t > 1.0 || u < 0.0 || u > 1.0) return false;
+        if (!(t >= 0.0 && t <= 1.0 && u >= 0.0 && u <= 1.0)) return false; // NaN too
         n = st_v2_scale(st_v2_perp(e), 1.0 / sqrt(el2));
         if (st_v2_dot(n, r->d) > 0.0) n = st_v2_neg(n);
     }

@@ -111,7 +111,8 @@ static void cells_of(const st_ray_index *x, const ray_entry *e, int *cx0, int *c
     *cy1 = fy1 < 0 ? 0 : fy1 >= x->ny ? x->ny - 1 : (int)fy1;
 }
 
-/// The cell size and grid over the entries' boxes; the number of refs.
+/// The cell size and grid over the entries' boxes; the number of refs, or
+/// -1 when the shapes span more than doubles measure (no grid then).
 static double choose_cells(st_ray_index *x)
 {
     int n = x->ent_count;
@@ -123,8 +124,8 @@ static double choose_cells(st_ray_index *x)
     }
     double wd = fmax(X1 - X0, 1e-9), ht = fmax(Y1 - Y0, 1e-9);
     double cell = fmax(sqrt(wd * ht / n), extent);
-    if (!(cell > 0.0) || !isfinite(cell)) cell = fmax(wd, ht);
-    for (;;) {
+    if (!isfinite(wd * ht) || !isfinite(extent)) return -1.0;
+    for (int tries = 0; tries < 200 && isfinite(cell); tries++) {
         x->x0 = X0, x->y0 = Y0, x->cell = cell, x->inv = 1.0 / cell, x->pad = 1e-6 * cell;
         double nx = floor(wd / cell) + 1, ny = floor(ht / cell) + 1;
         if (nx * ny <= 4.0 * n + 64 && nx < INT32_MAX && ny < INT32_MAX) {
@@ -139,6 +140,7 @@ static double choose_cells(st_ray_index *x)
         }
         cell *= 1.5;
     }
+    return -1.0;
 }
 
 /// Lists every entry in its cells (a counting sort).
@@ -181,7 +183,7 @@ bool st_world_raycast_prepare(st_world *w)
     if (!gather(w, x)) return false;
     if (x->ent_count > 0) {
         double refs = choose_cells(x);
-        if (refs > INT32_MAX / 2 || !fill(w, x, (int)refs)) {
+        if (refs < 0.0 || refs > INT32_MAX / 2 || !fill(w, x, (int)refs)) {
             x->nx = x->ny = 0;
             return false;
         }

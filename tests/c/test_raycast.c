@@ -359,6 +359,35 @@ static void test_grid_agrees_with_every_shape(void)
     st_world_destroy(w);
 }
 
+/* Shapes and rays near the ends of the double range: answers or misses,
+ * never a NaN, never a hang (the grid gives up and every shape is tested). */
+static void test_huge_coordinates(void)
+{
+    st_world *w = open_world();
+    st_world_add_obstacle(w, st_v2(1e307, 0), 1e306);
+    st_world_add_obstacle(w, st_v2(-1e307, 5), 1e300);
+    st_vec2 poly[3] = {{-1.5e308, -1e308}, {1.5e308, -1e308}, {0, 1.7e308}};
+    st_world_add_polygon(w, poly, 3, false);
+    st_world_add_wall(w, st_v2(-1e308, 1e308), st_v2(1e308, -1e308));
+    st_world_add_obstacle(w, st_v2(10, 10), 1e-300);
+    int bad = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) st_world_raycast_prepare(w);
+        for (int k = 0; k < 400; k++) {
+            double s = pow(10.0, urand() * 616 - 308);
+            st_vec2 a = st_v2((urand() - 0.5) * s, (urand() - 0.5) * s);
+            st_vec2 b = st_v2((urand() - 0.5) * s, (urand() - 0.5) * s);
+            st_raycast_hit h;
+            if (!st_world_raycast(w, a, b, NULL, &h)) continue;
+            if (!st_v2_finite(h.point) || !st_v2_finite(h.normal) || !(h.fraction >= 0 && h.fraction <= 1) ||
+                !isfinite(h.distance))
+                bad++;
+        }
+    }
+    CHECK(bad == 0, "%d hits with a non-finite or out-of-range value", bad);
+    st_world_destroy(w);
+}
+
 /* A fan of rays among wandering agents, hashed step after step: the same on
  * 1 and 2 threads. */
 static uint64_t fan_hash(int threads)
@@ -414,6 +443,7 @@ int main(void)
     RUN(test_player_against_wall);
     RUN(test_random_rays_agree_with_geometry);
     RUN(test_grid_agrees_with_every_shape);
+    RUN(test_huge_coordinates);
     RUN(test_same_on_threads);
     return tu_summary();
 }
