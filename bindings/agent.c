@@ -379,7 +379,7 @@ enum {
     AF_POS = 1, AF_VEL, AF_HEADING, AF_SIDE, AF_SPEED, AF_FORCE, AF_MAX_SPEED, AF_MAX_FORCE,
     AF_MASS, AF_RADIUS, AF_TAG, AF_COLOR, AF_COMBINE, AF_WANDER_DISTANCE, AF_WANDER_RADIUS,
     AF_WANDER_JITTER, AF_ID, AF_ALIVE, AF_WORLD, AF_SELF, AF_BEHAVIORS,
-    AF_TURN_RATE,
+    AF_TURN_RATE, AF_PATH_INDEX,
     AF_MOVE_STATE, AF_MOVE_REMAINING, AF_MOVE_GOAL, AF_MOVE_GROUP, AF_MOVE_SLOT,
     AF_AVOID = 32, /* AF_AVOID + k: sl_avoid_fields[k] */
     AF_READONLY = 64 /* flag: assigning raises */
@@ -413,6 +413,7 @@ static const sl_code agent_fields[] = {
     {"move_goal", AF_MOVE_GOAL | AF_READONLY},
     {"move_group", AF_MOVE_GROUP | AF_READONLY},
     {"move_slot", AF_MOVE_SLOT | AF_READONLY},
+    {"path_index", AF_PATH_INDEX},
     {NULL, 0},
 };
 
@@ -514,6 +515,7 @@ static int agent_index(lua_State *L)
     case AF_MOVE_GOAL: sl_move_push_field(L, a, SL_MOVE_GOAL); break;
     case AF_MOVE_GROUP: sl_move_push_field(L, a, SL_MOVE_GROUP); break;
     case AF_MOVE_SLOT: sl_move_push_field(L, a, SL_MOVE_SLOT); break;
+    case AF_PATH_INDEX: sl_push_path_index(L, w, id); break;
     default:
         if (code >= AF_AVOID && code < AF_AVOID + SL_AVOID_FIELDS)
             sl_avoid_push_field(L, w, id, code - AF_AVOID);
@@ -591,6 +593,7 @@ static int agent_newindex(lua_State *L)
         if (!st_agent_set_turn_rate(w, id, check_turn_rate(L, 3, &src)))
             return luaL_error(L, "not enough memory");
         break;
+    case AF_PATH_INDEX: sl_set_path_index(L, w, id, 3, &src); break;
     default:
         if (code >= AF_AVOID && code < AF_AVOID + SL_AVOID_FIELDS) {
             sl_avoid_assign(L, w, id, code - AF_AVOID, 3, &src);

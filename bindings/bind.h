@@ -12,6 +12,7 @@
  *   agent.c        steer.agent: fields, steering methods; world:spawn/remove
  *   behaviors.c    behaviour entries and the argument forms they share
  *   path.c, obstacle.c, nav.c, formation.c, snapshot.c: those types
+ *   raycast.c      world:raycast
  *   avoid.c        the agents' avoidance fields
  *   brain.c        brain dispatch, errors, steer.reload; hotswap.c merges modules
  *   mark.c         world:mark;  random.c  steer.install_random
@@ -411,6 +412,12 @@ int sl_world_add_obstacle(lua_State *L);
 int sl_world_add_tiles(lua_State *L);
 int sl_world_remove_obstacle(lua_State *L);
 int sl_world_obstacles(lua_State *L);
+/* Pushes obstacle id's steer.obstacle (the same userdata every time). */
+void sl_push_obstacle(lua_State *L, int world_idx, sl_world *sw, int id);
+int sl_world_raycast(lua_State *L); /* raycast.c */
+/* a.path_index (path.c): 1-based, nil when the agent follows no path. */
+void sl_push_path_index(lua_State *L, st_world *w, st_agent_id id);
+void sl_set_path_index(lua_State *L, st_world *w, st_agent_id id, int idx, const sl_src *src);
 void sl_open_obstacle(lua_State *L);
 
 /* avoid.c: the agent's avoidance fields, by index k into sl_avoid_fields. */

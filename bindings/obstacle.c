@@ -22,7 +22,7 @@ typedef struct sl_obstacle {
 static const char *const kind_names[] = {"circle", "polygon", "polyline"};
 
 /* Pushes the userdata of obstacle `id` (made on first need). */
-static void push_obstacle(lua_State *L, int world_idx, sl_world *sw, int id)
+void sl_push_obstacle(lua_State *L, int world_idx, sl_world *sw, int id)
 {
     world_idx = lua_absindex(L, world_idx);
     sl_push_uvtable(L, world_idx, SL_WUV_OBSTACLES); /* id -> obstacle */
@@ -114,7 +114,7 @@ int sl_world_add_obstacle(lua_State *L)
     }
     if (id == 0)
         return luaL_error(L, "not enough memory");
-    push_obstacle(L, 1, sw, id);
+    sl_push_obstacle(L, 1, sw, id);
     return 1;
 }
 
@@ -145,7 +145,7 @@ int sl_world_add_tiles(lua_State *L)
         return luaL_error(L, "not enough memory");
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
-        push_obstacle(L, 1, sw, first + i);
+        sl_push_obstacle(L, 1, sw, first + i);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -177,7 +177,7 @@ int sl_world_obstacles(lua_State *L)
     for (int i = 0; i < n; i++) {
         st_obstacle_info info;
         st_world_obstacle_get(sw->w, i, &info);
-        push_obstacle(L, 1, sw, info.id);
+        sl_push_obstacle(L, 1, sw, info.id);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;

@@ -5,6 +5,8 @@
  * every standing behaviour that names it: agents keep their behaviour list
  * (and with it the path userdata) in a uservalue.
  */
+#include <limits.h>
+
 #include "bind.h"
 
 sl_path *sl_topath(lua_State *L, int idx)
@@ -82,6 +84,62 @@ static int path_points(lua_State *L)
     return 1;
 }
 
+/* ---- progress along a path ---- */
+
+void sl_push_path_index(lua_State *L, st_world *w, st_agent_id id)
+{
+    if (st_agent_path(w, id) == NULL)
+        lua_pushnil(L);
+    else
+        lua_pushinteger(L, (lua_Integer)st_agent_path_index(w, id) + 1);
+}
+
+void sl_set_path_index(lua_State *L, st_world *w, st_agent_id id, int idx, const sl_src *src)
+{
+    int isint;
+    lua_Integer i = lua_tointegerx(L, idx, &isint);
+    if (!isint) {
+        if (lua_type(L, idx) != LUA_TNUMBER)
+            sl_raise_type(L, src, idx, "number");
+        sl_raise(L, src, "must be an integer");
+    }
+    if (i < 1)
+        sl_raise(L, src, "must be >= 1");
+    if (i > INT_MAX)
+        i = INT_MAX; /* past any path's end: its last point, as documented */
+    if (!st_agent_set_path_index(w, id, (int)(i - 1)))
+        sl_raise(L, src, "the agent follows no path");
+}
+
+/* path:remaining(pos_or_agent [, index]) -> the distance left along the path:
+ * from pos projected onto the segment into waypoint `index` (default: an
+ * agent's own path_index when it follows this path, else the waypoint after
+ * the nearest point of the path), then waypoint to waypoint to the end. */
+static int path_remaining(lua_State *L)
+{
+    const st_path *p = checkpath(L, 1)->p;
+    int next = -1;
+    st_vec2 pos;
+    sl_agent *a = sl_agent_at(L, 2);
+    if (a != NULL) {
+        if (a->removed)
+            return luaL_error(L, "attempt to use a removed agent");
+        pos = st_agent_pos(a->sw->w, a->id);
+        if (st_agent_path(a->sw->w, a->id) == p)
+            next = st_agent_path_index(a->sw->w, a->id);
+    } else {
+        sl_src src = sl_arg(2);
+        pos = sl_point(L, 2, &src);
+    }
+    if (!lua_isnoneornil(L, 3)) {
+        lua_Integer i = luaL_checkinteger(L, 3);
+        luaL_argcheck(L, i >= 1, 3, "must be >= 1");
+        next = (int)(i > INT_MAX ? INT_MAX : i - 1);
+    }
+    lua_pushnumber(L, st_path_remaining(p, pos, next));
+    return 1;
+}
+
 enum { PF_LOOP = 1, PF_RADIUS };
 
 /* upvalue 1: name -> method or field code */
@@ -130,6 +188,7 @@ static const luaL_Reg path_meta[] = {
 
 static const luaL_Reg path_methods[] = {
     {"points", path_points},
+    {"remaining", path_remaining},
     {NULL, NULL},
 };
 

@@ -964,6 +964,7 @@ static const luaL_Reg world_methods[] = {
     {"navgrid", sl_world_navgrid},
     {"move_group", sl_world_move_group},
     {"group_slots", sl_world_group_slots},
+    {"raycast", sl_world_raycast},
     {"snapshot", sl_world_snapshot},
     {"restore", sl_world_restore},
     {NULL, NULL},

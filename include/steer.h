@@ -398,6 +398,61 @@ void st_world_obstacle_get(const st_world *w, int i, st_obstacle_info *out);
 int st_world_wall_count(const st_world *w);
 void st_world_wall(const st_world *w, int i, st_vec2 *from, st_vec2 *to);
 
+/* ------------------------------------------------------------------------ */
+/* raycasts (raycast.c)                                                     */
+/* ------------------------------------------------------------------------ */
+
+/// What a ray hit.
+typedef enum st_raycast_kind {
+    ST_RAY_NONE = 0,
+    ST_RAY_CIRCLE = 1,    ///< a circle obstacle
+    ST_RAY_POLYGON = 2,   ///< an edge of a closed polygon obstacle
+    ST_RAY_POLYLINE = 3,  ///< a segment of a polyline obstacle
+    ST_RAY_WALL = 4,      ///< a wall (st_world_add_wall)
+    ST_RAY_AGENT = 5,     ///< an agent (a disc of its radius)
+} st_raycast_kind;
+
+/// What a ray tests. Start from st_raycast_default().
+typedef struct st_raycast_opts {
+    bool obstacles;       ///< circles, polygons, polylines (default true)
+    bool walls;           ///< walls (default true)
+    bool agents;          ///< agents (default false)
+    int32_t tag;          ///< agents with this tag only; ST_TAG_ANY (default) for all
+    st_agent_id ignore;   ///< an agent never hit (the caster); null (default) for none
+} st_raycast_opts;
+
+/// Obstacles and walls, no agents, any tag, nothing ignored.
+st_raycast_opts st_raycast_default(void);
+
+/// The first thing a ray meets.
+typedef struct st_raycast_hit {
+    st_vec2 point;        ///< where the ray meets the shape's outline
+    st_vec2 normal;       ///< unit, the outline's normal there, facing the ray's start
+    double fraction;      ///< in [0, 1]: point = from + fraction * (to - from)
+    double distance;      ///< world units from `from` to point
+    st_raycast_kind kind;
+    int obstacle;         ///< the obstacle's id (circle, polygon, polyline), else 0
+    int wall;             ///< the wall's id (1, 2, ...: as st_world_add_wall returned), else 0
+    st_agent_id agent;    ///< the agent (ST_RAY_AGENT), else null
+} st_raycast_hit;
+
+/// Builds the grid st_world_raycast uses for obstacles and walls, or brings
+/// it up to date after they changed (a no-op while it is current). Without
+/// a current grid rays test every obstacle and wall: the same answers,
+/// slower. Allocates only when the grid needs more room. False when memory
+/// runs out (rays then test every shape).
+bool st_world_raycast_prepare(st_world *w);
+/// Casts the segment from -> to (plain world coordinates: it does not cross
+/// a wrap world's edges) against the world's real geometry and fills *hit
+/// (may be NULL) with the nearest hit. False when nothing is hit, when
+/// from == to, or when a point is not finite. Shapes that contain `from`
+/// (circles, closed polygons, agents) are not hit; segments are solid on both
+/// sides; shapes of zero size are never hit. Ties: obstacles in the order
+/// added, then walls, then agents in spawn order. opts NULL: the defaults.
+/// Reads only; never allocates; safe from brains during a step.
+bool st_world_raycast(const st_world *w, st_vec2 from, st_vec2 to, const st_raycast_opts *opts,
+                      st_raycast_hit *hit);
+
 /// Default arrival radius of a path's waypoints.
 #define ST_PATH_RADIUS 20.0
 
@@ -411,8 +466,28 @@ int st_path_count(const st_path *p);
 st_vec2 st_path_point(const st_path *p, int i);
 bool st_path_loop(const st_path *p);
 double st_path_radius(const st_path *p);
-/// The waypoint this agent follows next on its current path (0 when none).
+/// The waypoint this agent heads for next (0-based) on the path it follows:
+/// in "waypoints" mode the point it seeks, in "predict" mode the end of the
+/// segment it is on. 0 when it follows none.
 int st_agent_path_index(const st_world *w, st_agent_id id);
+/// The path follow_path last used for this agent (NULL when none, or dead).
+/// For comparing only: the caller owns paths and may have destroyed it.
+const st_path *st_agent_path(const st_world *w, st_agent_id id);
+/// Makes the agent head for waypoint `index` (>= 0) of the path it follows,
+/// from its next follow_path on that path: past the end of an open path it
+/// heads for the last point, on a loop the index counts round (index mod n).
+/// False when the agent is dead, follows no path, or index < 0.
+bool st_agent_set_path_index(st_world *w, st_agent_id id, int index);
+/// index as follow_path reads it: < 0 gives 0; past the end, the last point
+/// of an open path, index mod n on a loop.
+int st_path_wrap_index(const st_path *p, int index);
+/// The distance left along the path (world units) for something at pos
+/// heading for waypoint `next` (as st_path_wrap_index reads it; < 0: the
+/// waypoint after the point of the path nearest to pos): the straight way
+/// to that waypoint (what "waypoints" mode travels; on the path, the same
+/// as along it), then waypoint to waypoint to the last point of an open
+/// path, or round to the first point of a loop (the end of the lap).
+double st_path_remaining(const st_path *p, st_vec2 pos, int next);
 
 /* ------------------------------------------------------------------------ */
 /* neighbour queries                                                        */

@@ -650,8 +650,7 @@ static st_vec2 follow_path(const st_world *w, const st_body *b, st_agent *a, con
         a->path = p;
         a->path_index = 0;
     }
-    int idx = a->path_index;
-    if (idx < 0 || idx >= p->count) idx = 0;
+    int idx = st_path_wrap_index(p, a->path_index);
     int last = p->count - 1;
     // Advance past every waypoint already reached (several when they crowd).
     for (int guard = 0; guard < p->count; guard++) {

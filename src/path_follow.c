@@ -15,7 +15,7 @@
  * nearest (one back, then forward for as far as it can get this step and
  * its look-ahead), never the whole path: a path that doubles back on itself
  * does not pull the agent onto the wrong leg, and progress is kept in the
- * agent's path index (the segment it is on).
+ * agent's path index (the waypoint at the end of the segment it is on).
  */
 #include "world_internal.h"
 
@@ -24,6 +24,14 @@ static const st_vec2 ZERO = {0.0, 0.0};
 static int seg_count(const st_path *p) { return p->loop ? p->count : p->count - 1; }
 static st_vec2 seg_a(const st_path *p, int k) { return p->points[k]; }
 static st_vec2 seg_b(const st_path *p, int k) { return p->points[(k + 1) % p->count]; }
+
+/// The segment that ends at waypoint `next` (a loop's first point: its
+/// closing segment; an open path's first point: its first segment).
+static int seg_into(const st_path *p, int next)
+{
+    if (p->loop) return (next + p->count - 1) % p->count;
+    return next > 0 ? next - 1 : 0;
+}
 
 typedef struct projection {
     int seg;       // segment index
@@ -91,17 +99,21 @@ st_vec2 st__follow_path_predict(st_world *w, int i, const st_path *p, double pre
     st_agent *a = &w->agents[i];
     int n = seg_count(p);
     if (n < 1) return st__arrive(w, b, p->points[0], ST_ARRIVE_SLOWING_RADIUS, dt);
-    if (a->path != p || a->path_index < 0 || a->path_index >= n) {
+    int seg;
+    if (a->path != p) {
         // A new path: start from the segment nearest the agent.
-        projection best = project_window(p, 0, b->pos, INFINITY);
+        seg = project_window(p, 0, b->pos, INFINITY).seg;
         a->path = p;
-        a->path_index = best.seg;
+    } else {
+        seg = seg_into(p, st_path_wrap_index(p, a->path_index));
     }
     double speed = st_v2_len(b->vel);
     double reach = (speed + b->max_speed) * fmax(predict, 0.0) + ahead + 2.0 * p->radius + b->max_speed * dt;
     if (!isfinite(reach)) reach = INFINITY;
-    projection now = project_window(p, a->path_index, b->pos, reach);
-    a->path_index = now.seg;
+    projection now = project_window(p, seg, b->pos, reach);
+    // The progress kept is the waypoint at the end of the segment, as in
+    // "waypoints" mode (path_progress.c).
+    a->path_index = (now.seg + 1) % p->count;
 
     st_vec2 future = st_v2_add(b->pos, st_v2_scale(b->vel, predict));
     if (!st_v2_finite(future)) future = b->pos;

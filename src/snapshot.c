@@ -305,6 +305,7 @@ static void take_scalars(st_world *c, const st_world *w)
     memset(&c->grid, 0, sizeof c->grid);
     memset(c->tag_grids, 0, sizeof c->tag_grids);
     c->avoid = NULL;
+    c->ray_index = NULL; // a cache of the world's own
     c->scratch = NULL;
     c->scratch_cap = 0;
     c->near_last = NULL;
@@ -667,6 +668,7 @@ static void give_scalars(st_world *w, const st_world *c)
     w->tag_clock = keep.tag_clock;
     w->grid_epoch = keep.grid_epoch + 1; // the tag grids hold the old indices
     w->avoid = keep.avoid;
+    w->ray_index = keep.ray_index; // stale by the epoch below
     w->scratch = keep.scratch;
     w->scratch_cap = keep.scratch_cap;
     w->near_last = keep.near_last; // bounds only: the restored agents may ignore them

@@ -115,6 +115,7 @@ void st_world_destroy(st_world *w)
     st__grid_free(&w->grid);
     st__tag_grids_free(w);
     st__obstacles_free(w);
+    st__ray_index_free(w);
     st__avoid_free(w);
     st__orient_free(w);
     st__requests_free(w);

@@ -296,6 +296,7 @@ struct st_world {
     st_wall *walls;
     int wall_count, wall_cap;
     uint64_t obstacle_epoch;  // bumped by every change to obstacles or walls
+    struct st_ray_index *ray_index; // raycast_index.c: the grid over them for rays (NULL until prepared)
 
     // Avoidance (avoid.c): settings by handle slot, for agents whose body
     // has ST__AV_DEF; the module's step buffers.
@@ -428,6 +429,9 @@ st_vec2 st__polygon_closest(const st_world *w, const st_obstacle *o, st_vec2 p, 
 /// Every segment of the world's obstacles and walls (polygon edges, polyline
 /// segments, walls), for avoid_walls: calls fn(ctx, from, to).
 void st__each_segment(const st_world *w, void (*fn)(void *ctx, st_vec2 a, st_vec2 b), void *ctx);
+
+/* raycast_index.c */
+void st__ray_index_free(st_world *w);
 
 /* avoid.c */
 void st__avoid_free(st_world *w);

@@ -247,6 +247,36 @@ function world:remove_obstacle(obstacle) end
 ---@return steer.obstacle[]
 function world:obstacles() end
 
+---(extension) A raycast's options (API.md "raycasts").
+---@class steer.raycast_opts
+---@field obstacles? boolean circles, polygons, polylines; default true
+---@field walls? boolean default true
+---@field agents? boolean agents as discs of their radius; default false
+---@field tag? string agents with this tag only
+---@field ignore? steer.agent never hit (the caster)
+
+---(extension) What a ray hit first.
+---@class steer.raycast_hit
+---@field point steer.vec2 where the ray meets the outline
+---@field normal steer.vec2 unit, the outline's normal there, facing the ray's start
+---@field fraction number in [0, 1]: point = from + fraction * (to - from)
+---@field distance number from `from` to point
+---@field kind "circle"|"polygon"|"polyline"|"wall"|"agent"
+---@field obstacle? steer.obstacle circle, polygon and polyline hits
+---@field wall? integer wall hits: the id world:wall returned
+---@field agent? steer.agent agent hits
+
+---(extension) Exact line of sight: the first shape on the segment from -> to
+---(circles, polygons, polylines, walls; agents when asked), or nil. Shapes
+---that hold `from` are not hit; segments are solid on both sides; the ray
+---does not cross a wrap world's edges. Unlike navgrid:visible it keeps no
+---clearance: it sees exactly what the geometry hides.
+---@param from steer.point
+---@param to steer.point
+---@param opts? steer.raycast_opts
+---@return steer.raycast_hit|nil
+function world:raycast(from, to, opts) end
+
 ---A segment for avoid_walls.
 ---@param from steer.point
 ---@param to steer.point
@@ -400,6 +430,16 @@ local path = {}
 
 ---@return steer.vec2[] a fresh array of the points
 function path:points() end
+
+---The distance left (world units): the straight way from `pos` to waypoint
+---`index`, then waypoint to waypoint to the last point (a loop: round to its
+---first point, the end of the lap). `pos` may be an agent: its position, and
+---`index` defaults to its path_index when it follows this path. Default
+---index otherwise: the waypoint after the point of the path nearest to pos.
+---@param pos steer.point|steer.agent
+---@param index? integer >= 1; past an open path's end: its last point; on a loop it wraps
+---@return number
+function path:remaining(pos, index) end
 
 ---@class steer.path_def
 ---@field loop? boolean default false
@@ -606,6 +646,7 @@ function flowfield:distance(p) end
 ---@field move_goal steer.vec2|nil       (extension) read only: where its order ends (a group member: its slot once it has one)
 ---@field move_group integer|nil         (extension) read only: its group from world:move_group
 ---@field move_slot integer|nil          (extension) read only: its slot in the group (index into world:group_slots)
+---@field path_index integer|nil         the waypoint (1-based) it heads for on the path it follows (predict mode: the end of its segment); nil until it first follows one. Writing i (integer >= 1) makes it head for waypoint i from its next follow_path on that path (past an open path's end: its last point; on a loop i wraps)
 local agent = {}
 
 ---@alias steer.move_state "idle"|"waiting"|"moving"|"arrived"|"stuck"|"failed"
