@@ -18,7 +18,7 @@
 
 static const char sl_key_formation = 0;
 
-enum { FUV_WORLD = 1, FUV_PATTERN, FUV_COUNT = FUV_PATTERN };
+enum { FUV_WORLD = 1, FUV_PATTERN, FUV_NAV, FUV_COUNT = FUV_NAV };
 
 typedef struct sl_formation {
     st_formation *f;
@@ -121,7 +121,7 @@ static sl_formation *new_formation(lua_State *L, const st_formation_def *def)
 static void check_def_keys(lua_State *L)
 {
     static const char *const keys[] = {"pattern", "spacing", "leader", "anchor", "heading",
-                                       "reassign_angle", "slowing_radius", "weight", NULL};
+                                       "reassign_angle", "slowing_radius", "weight", "nav", NULL};
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         lua_pop(L, 1);
@@ -220,7 +220,23 @@ static sl_agent *parse_leader(lua_State *L, st_formation_def *def)
     return leader;
 }
 
-/* steer.formation{ pattern, spacing, leader | anchor, heading, reassign_angle, slowing_radius, weight } */
+/* The nav field: a navgrid whose line of sight keeps the slots on free
+ * space, or nil. Stays pushed; its index, or 0. */
+static int parse_nav(lua_State *L, st_formation_def *def, sl_agent *leader)
+{
+    sl_src src;
+    int i = def_field(L, "nav", &src);
+    if (i == 0)
+        return 0;
+    def->nav = sl_tonavgrid(L, i);
+    if (def->nav == NULL)
+        sl_raise_type(L, &src, i, "steer.navgrid");
+    if (leader != NULL && sl_navgrid_world(L, i) != leader->sw)
+        sl_raise(L, &src, "belongs to another world than the leader");
+    return i;
+}
+
+/* steer.formation{ pattern, spacing, leader | anchor, heading, reassign_angle, slowing_radius, weight, nav } */
 static int formation_new(lua_State *L)
 {
     if (lua_isnoneornil(L, 1)) {
@@ -236,6 +252,7 @@ static int formation_new(lua_State *L)
     parse_anchor(L, &def);
     sl_agent *leader = parse_leader(L, &def);
     int leader_idx = lua_gettop(L);
+    int nav_idx = parse_nav(L, &def, leader);
     sl_formation *sf = new_formation(L, &def);
     int fi = lua_gettop(L);
     lua_pushvalue(L, 2);
@@ -244,6 +261,13 @@ static int formation_new(lua_State *L)
         sf->sw = leader->sw;
         lua_getiuservalue(L, leader_idx, SL_AUV_WORLD);
         lua_setiuservalue(L, fi, FUV_WORLD);
+    }
+    if (nav_idx != 0) { /* the grid pins its world: the formation's, from now on */
+        sf->sw = sl_navgrid_world(L, nav_idx);
+        lua_getiuservalue(L, nav_idx, 1);
+        lua_setiuservalue(L, fi, FUV_WORLD);
+        lua_pushvalue(L, nav_idx);
+        lua_setiuservalue(L, fi, FUV_NAV);
     }
     return 1;
 }

@@ -164,6 +164,7 @@ typedef enum st_deceleration {
 
 typedef struct st_world st_world;
 typedef struct st_path st_path;
+typedef struct st_navgrid st_navgrid; ///< navigation (nav.c)
 
 /// A memory budget (alloc.c). A host that caps what its scripts may take
 /// (the app: one budget per Lua state, shared with Lua's own memory) hands
@@ -850,6 +851,12 @@ typedef struct st_formation_def {
     double slowing_radius;        ///< > 0, members slow inside it; default 60
     double weight;                ///< of the members' force; default 1
     st_mem mem;                   ///< its memory's budget; default none
+    /// Optional (default NULL): slots are kept on free space. A slot the
+    /// grid's line of sight from the anchor does not reach (in a wall, past
+    /// a corner) is pulled in along that line to the farthest point it
+    /// does, so members squeeze through a corridor instead of pressing into
+    /// its walls. The grid must outlive the formation's use of it.
+    st_navgrid *nav;
 } st_formation_def;
 
 st_formation_def st_default_formation_def(void);
@@ -931,7 +938,6 @@ const char *st_behavior_name(st_behavior_type type);
  * the world's obstacles by itself: every query first recomputes the cells
  * of the obstacles added, moved or removed since the last one.
  */
-typedef struct st_navgrid st_navgrid;
 typedef struct st_flowfield st_flowfield;
 
 typedef struct st_navgrid_def {

@@ -424,6 +424,20 @@ void st_formation_set_anchor(st_world *w, st_formation *f, st_vec2 pos, st_vec2 
 /* each step                                                                */
 /* ------------------------------------------------------------------------ */
 
+/// A slot on free space (st_formation_def.nav): the farthest point of the
+/// line from the anchor to the slot that the grid sees from the anchor.
+static st_vec2 free_slot(st_navgrid *nav, st_vec2 anchor, st_vec2 slot)
+{
+    if (st_navgrid_visible(nav, anchor, slot) || !st_navgrid_visible(nav, anchor, anchor)) return slot;
+    double lo = 0.0, hi = 1.0;
+    for (int it = 0; it < 12; it++) {
+        double t = 0.5 * (lo + hi);
+        if (st_navgrid_visible(nav, anchor, st_v2_lerp(anchor, slot, t))) lo = t;
+        else hi = t;
+    }
+    return st_v2_lerp(anchor, slot, lo);
+}
+
 void st_formation_update(st_world *w, st_formation *f)
 {
     st_formation_prune(w, f);
@@ -438,6 +452,14 @@ void st_formation_update(st_world *w, st_formation *f)
         int i = st__dense(w, f->members[k]);
         if (i < 0) continue;
         st_vec2 slot = slot_world(f, pos, h, f->slot[k]);
+        if (f->def.nav) {
+            // On free space; a member that cannot see its slot (the others
+            // went through a door it has not reached) makes for the anchor,
+            // and so follows the way the anchor went.
+            slot = free_slot(f->def.nav, pos, slot);
+            st_vec2 at = w->bodies[i].pos;
+            if (!st_navgrid_visible(f->def.nav, at, slot)) slot = pos;
+        }
         if (!w->in_step) {
             // Between steps: kept for the step that applies it (request.c).
             st__request r = {.kind = ST__REQ_SLOT, .bh = st_default_behavior(ST_ARRIVE)};

@@ -893,6 +893,7 @@ function agent:follow_flow(field, weight) end
 ---@field reassign_angle? number radians in [0, pi], default pi/2: reassign when the anchor turned this far
 ---@field slowing_radius? number > 0, default 60
 ---@field weight? number         of the members' force, default 1
+---@field nav? steer.navgrid     (extension) slots kept on free space (pulled in along the line of sight from the anchor); a member that cannot see its slot makes for the anchor
 
 ---Slots in a pattern around a leader or an anchor; members assigned to
 ---slots by least total distance (exact up to 64 members, greedy beyond),

@@ -226,3 +226,38 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
     assert.are.equal(35, home)
   end)
 end)
+
+describe("steer.formation with nav", function()
+  -- A leader ordered through a 50-wide door, six followers abreast in a line.
+  local function run(with_nav)
+    local w = steer.world { width = 600, height = 300, edges = "none", seed = 2, contacts = true }
+    w:add_obstacle { polygon = { { 290, 0 }, { 310, 0 }, { 310, 125 }, { 290, 125 } } }
+    w:add_obstacle { polygon = { { 290, 175 }, { 310, 175 }, { 310, 300 }, { 290, 300 } } }
+    local nav = w:navgrid { cell = 4, clearance = 5 }
+    local leader = w:spawn { pos = { 60, 150 }, radius = 4, max_speed = 30, max_force = 200 }
+    local f = steer.formation { pattern = "line", spacing = 16, leader = leader, nav = with_nav and nav or nil }
+    local members = {}
+    for i = 1, 6 do
+      members[i] = w:spawn { pos = { 40, 90 + 20 * i }, radius = 4, max_speed = 40, max_force = 300 }
+      f:add(members[i])
+    end
+    leader:move_to(vec2(540, 150))
+    for _ = 1, 60 * 25 do
+      f:update()
+      w:step()
+    end
+    local through = 0
+    for _, a in ipairs(members) do through = through + (a.pos.x > 320 and 1 or 0) end
+    return through
+  end
+
+  it("keeps members on free space: all follow through a door", function()
+    assert.are.equal(6, run(true))
+    assert.is_true(run(false) < 6, "without nav some press into the wall (the test's own check)")
+  end)
+
+  it("checks its nav", function()
+    raises(function() steer.formation { nav = 3 } end, "field 'nav'", "steer.navgrid expected")
+  end)
+end)
+
