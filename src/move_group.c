@@ -221,19 +221,24 @@ static mv_group *new_group(st_world *w)
     return g;
 }
 
-/// The members' centre and largest radius; how many are alive.
-static int members_of(const st_world *w, const st_agent_id *ids, int n, st_vec2 *centre, double *radius)
+/// The members' centre and largest radius; how many are alive (each once;
+/// -1 when memory runs out).
+static int members_of(st_world *w, const st_agent_id *ids, int n, st_vec2 *centre, double *radius)
 {
     st_vec2 c = st_v2(0.0, 0.0);
     double r = 0.0;
     int live = 0;
+    uint8_t *seen = st__calloc(&w->mem, (size_t)w->slot_count + 1, 1);
+    if (!seen) return -1;
     for (int k = 0; k < n; k++) {
         int i = st__dense(w, ids[k]);
-        if (i < 0) continue;
+        if (i < 0 || seen[ids[k].index]) continue;
+        seen[ids[k].index] = 1;
         c = st_v2_add(c, w->bodies[i].pos);
         r = fmax(r, w->bodies[i].radius);
         live++;
     }
+    st__free(seen);
     *centre = live ? st_v2_scale(c, 1.0 / live) : c;
     *radius = r;
     return live;
@@ -255,7 +260,7 @@ int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal
     st_vec2 centre;
     double rmax;
     int live = members_of(w, ids, n, &centre, &rmax);
-    if (live == 0) return 0;
+    if (live <= 0) return live;
     // A first order makes the mover (st_agent_move_to's way): through an order.
     mv_entry *first = NULL;
     int k0 = 0;
@@ -277,13 +282,18 @@ int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal
         g->handle = 0;
         return -1;
     }
+    // (Records may move as the orders below add some: by id, not pointer.)
+    st_agent_id first_id = first->id;
+    int32_t handle = g->handle;
     for (int k = k0; k < n; k++) {
-        mv_entry *e = k == k0 ? first : mv__order(w, ids[k], &def->move, goal);
-        if (!e || e->group == g->handle) continue; // dead, or named twice
-        e->group = g->handle;
+        mv_entry *e = mv__entry(w, ids[k]);
+        if (k > k0 && e && e->group == handle) continue; // named twice
+        e = k == k0 ? e : mv__order(w, ids[k], &def->move, goal);
+        if (!e) continue; // dead
+        e->group = handle;
         g->members++;
     }
-    if (!mv__request_group(w, first->id, g)) {
+    if (!mv__request_group(w, first_id, g)) {
         mv__group_failed(w, g, ST_NAV_NO_MEMORY);
         return -1;
     }

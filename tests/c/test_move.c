@@ -395,6 +395,34 @@ static void bad_orders_refused(void)
     st_world_destroy(w);
 }
 
+/// A group naming an agent twice (and a dead one) orders each live one once.
+static void group_with_duplicates(void)
+{
+    st_world *w = room(1, false);
+    st_navgrid *g = grid(w);
+    st_agent_id a = unit(w, st_v2(50, 150), false), b = unit(w, st_v2(50, 170), false);
+    st_agent_id dead = unit(w, st_v2(50, 190), false);
+    st_world_remove(w, dead);
+    st_agent_id ids[5] = {a, b, a, dead, b};
+    st_group_def gd = st_default_group_def();
+    gd.move.nav = g;
+    int group = st_world_move_group(w, ids, 5, st_v2(330, 150), &gd);
+    CHECK(group > 0, "a group: %d", group);
+    const st_vec2 *slots;
+    const uint8_t *taken;
+    CHECK(st_world_group_slots(w, group, &slots, &taken) == 2, "two slots for two live members");
+    for (int k = 0; k < 60 * 20; k++) st_world_step(w, st_world_dt(w));
+    CHECK(st_agent_move_state(w, a) == ST_MOVE_ARRIVED && st_agent_move_state(w, b) == ST_MOVE_ARRIVED,
+          "both arrived: %s, %s", st_move_state_name(st_agent_move_state(w, a)),
+          st_move_state_name(st_agent_move_state(w, b)));
+    int sa, sb;
+    st_agent_move_group(w, a, &sa);
+    st_agent_move_group(w, b, &sb);
+    CHECK(sa >= 0 && sb >= 0 && sa != sb, "each its own slot: %d, %d", sa, sb);
+    st_navgrid_destroy(g);
+    st_world_destroy(w);
+}
+
 int main(void)
 {
     RUN(move_to_arrives_and_rests);
@@ -404,5 +432,6 @@ int main(void)
     RUN(thousand_order_within_budget);
     RUN(snapshot_keeps_orders);
     RUN(bad_orders_refused);
+    RUN(group_with_duplicates);
     return tu_summary();
 }
