@@ -1,7 +1,7 @@
 /*
  * test_dmath.c — src/dmath.c (st_sin, st_cos, st_sincos, st_atan2,
- * st_hypot): close to the C library's results, which are accurate but not
- * the same bits on every platform, and C's answers at the special values.
+ * st_hypot): close to glibc's results, which are accurate but not the
+ * same bits on every platform, and C's answers at the special values.
  * That they are the same bits on every platform is make test-windows' and
  * make test-portable's business (tests/platform/checksums.c, line "math").
  */
@@ -23,6 +23,7 @@ static bool same(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
 }
 
+#if defined(__GLIBC__)
 static void close_to_the_c_library(void)
 {
     tu_rng r = {7};
@@ -65,6 +66,8 @@ static void small_and_huge_angles(void)
     }
 }
 
+#endif
+
 static void special_values(void)
 {
     const double inf = INFINITY, nan = NAN;
@@ -89,8 +92,15 @@ static void special_values(void)
 
 int main(void)
 {
+    /* glibc's sin, cos, atan2 and hypot are within an ulp of the truth;
+     * mingw-w64's sin and cos are not (x87 fsin: its sin(pi) is off in the
+     * fifth digit), so accuracy is measured on glibc only. */
+#if defined(__GLIBC__)
     RUN(close_to_the_c_library);
     RUN(small_and_huge_angles);
+#else
+    printf("  accuracy is measured against glibc's libm, not this C library's\n");
+#endif
     RUN(special_values);
     return tu_summary();
 }
