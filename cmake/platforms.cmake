@@ -1,6 +1,13 @@
-# cmake/windows.cmake — included by CMakeLists.txt: what a Windows build
-# (mingw-w64, or MSVC: untested here) adds to the targets.
+# cmake/platforms.cmake — included by CMakeLists.txt: what a macOS or a
+# Windows build adds to the targets. Linux needs nothing here.
 #
+# macOS (Apple Clang; untested here, Clang without OpenMP on Linux stands in
+# for it in make test-portable): steer.so resolves Lua's functions from the
+# program that loads it (lua, luajit, LÖVE), as on Linux; Apple's linker
+# wants that said (-undefined dynamic_lookup).
+#
+# Windows (mingw-w64, tested under Wine by make test-windows; MSVC through
+# the same files, untested here):
 #   steer.dll        the Lua module; exports luaopen_steer only
 #                    (STEER_LUA_API, include/steer_lua.h). Windows resolves a
 #                    DLL's every symbol at link time, so it links the Lua
@@ -12,6 +19,9 @@
 #
 # The bindings' file and clock calls go through bindings/sys.h, the core's
 # aligned blocks through src/alloc.c; nothing else in them is POSIX-only.
+if(APPLE)
+  target_link_options(steer_module PRIVATE "LINKER:-undefined,dynamic_lookup")
+endif()
 if(NOT WIN32)
   return()
 endif()
