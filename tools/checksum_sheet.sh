@@ -13,7 +13,7 @@
 # and 2 threads disagree.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$1
+BUILD=$(cd "$1" && pwd)
 RUNNER=${2:-}
 ext=""
 [ -n "$RUNNER" ] && ext=.exe

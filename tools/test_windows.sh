@@ -19,6 +19,7 @@ set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 LIN=$1
 WIN=${2:-build-windows}
+case $WIN in /*) ;; *) WIN=$PWD/$WIN ;; esac
 JOBS=${JOBS:-2}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v x86_64-w64-mingw32-gcc >/dev/null || fail "no mingw-w64 (sh tools/deps.sh installs gcc-mingw-w64-x86-64)"
@@ -28,14 +29,14 @@ OBJDUMP=x86_64-w64-mingw32-objdump
 
 sh "$SRC/tools/lua_implib.sh" 5.4 "$WIN/lua"
 cmake -S "$SRC" -B "$WIN" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/mingw-w64-x86_64.cmake" -DCMAKE_BUILD_TYPE=Release \
-      -DSTEER_LUA=5.4 -DSTEER_LUA_INCDIR=/usr/include/lua5.4 -DSTEER_LUA_LIBRARY="$PWD/$WIN/lua/liblua54.a" \
+      -DSTEER_LUA=5.4 -DSTEER_LUA_INCDIR=/usr/include/lua5.4 -DSTEER_LUA_LIBRARY="$WIN/lua/liblua54.a" \
       -DSTEER_APP=OFF -DSTEER_BENCH=OFF >/dev/null
 cmake --build "$WIN" -j "$JOBS"
 
 sh "$SRC/tools/lua_implib.sh" 5.1 "$WIN-lua51/lua"
 cmake -S "$SRC" -B "$WIN-lua51" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/mingw-w64-x86_64.cmake" -DCMAKE_BUILD_TYPE=Release \
       -DSTEER_LUA=luajit -DSTEER_LUA_INCDIR=/usr/include/luajit-2.1 -DSTEER_COMPAT53_C=/usr/include/lua5.1/compat-5.3.c \
-      -DSTEER_LUA_LIBRARY="$PWD/$WIN-lua51/lua/liblua51.a" -DSTEER_TESTS=OFF -DSTEER_INSTALL=OFF >/dev/null
+      -DSTEER_LUA_LIBRARY="$WIN-lua51/lua/liblua51.a" -DSTEER_TESTS=OFF -DSTEER_INSTALL=OFF >/dev/null
 cmake --build "$WIN-lua51" -j "$JOBS" --target steer_module
 
 # 3. what the DLLs export and import
@@ -53,7 +54,7 @@ missing=$(echo "$want" | while read -r f; do echo "$have" | grep -qx "$f" || ech
 echo "$WIN/libsteer.dll: exports all $(echo "$want" | wc -l) functions of steer.h"
 
 # 4. under Wine, in a prefix of the build's own
-WINEPREFIX="$PWD/$WIN/wine"
+WINEPREFIX="$WIN/wine"
 WINEDEBUG=-all
 export WINEPREFIX WINEDEBUG
 for t in test_portable test_alloc test_dmath test_determinism test_snapshot; do

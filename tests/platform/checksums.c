@@ -37,6 +37,23 @@ static double next01(uint64_t *s)
     return (double)(*s >> 11) / 9007199254740992.0;
 }
 
+/// A point in [x0, x0 + sx) x [y0, y0 + sy), x drawn first. Two draws in
+/// one call's arguments would be drawn in an order each compiler picks
+/// (GCC right to left, Clang left to right): a different world.
+static st_vec2 world_point(st_world *w, double sx, double sy)
+{
+    double x = st_world_random(w) * sx;
+    double y = st_world_random(w) * sy;
+    return st_v2(x, y);
+}
+
+static st_vec2 next_point(uint64_t *s, double x0, double sx, double y0, double sy)
+{
+    double x = x0 + next01(s) * sx;
+    double y = y0 + next01(s) * sy;
+    return st_v2(x, y);
+}
+
 static st_world *world_of(double width, double height, uint64_t seed, int threads)
 {
     st_world_def d = st_default_world_def();
@@ -56,8 +73,9 @@ static st_world *crowd_world(int threads, int n)
     st_agent_id first = st_null_agent();
     for (int i = 0; i < n; i++) {
         st_agent_def a = st_default_agent_def();
-        a.pos = st_v2(st_world_random(w) * 800, st_world_random(w) * 600);
-        a.vel = st_v2_from_angle(st_world_random(w) * 2 * ST_PI, 20 + st_world_random(w) * 130);
+        a.pos = world_point(w, 800, 600);
+        double heading = st_world_random(w) * 2 * ST_PI;
+        a.vel = st_v2_from_angle(heading, 20 + st_world_random(w) * 130);
         st_agent_id id = st_world_spawn(w, &a);
         if (i == 0) first = id;
         st_behavior list[2] = {flock, wander};
@@ -117,7 +135,7 @@ static uint64_t big(int threads, int n, int steps)
     list[1].weight = 0.3;
     for (int i = 0; i < n; i++) {
         st_agent_def a = st_default_agent_def();
-        a.pos = st_v2(st_world_random(w) * side, st_world_random(w) * side);
+        a.pos = world_point(w, side, side);
         a.vel = st_v2_from_angle(st_world_random(w) * 2 * ST_PI, 100);
         st_agent_id id = st_world_spawn(w, &a);
         st_agent_set_behaviors(w, id, list, i % 3 == 0 ? 2 : 1);
@@ -154,8 +172,8 @@ static uint64_t tiles(int threads, int steps)
     st_path *paths[WALKERS] = {0};
     uint64_t h = 0xcbf29ce484222325ULL;
     for (int i = 0; i < WALKERS; i++) {
-        st_vec2 from = st_v2(next01(&rng) * TCOLS * TCELL, next01(&rng) * TROWS * TCELL);
-        st_vec2 to = st_v2(next01(&rng) * TCOLS * TCELL, next01(&rng) * TROWS * TCELL);
+        st_vec2 from = next_point(&rng, 0, TCOLS * TCELL, 0, TROWS * TCELL);
+        st_vec2 to = next_point(&rng, 0, TCOLS * TCELL, 0, TROWS * TCELL);
         const st_vec2 *pts;
         int n = 0;
         st_nav_result r = st_navgrid_path(g, from, to, &pts, &n);
@@ -192,7 +210,7 @@ static uint64_t flow(int threads, int n, int steps)
     uint64_t rng = 17;
     for (int i = 0; f != NULL && i < n; i++) {
         st_agent_def a = st_default_agent_def();
-        a.pos = st_v2(20 + next01(&rng) * 190, 20 + next01(&rng) * 280);
+        a.pos = next_point(&rng, 20, 190, 20, 280);
         a.max_speed = 60;
         a.radius = 3;
         st_agent_id id = st_world_spawn(w, &a);
