@@ -5,6 +5,9 @@ BUILD      ?= build
 BUILD_SAN  ?= build-asan
 BUILD_VG   ?= build-valgrind
 BUILD_FUZZ ?= build-fuzz
+BUILD_PORT ?= build-portable
+BUILD_CLANG ?= build-clang
+BUILD_WIN  ?= build-windows
 FUZZ_SECONDS ?= 120
 FUZZ_RUNS ?= 2000
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,7 +15,7 @@ CMAKE_ARGS ?=
 
 LUAS       ?= 5.1 5.3 luajit
 
-.PHONY: all deps build demo test test-release test-luas test-reach test-asan test-valgrind test-fuzz bench clean
+.PHONY: all deps build demo test test-release test-luas test-reach test-asan test-valgrind test-fuzz test-portable test-windows bench clean
 
 all: build
 
@@ -81,8 +84,34 @@ test-fuzz: deps
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_core fuzz_lua fuzz_snapshot fuzz_record
 	cd $(BUILD_FUZZ) && ctest --output-on-failure -j $(JOBS) -L fuzz
 
-# The whole suite in Release, then the sanitizer build, valgrind, the fuzzers.
-test: test-release test-luas test-reach test-asan test-valgrind test-fuzz
+# The plain-C fallbacks (-DSTEER_PORTABLE=ON: what MSVC builds, what an
+# arm64 Mac runs) and Clang without OpenMP (Apple's compiler stands in):
+# each build's C tests and Lua specs (Release, no app), then every checksum
+# of the core, embed_c and the scenes (tools/checksum_sheet.sh) equal to
+# the default build's.
+test-portable: build
+	cmake -S . -B $(BUILD_PORT) -DCMAKE_BUILD_TYPE=Release -DSTEER_PORTABLE=ON \
+	      -DSTEER_APP=OFF -DSTEER_BENCH=OFF -DSTEER_INSTALL=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_PORT) -j $(JOBS)
+	cd $(BUILD_PORT) && ctest --output-on-failure -j $(JOBS) -R "^(c[.]|lua[.]busted$$)"
+	cmake -S . -B $(BUILD_CLANG) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release -DSTEER_OPENMP=OFF \
+	      -DSTEER_FUZZ=OFF -DSTEER_APP=OFF -DSTEER_BENCH=OFF -DSTEER_INSTALL=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_CLANG) -j $(JOBS)
+	cd $(BUILD_CLANG) && ctest --output-on-failure -j $(JOBS) -R "^(c[.]|lua[.]busted$$)"
+	sh tools/checksum_sheet.sh $(BUILD) > $(BUILD_PORT)/default.sheet
+	sh tools/checksum_sheet.sh $(BUILD_PORT) > $(BUILD_PORT)/portable.sheet
+	sh tools/checksum_sheet.sh $(BUILD_CLANG) > $(BUILD_PORT)/clang.sheet
+	sh tools/same_checksums.sh linux=$(BUILD_PORT)/default.sheet portable=$(BUILD_PORT)/portable.sheet \
+	      clang=$(BUILD_PORT)/clang.sheet
+
+# 64-bit Windows: mingw-w64 builds, a few C tests and the checksums under
+# Wine, equal to the default build's (tools/test_windows.sh says what).
+test-windows: build
+	JOBS=$(JOBS) sh tools/test_windows.sh $(BUILD) $(BUILD_WIN)
+
+# The whole suite in Release, then the sanitizer build, valgrind, the
+# fuzzers, the portable and Clang builds, Windows under Wine.
+test: test-release test-luas test-reach test-asan test-valgrind test-fuzz test-portable test-windows
 
 # Then the lean-brains row once more from each interpreter's own process
 # (tests/bench/brains.lua): LuaJIT with build-luajit's steer.so, and lua5.4
@@ -96,4 +125,5 @@ bench: build build-luajit
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua --steer
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks \
+	       $(BUILD_PORT) $(BUILD_CLANG) $(BUILD_WIN) $(BUILD_WIN)-lua51

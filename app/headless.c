@@ -13,6 +13,7 @@
 #include <SDL_ttf.h>
 
 #include "render.h"
+#include "sys.h"
 
 #define DEFAULT_TICKS 600
 #define MAX_SHOT_SIDE 4096
@@ -27,10 +28,7 @@ static void on_signal(int sig)
 
 static void sleep_for(double seconds)
 {
-    if (seconds <= 0.0)
-        return;
-    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    nanosleep(&ts, NULL);
+    app_sleep(seconds);
 }
 
 /// Renders `frames` frames into a w x h surface with SDL's software renderer

@@ -31,6 +31,7 @@
 #include "app.h"
 #include "record_read.h"
 #include "steer_lua.h"
+#include "sys.h"
 
 /* A checksum every SUM_EVERY ticks: a divergence is found within a second
  * of sim time while the file grows by ~25 bytes a second. */
@@ -273,7 +274,7 @@ static bool rec_write(recorder *r, long head)
     bool ok = f != NULL && fwrite(buf, 1, len, f) == len;
     if (f != NULL && fclose(f) != 0)
         ok = false;
-    if (ok && rename(tmp, r->path) != 0)
+    if (ok && !app_replace_file(tmp, r->path))
         ok = false;
     if (!ok) {
         fprintf(stderr, "steer: cannot write the recording %s: %s\n", r->path,
@@ -503,7 +504,7 @@ static bool journal_open(app *a, const app_options *o, const char *scene_arg, co
     }
     char def[PATH_MAX + 16];
     snprintf(def, sizeof def, "%s/hunt.lua", STEER_SCRIPTS_DIR);
-    if (realpath(scene_arg ? scene_arg : def, scene) == NULL)
+    if (app_realpath(scene_arg ? scene_arg : def, scene) == NULL)
         app_format(scene, sizeof scene, "%s", scene_arg ? scene_arg : def);
     a->rec = r;
     rec_printf(a, "%s %d\nengine %s\nscene %s\n", RECORD_MAGIC, RECORD_VERSION, ST_VERSION, scene);
@@ -566,7 +567,7 @@ bool tt_prepare(app *a, app_options *o)
         }
         if (o->scene && strcmp(o->scene, p->rec.scene) != 0) {
             char real[PATH_MAX];
-            if (realpath(o->scene, real) == NULL || strcmp(real, p->rec.scene) != 0) {
+            if (app_realpath(o->scene, real) == NULL || strcmp(real, p->rec.scene) != 0) {
                 fprintf(stderr, "steer: replay %s: it recorded %s, not %s (leave the scene out)\n", o->replay,
                         p->rec.scene, o->scene);
                 free_replayer(p);
@@ -727,7 +728,7 @@ static void apply_reload_at(app *a)
         char real[PATH_MAX];
         int root;
         const char *rel;
-        if (realpath(r->file, real) == NULL || !split_root(a, real, &root, &rel)) {
+        if (app_realpath(r->file, real) == NULL || !split_root(a, real, &root, &rel)) {
             fprintf(stderr, "steer: --reload-at: %s is not a file in the scene's folder or scripts/\n", r->file);
             a->status = 2;
             a->quit = true;
@@ -1248,7 +1249,7 @@ static int rewind_test_edit(app *a, long to)
     const char *rel;
     size_t len;
     char *src = read_file(eq + 1, &len);
-    if (src == NULL || realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
+    if (src == NULL || app_realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
         printf("rewind: cannot edit %s with %s\n", file, eq + 1);
         free(src);
         return 1;

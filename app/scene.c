@@ -10,11 +10,9 @@
  */
 #define _XOPEN_SOURCE 700
 #include <ctype.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -23,6 +21,7 @@
 #include "render.h"
 #include "steer_host.h"
 #include "steer_lua.h"
+#include "sys.h"
 #include "watch.h"
 
 /* Changes settle for 100 ms before loading and the folders are scanned
@@ -220,13 +219,13 @@ static bool resolve_module(const app *a, const char *name, char *out, size_t n)
     for (int i = 0; i < 2; i++) {
         char cand[PATH_MAX + 300];
         snprintf(cand, sizeof cand, "%s/%s.lua", dirs[i], rel);
-        struct stat st;
-        if (stat(cand, &st) != 0) {
+        app_file f;
+        if (!app_stat(cand, &f)) {
             snprintf(cand, sizeof cand, "%s/%s/init.lua", dirs[i], rel);
-            if (stat(cand, &st) != 0)
+            if (!app_stat(cand, &f))
                 continue;
         }
-        if (realpath(cand, out) == NULL)
+        if (app_realpath(cand, out) == NULL)
             app_format(out, n, "%s", cand);
         return true;
     }
@@ -462,7 +461,7 @@ static void load_scene(app *a)
 
 static bool set_scene_path(app *a, const char *path)
 {
-    if (realpath(path, a->scene_path) == NULL) {
+    if (app_realpath(path, a->scene_path) == NULL) {
         fprintf(stderr, "steer: cannot open scene '%s'\n", path);
         return false;
     }
@@ -485,7 +484,7 @@ bool app_start(app *a, const app_options *opt)
     a->speed_factor = a->force_factor = 1.0;
     a->overlays = OV_PATHS | OV_HUD | OV_ORCA;
     a->selected = st_null_agent();
-    if (realpath(STEER_SCRIPTS_DIR, a->scripts_dir) == NULL)
+    if (app_realpath(STEER_SCRIPTS_DIR, a->scripts_dir) == NULL)
         snprintf(a->scripts_dir, sizeof a->scripts_dir, "%s", STEER_SCRIPTS_DIR);
     char def[PATH_MAX + 16];
     snprintf(def, sizeof def, "%s/hunt.lua", a->scripts_dir);
@@ -941,7 +940,7 @@ void app_reload_file(app *a, const char *path, int root)
 {
     tt_before_reload(a);
     char real[PATH_MAX], module[PATH_MAX];
-    if (realpath(path, real) == NULL || !module_of_path(a, real, root, module, sizeof module))
+    if (app_realpath(path, real) == NULL || !module_of_path(a, real, root, module, sizeof module))
         return;
     /* A scene that never loaded has nothing to reload into: start it afresh
      * with whatever is on disk now. */
@@ -1019,21 +1018,21 @@ static int path_cmp(const void *x, const void *y) { return strcmp(x, y); }
 
 int app_list_scenes(const app *a, char paths[][PATH_MAX], int cap)
 {
-    DIR *d = opendir(a->scripts_dir);
+    app_dir *d = app_dir_open(a->scripts_dir);
     if (d == NULL)
         return 0;
     int n = 0;
-    struct dirent *de;
-    while (n < cap && (de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (de->d_name[0] == '.' || len <= 4 || strcmp(de->d_name + len - 4, ".lua") != 0)
+    const char *name;
+    while (n < cap && (name = app_dir_next(d)) != NULL) {
+        size_t len = strlen(name);
+        if (name[0] == '.' || len <= 4 || strcmp(name + len - 4, ".lua") != 0)
             continue;
-        if (snprintf(paths[n], PATH_MAX, "%s/%s", a->scripts_dir, de->d_name) >= PATH_MAX)
+        if (snprintf(paths[n], PATH_MAX, "%s/%s", a->scripts_dir, name) >= PATH_MAX)
             continue;
         if (looks_like_scene(paths[n]))
             n++;
     }
-    closedir(d);
+    app_dir_close(d);
     qsort(paths, (size_t)n, PATH_MAX, path_cmp);
     return n;
 }

@@ -3,13 +3,12 @@
  */
 #define _XOPEN_SOURCE 700
 #include "watch.h"
+#include "sys.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -50,13 +49,13 @@ struct watch {
 static sig stat_sig(const char *path)
 {
     sig s = {0};
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    app_file f;
+    if (!app_stat(path, &f) || !f.is_file)
         return s;
     s.exists = true;
-    s.mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-    s.size = (long long)st.st_size;
-    s.ino = (unsigned long long)st.st_ino;
+    s.mtime_ns = f.mtime_ns;
+    s.size = f.size;
+    s.ino = f.id;
     return s;
 }
 
@@ -134,27 +133,27 @@ static void observe(watch *w, const char *path, int root, double now)
 
 static void scan_dir(watch *w, const char *dir, int root, int depth, double now)
 {
-    DIR *d = opendir(dir);
+    app_dir *d = app_dir_open(dir);
     if (d == NULL)
         return;
-    struct dirent *de;
+    const char *name;
     char path[PATH_MAX];
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
+    while ((name = app_dir_next(d)) != NULL) {
+        if (name[0] == '.')
             continue;
-        if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
+        if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
             continue;
-        struct stat st;
-        if (stat(path, &st) != 0)
+        app_file f;
+        if (!app_stat(path, &f))
             continue;
-        if (S_ISDIR(st.st_mode)) {
+        if (f.is_dir) {
             if (depth < MAX_DEPTH)
                 scan_dir(w, path, root, depth + 1, now);
-        } else if (S_ISREG(st.st_mode) && ends_with_lua(de->d_name)) {
+        } else if (f.is_file && ends_with_lua(name)) {
             observe(w, path, root, now);
         }
     }
-    closedir(d);
+    app_dir_close(d);
 }
 
 watch *watch_open(const char *const *roots, int nroots, double settle)
@@ -170,7 +169,7 @@ watch *watch_open(const char *const *roots, int nroots, double settle)
     w->settle = settle;
     for (int i = 0; i < nroots; i++) {
         char real[PATH_MAX];
-        const char *r = realpath(roots[i], real) ? real : roots[i];
+        const char *r = app_realpath(roots[i], real) ? real : roots[i];
         bool dup = false;
         for (int k = 0; k < w->nroots; k++)
             dup = dup || strcmp(w->roots[k], r) == 0;

@@ -7,12 +7,13 @@
  * that rewrites that table's fields in place changes the functions of every
  * agent at once while their `self` tables stay untouched.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX 2008 and realpath (sys.h) */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "bind.h"
+#include "sys.h"
 
 /* The budget is checked every this many VM instructions: coarse enough to
  * cost nothing measurable, fine enough to stop a runaway loop at once. */
@@ -42,13 +43,7 @@ sl_state *sl_getstate(lua_State *L)
  * instructions. */
 static double wall_now(void)
 {
-    struct timespec ts;
-#ifdef CLOCK_MONOTONIC_COARSE
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + 1.0; /* never 0 */
+    return sl_wall_seconds(); /* never 0 */
 }
 
 /* Counts n more units of work for the running callback; raises when the

@@ -12,6 +12,7 @@
 #include "sandbox.h"
 
 #include "bind.h"
+#include "sys.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -140,11 +141,11 @@ static void *pool_get(pool *p, size_t c)
 #else
         if (p->limit && (*p->used > p->limit || p->limit - *p->used < POOL_SLAB))
             return NULL; /* malloc serves it, paid by its size */
-        char *slab = aligned_alloc(POOL_SLAB, POOL_SLAB);
+        char *slab = sl_aligned_alloc(POOL_SLAB, POOL_SLAB);
         if (slab == NULL)
             return NULL;
         if (!slab_insert(p, (uintptr_t)slab)) {
-            free(slab);
+            sl_aligned_free(slab);
             return NULL;
         }
         POOL_POISON(slab, POOL_SLAB);
@@ -172,7 +173,7 @@ static void pool_release(pool *p)
         if (p->slabs[k] == 0)
             continue;
         POOL_UNPOISON((void *)p->slabs[k], POOL_SLAB);
-        free((void *)p->slabs[k]);
+        sl_aligned_free((void *)p->slabs[k]);
     }
     free(p->slabs);
     memset(p, 0, sizeof *p);
@@ -487,7 +488,7 @@ static int outside(lua_State *L, const char *fname)
 static void check_readable_path(lua_State *L, const host_dirs *d, const char *fname)
 {
     char real[PATH_MAX];
-    if (realpath(fname, real) != NULL) {
+    if (sl_realpath(fname, real) != NULL) {
         if (!sandbox_in_script_folders(d, real))
             outside(L, fname);
         return;
@@ -499,7 +500,7 @@ static void check_readable_path(lua_State *L, const host_dirs *d, const char *fn
         dir = lua_tostring(L, -1);
     }
     char realdir[PATH_MAX];
-    bool ok = realpath(dir, realdir) != NULL && (sandbox_in_script_folders(d, realdir) || strcmp(realdir, d->scene) == 0
+    bool ok = sl_realpath(dir, realdir) != NULL && (sandbox_in_script_folders(d, realdir) || strcmp(realdir, d->scene) == 0
                                                  || strcmp(realdir, d->scripts) == 0);
     if (slash != NULL && slash != fname)
         lua_pop(L, 1);
@@ -553,7 +554,7 @@ static const char *checked_script_path(lua_State *L, const host_dirs *d, int arg
 {
     const char *fname = luaL_checkstring(L, arg);
     char real[PATH_MAX];
-    if (realpath(fname, real) == NULL || !sandbox_in_script_folders(d, real))
+    if (sl_realpath(fname, real) == NULL || !sandbox_in_script_folders(d, real))
         outside(L, fname);
     return fname;
 }
@@ -849,7 +850,7 @@ static void resolve_dir(char out[PATH_MAX], const char *dir)
     out[0] = '\0';
     if (dir == NULL || dir[0] == '\0')
         return;
-    if (realpath(dir, out) == NULL) {
+    if (sl_realpath(dir, out) == NULL) {
         strncpy(out, dir, PATH_MAX - 1);
         out[PATH_MAX - 1] = '\0';
     }

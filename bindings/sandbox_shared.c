@@ -22,6 +22,7 @@
 #include "sandbox.h"
 
 #include "bind.h"
+#include "sys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,7 +345,7 @@ static int sandbox_searchpath(lua_State *L)
         lua_remove(L, -2);
         char real[PATH_MAX];
         FILE *f = NULL;
-        if (realpath(file, real) != NULL && sandbox_in_script_folders(d, real) && (f = fopen(real, "r")) != NULL) {
+        if (sl_realpath(file, real) != NULL && sandbox_in_script_folders(d, real) && (f = fopen(real, "r")) != NULL) {
             fclose(f);
             return 1;
         }

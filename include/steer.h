@@ -31,6 +31,23 @@ extern "C" {
 #define ST_PI 3.14159265358979323846
 
 /* ------------------------------------------------------------------------ */
+/* math with the same bits everywhere                                       */
+/* ------------------------------------------------------------------------ */
+
+/// Sine, cosine, atan2 and hypot from +, -, *, / and sqrt alone, which every
+/// platform rounds alike: the same bits on Linux, Windows and macOS, where
+/// each C library's own functions differ in the last bits (src/dmath.c).
+/// The core and the vec2 functions below use only these, so a world steps
+/// to the same checksum on every platform; a game in lockstep uses them too.
+/// Within 2 ulp of the true sin and cos for |x| < 1.6e6, 4 ulp for atan2,
+/// 2 for hypot; special values (NaN, infinities, signed zeros) as C's.
+double st_sin(double x);
+double st_cos(double x);
+void st_sincos(double x, double *s, double *c);
+double st_atan2(double y, double x);
+double st_hypot(double x, double y);
+
+/* ------------------------------------------------------------------------ */
 /* vec2                                                                     */
 /* ------------------------------------------------------------------------ */
 
@@ -53,7 +70,7 @@ static inline double st_v2_dist(st_vec2 a, st_vec2 b) { return st_v2_len(st_v2_s
 static inline double st_v2_dist2(st_vec2 a, st_vec2 b) { return st_v2_len2(st_v2_sub(a, b)); }
 /// (-y, x): the vector turned +90 degrees.
 static inline st_vec2 st_v2_perp(st_vec2 a) { return st_v2(-a.y, a.x); }
-static inline double st_v2_angle(st_vec2 a) { return atan2(a.y, a.x); }
+static inline double st_v2_angle(st_vec2 a) { return st_atan2(a.y, a.x); }
 /// Unit vector in the direction of a; the zero vector normalises to zero, never NaN.
 static inline st_vec2 st_v2_normalize(st_vec2 a)
 {
@@ -72,10 +89,16 @@ static inline st_vec2 st_v2_truncate(st_vec2 a, double max)
 }
 static inline st_vec2 st_v2_rotate(st_vec2 a, double rad)
 {
-    double c = cos(rad), s = sin(rad);
+    double c, s;
+    st_sincos(rad, &s, &c);
     return st_v2(a.x * c - a.y * s, a.x * s + a.y * c);
 }
-static inline st_vec2 st_v2_from_angle(double rad, double len) { return st_v2(cos(rad) * len, sin(rad) * len); }
+static inline st_vec2 st_v2_from_angle(double rad, double len)
+{
+    double c, s;
+    st_sincos(rad, &s, &c);
+    return st_v2(c * len, s * len);
+}
 static inline st_vec2 st_v2_lerp(st_vec2 a, st_vec2 b, double t)
 {
     return st_v2(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t);
@@ -92,7 +115,7 @@ static inline bool st_v2_finite(st_vec2 a) { return isfinite(a.x) && isfinite(a.
 static inline double st_v2_len_safe(st_vec2 a)
 {
     double l2 = st_v2_len2(a);
-    return l2 > 1e-290 && isfinite(l2) ? sqrt(l2) : hypot(a.x, a.y);
+    return l2 > 1e-290 && isfinite(l2) ? sqrt(l2) : st_hypot(a.x, a.y);
 }
 
 /// Unit vector along a (zero for zero); infinite components count as +-1

@@ -15,7 +15,15 @@
 
 /// Opens the module: pushes the `steer` table. Also what `require "steer"`
 /// calls in stock lua5.4 (through steer.so).
-int luaopen_steer(lua_State *L);
+/* What a Windows steer.dll exports: luaopen_steer, all that Lua's loader
+ * asks for (steer's own build defines STEER_LUA_BUILDING; a host linking
+ * the static bindings needs no marking). */
+#if defined(_WIN32) && defined(STEER_LUA_BUILDING)
+#define STEER_LUA_API __declspec(dllexport)
+#else
+#define STEER_LUA_API
+#endif
+STEER_LUA_API int luaopen_steer(lua_State *L);
 
 /* ---- values ---- */
 void steer_lua_pushvec2(lua_State *L, st_vec2 v);

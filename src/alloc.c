@@ -16,7 +16,7 @@
 typedef struct block_head {
     size_t size;  ///< bytes the caller asked for
     size_t cost;  ///< bytes counted: the system's block
-    void *base;   ///< what malloc or aligned_alloc gave
+    void *base;   ///< what malloc or sys_aligned gave
     st_mem mem;   ///< the budget counted against (zero: none)
 } block_head;
 
@@ -36,6 +36,30 @@ static void give(const st_mem *m, size_t n)
 {
     if (m->release != NULL)
         m->release(m->ud, n);
+}
+
+/*
+ * The system's aligned block. C11's aligned_alloc where the C runtime has
+ * it; Windows' has not (its _aligned_malloc needs a free of its own), so
+ * there, and in the portable build, a malloc block with room to align by
+ * hand (ST__ALIGN_SLACK more bytes). Either way free() gives it back, and
+ * the caller's block starts at align_up(base).
+ */
+#if defined(_WIN32) || defined(STEER_PORTABLE)
+#define ST__ALIGN_SLACK(align) (align)
+static char *sys_aligned(size_t align, size_t total)
+{
+    (void)align;
+    return malloc(total);
+}
+#else
+#define ST__ALIGN_SLACK(align) 0
+static char *sys_aligned(size_t align, size_t total) { return aligned_alloc(align, total); }
+#endif
+
+static char *align_up(char *p, size_t align)
+{
+    return p + ((align - (uintptr_t)p % align) % align);
 }
 
 static void *finish(void *base, void *user, const st_mem *m, size_t n, size_t total)
@@ -79,16 +103,16 @@ void *st__alloc_aligned(const st_mem *m, size_t align, size_t n)
     size_t lead = (ST_MEM_OVERHEAD + align - 1) / align * align;
     if (n > SIZE_MAX / 2)
         return NULL;
-    size_t total = (lead + n + align - 1) / align * align;
+    size_t total = (lead + n + align - 1) / align * align + ST__ALIGN_SLACK(align);
     if (!take(m, total))
         return NULL;
-    char *base = aligned_alloc(align, total);
+    char *base = sys_aligned(align, total);
     if (base == NULL) {
         if (m != NULL)
             give(m, total);
         return NULL;
     }
-    return finish(base, base + lead, m, n, total);
+    return finish(base, align_up(base, align) + lead, m, n, total);
 }
 
 void st__free(void *p)

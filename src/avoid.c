@@ -22,7 +22,7 @@
 // SSE2 (every x86-64) for the scan, the ranking and the half-planes; the
 // plain C beside it gives the same bits (-DORCA_SSE2=0 builds it there).
 #ifndef ORCA_SSE2
-#if defined(__SSE2__) && defined(__x86_64__)
+#if defined(__SSE2__) && defined(__x86_64__) && !defined(STEER_PORTABLE)
 #define ORCA_SSE2 1
 #else
 #define ORCA_SSE2 0

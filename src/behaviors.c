@@ -367,7 +367,7 @@ static inline void group_query(const st_world *w, int i, const st_flock_params *
 /// Cosine of half the view cone, or -2 when the cone is all around.
 static double view_cos(double fov)
 {
-    return fov > 0.0 && fov < 2.0 * ST_PI ? cos(0.5 * fov) : -2.0;
+    return fov > 0.0 && fov < 2.0 * ST_PI ? st_cos(0.5 * fov) : -2.0;
 }
 
 static double flock_sep_radius(const st_flock_params *p)

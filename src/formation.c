@@ -105,7 +105,7 @@ st_vec2 st_formation_pattern_offset(st_formation_pattern p, double sp, int s, in
     case ST_FORMATION_CIRCLE: {
         // Neighbours one spacing apart around the ring, and never closer
         // to the anchor than one spacing.
-        double r = n >= 2 ? fmax(sp, sp / (2.0 * sin(ST_PI / (double)n))) : sp;
+        double r = n >= 2 ? fmax(sp, sp / (2.0 * st_sin(ST_PI / (double)n))) : sp;
         return st_v2_from_angle(2.0 * ST_PI * (double)s / (double)(n > 0 ? n : 1), r);
     }
     case ST_FORMATION_COLUMN:
@@ -444,7 +444,7 @@ void st_formation_update(st_world *w, st_formation *f)
     if (f->count == 0) return;
     st_vec2 pos, h, vel;
     anchor(w, f, &pos, &h, &vel);
-    if (st_v2_dot(h, f->assigned_heading) < cos(f->def.reassign_angle) - 1e-12) {
+    if (st_v2_dot(h, f->assigned_heading) < st_cos(f->def.reassign_angle) - 1e-12) {
         st_formation_reassign(w, f);
         anchor(w, f, &pos, &h, &vel);
     }

@@ -638,6 +638,8 @@ int st__grid_slices(st_world *w, int count)
     int nt = 1;
 #ifdef STEER_HAVE_OPENMP
     if (w->threads > 1 && count >= ST_GRID_PARALLEL_MIN) nt = w->threads;
+#else
+    (void)count;
 #endif
     if (nt == 1 || d.nx != g->nx || d.ny != g->ny || d.cell_w != g->cell_w || d.cell_h != g->cell_h) return 1;
     if (!g->cell_start || g->cell_cap < cells + 1 || (int64_t)(nt - 1) * cells > g->hist_cap) return 1;
@@ -693,7 +695,7 @@ ST__INLINE void grid_visit_ex(const st_world *w, const st_grid *g, const st_quer
                               void *ctx)
 {
     visit_ctx v = {w, q, exclude, q->fov > 0.0 && q->fov < 2.0 * ST_PI, 0.0, fn, ctx};
-    v.cos_half = v.cone ? cos(0.5 * q->fov) : -2.0;
+    v.cos_half = v.cone ? st_cos(0.5 * q->fov) : -2.0;
     st__grid_runs(w, g, q->center, q->radius, visit_run, &v);
 }
 
@@ -1017,7 +1019,7 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
     ST__PREFETCH(&w->bodies[c.index]);
     if (dist) {
         // dist2 may have overflowed: the length of the offset, at most DBL_MAX
-        double d = isfinite(c.best) ? sqrt(c.best) : hypot(c.offset.x, c.offset.y);
+        double d = isfinite(c.best) ? sqrt(c.best) : st_hypot(c.offset.x, c.offset.y);
         *dist = d <= DBL_MAX ? d : DBL_MAX;
     }
     st_agent_id id;

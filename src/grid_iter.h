@@ -14,6 +14,7 @@
 #ifndef STEER_GRID_ITER_H
 #define STEER_GRID_ITER_H
 
+#include "portable.h"
 #include "world_internal.h"
 
 /// An item's coordinate p less the centre's c in a wrap world of this size,
@@ -56,13 +57,7 @@ static inline int st__clamp_cell(double f, int n)
     return (int)f;
 }
 
-#if defined(__GNUC__)
-#define ST__INLINE static inline __attribute__((always_inline))
-#define ST__PREFETCH(p) __builtin_prefetch(p)
-#else
-#define ST__INLINE static inline
-#define ST__PREFETCH(p) ((void)(p))
-#endif
+#define ST__INLINE static ST__FORCE_INLINE
 
 /// A wrap world's grid column and row of a position already folded into it
 /// (x, y), from the grid's settings as values (a loop keeps them in locals).
@@ -122,7 +117,7 @@ static inline void st__grid_count(const st_world *w, int32_t *row, int i)
 /// test behind it (grid and all-pairs searches then agree).
 static inline bool st__far_within(st_vec2 d, double r)
 {
-    return hypot(d.x, d.y) <= r;
+    return st_hypot(d.x, d.y) <= r;
 }
 
 /// How many agents ahead a pass in grid order prefetches the records of the

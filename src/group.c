@@ -34,7 +34,7 @@
 
 #include "grid_iter.h"
 
-#if defined(__GNUC__)
+#if ST__GNU_VECTORS
 #define ST__LANE_VECTORS 1
 typedef float f4 __attribute__((vector_size(16)));
 typedef int32_t i4 __attribute__((vector_size(16)));
@@ -45,11 +45,7 @@ typedef int32_t i4[4];
 
 /// A function kept out of its callers: walk, so that an agent whose runs
 /// the memo holds costs a short call, and walk_cells, so that walk is short.
-#if defined(__GNUC__)
-#define ST__OUT_OF_LINE static __attribute__((noinline))
-#else
-#define ST__OUT_OF_LINE static
-#endif
+#define ST__OUT_OF_LINE static ST__NEVER_INLINE
 
 /// View cones, as a constant of each specialised loop.
 enum { CONE_NONE, CONE_WIDE, CONE_NARROW }; // all around; half-angle >= 90 degrees; < 90 degrees

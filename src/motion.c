@@ -105,7 +105,7 @@ void st__orient_turn(st_world *w, int i, st_vec2 v, double dt)
         return;
     }
     st_vec2 h = b->heading;
-    double ang = atan2(st_v2_cross(h, want), st_v2_dot(h, want));
+    double ang = st_atan2(st_v2_cross(h, want), st_v2_dot(h, want));
     if (fabs(ang) <= max) {
         b->heading = want;
         return;

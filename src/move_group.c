@@ -590,17 +590,17 @@ static int around_block(const mv_group *g, st_vec2 pos, st_vec2 slot, double rb,
     st_vec2 c = g->front, vm = st_v2_sub(pos, c), vs = st_v2_sub(slot, c);
     st_vec2 near = st__closest_on_segment(c, pos, slot);
     if (st_v2_len(vm) <= ring || st_v2_dist(near, c) >= ring) return 0;
-    double am = atan2(vm.y, vm.x), as = atan2(vs.y, vs.x), turn = as - am;
+    double am = st_atan2(vm.y, vm.x), as = st_atan2(vs.y, vs.x), turn = as - am;
     while (turn > ST_PI) turn -= 2.0 * ST_PI;
     while (turn < -ST_PI) turn += 2.0 * ST_PI;
     int steps = (int)ceil(fabs(turn) / MV_ARC_STEP);
     if (steps < 1 || steps + 2 > cap) return 0;
-    double rr = ring / cos(0.5 * MV_ARC_STEP); // chords stay outside the ring
+    double rr = ring / st_cos(0.5 * MV_ARC_STEP); // chords stay outside the ring
     int n = 0;
     out[n++] = pos;
     for (int q = 0; q <= steps; q++) {
         double a = am + turn * q / steps;
-        out[n++] = st_v2_add(c, st_v2(rr * cos(a), rr * sin(a)));
+        out[n++] = st_v2_add(c, st_v2(rr * st_cos(a), rr * st_sin(a)));
     }
     out[n++] = slot;
     return n;

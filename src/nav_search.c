@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "nav_tiles.h"
+#include "portable.h"
 
 #define SQRT2_1 0.41421356237309504880 // sqrt(2) - 1
 
@@ -73,7 +74,7 @@ static int run_bits(const uint64_t *mid, const uint64_t *lo, const uint64_t *hi,
         uint64_t ev = ~m | (bits64(lo, p) & ~bits64(lo, behind)) | (bits64(hi, p) & ~bits64(hi, behind));
         if (goal >= p && goal < p + 64) ev |= 1ull << (goal - p);
         if (ev) {
-            int i = forward ? __builtin_ctzll(ev) : 63 - __builtin_clzll(ev);
+            int i = forward ? st__ctz64(ev) : 63 - st__clz64(ev);
             return (m >> i) & 1 ? p + i : -1;
         }
         pos += forward ? 64 : -64;

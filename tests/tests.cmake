@@ -47,6 +47,18 @@ foreach(src ${STEER_C_TESTS})
 endforeach()
 endif()
 
+# The programs that compare builds (make test-portable, make test-windows).
+if(STEER_TEST_C)
+  include(${PROJECT_SOURCE_DIR}/tests/platform/platform.cmake)
+endif()
+
+# A cross build (make test-windows) stops here: its C programs run through
+# the emulator (Wine); the Lua specs, the app tests and the helpers want
+# the host's Lua and programs.
+if(CMAKE_CROSSCOMPILING)
+  return()
+endif()
+
 # Lua specs: busted under the STEER_LUA interpreter against build/steer.so.
 set(LUA54 ${STEER_LUA_BIN})
 find_program(BUSTED busted)

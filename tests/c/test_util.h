@@ -26,7 +26,11 @@ static int tu_failures;
 static const char *tu_current = "?";
 
 #if defined(__GNUC__)
+#ifdef __MINGW_PRINTF_FORMAT /* mingw-w64: C99's printf, as the build asks for */
+__attribute__((format(__MINGW_PRINTF_FORMAT, 4, 5)))
+#else
 __attribute__((format(printf, 4, 5)))
+#endif
 #endif
 static int
 tu_fail(const char *file, int line, const char *cond, const char *fmt, ...)
