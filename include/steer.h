@@ -955,6 +955,32 @@ bool st_navgrid_set_tile(st_navgrid *g, int x, int y, bool blocked);
 st_nav_result st_navgrid_path_radius(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, const st_vec2 **points,
                                      int *n);
 
+/// An off-mesh link's options (st_navgrid_link): one-way unless `both`;
+/// `cost` in world units (>= 0; < 0: the straight distance between its
+/// ends, the default).
+typedef struct st_nav_link_def {
+    bool both;
+    double cost;
+} st_nav_link_def;
+
+st_nav_link_def st_default_nav_link_def(void);
+/// Adds an off-mesh link (a jump, a ladder, a door, a teleport) from point
+/// a to point b (world units, inside the grid's rectangle): an extra edge
+/// of every later path search, from the cell (tile) under a to the one
+/// under b at the link's cost, used when both are free (tile grids: when
+/// both have room for the agent's radius). The path then runs to a, takes
+/// the segment a-b (st_navgrid_path_link names it) and carries on from b;
+/// string pulling never pulls across a link. Returns the link's id (> 0,
+/// unique in the world); 0 when a point is outside or not finite or the
+/// cost is NaN or infinite; -1 when memory ran out. def NULL: the defaults.
+int st_navgrid_link(st_navgrid *g, st_vec2 a, st_vec2 b, const st_nav_link_def *def);
+/// Removes link `id`; false when the grid has none of that id.
+bool st_navgrid_unlink(st_navgrid *g, int id);
+int st_navgrid_link_count(const st_navgrid *g);
+/// The id of the link that segment i (points i to i+1) of the grid's last
+/// path takes; 0 when it takes none (or i is outside the last path).
+int st_navgrid_path_link(const st_navgrid *g, int i);
+
 /// A flow field towards `goal` over the grid's free cells: the travel
 /// distance of every cell to the goal by fast marching (the eikonal
 /// equation, so distances are Euclidean rather than 8-directional), and a

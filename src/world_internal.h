@@ -224,6 +224,7 @@ struct st_world {
     uint64_t tick;
     double time;
     uint64_t next_serial;
+    int32_t link_serial; // the last navgrid link id given (st_navgrid_link)
 
     st_body *bodies;
     st_agent *agents;
