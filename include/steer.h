@@ -413,6 +413,33 @@ bool st_path_loop(const st_path *p);
 double st_path_radius(const st_path *p);
 /// The waypoint this agent follows next on its current path (0 when none).
 int st_agent_path_index(const st_world *w, st_agent_id id);
+/// The navgrid link (st_navgrid_link's id) segment i of the path takes,
+/// from point i to point i + 1; 0 when none.
+int st_path_link(const st_path *p, int i);
+/// Marks segment i (0 <= i < count - 1) of an open path as taking link
+/// `id` (> 0; 0 unmarks). A follower (follow_path, both modes) goes to the
+/// link's start, records an st_link_event when it reaches it (within the
+/// path radius), then heads straight for the link's end, never cutting
+/// across it, and carries on along the path once within the path radius
+/// of the end. False for a loop path, an i out of range, id < 0, or when
+/// memory runs out.
+bool st_path_set_link(st_path *p, int i, int id);
+
+/// An agent reached a path's link in the last step: the host (the Lua
+/// bindings: brain.traverse_link) may move it across (a jump, a ladder, a
+/// teleport: set its position near the link's end).
+typedef struct st_link_event {
+    st_agent_id agent;
+    int link;            ///< the link's id
+    int index;           ///< the path's segment: the link runs from point index to index + 1
+    const st_path *path;
+    uint64_t serial;     ///< the agent's spawn serial (the events' order)
+} st_link_event;
+
+/// The link events of the last step, in spawn order of the agents (then
+/// path segment); valid until the next step begins.
+int st_world_link_event_count(const st_world *w);
+st_link_event st_world_link_event(const st_world *w, int k);
 
 /* ------------------------------------------------------------------------ */
 /* neighbour queries                                                        */
