@@ -380,6 +380,12 @@ local path = {}
 ---@return steer.vec2[] a fresh array of the points
 function path:points() end
 
+---The segments of a navgrid path that take an off-mesh link, in order:
+---link `link` runs from path[index] (link.from, or link.to for the way
+---back of a two-way link) to path[index + 1]. Empty for other paths.
+---@return { index: integer, link: steer.nav_link }[]
+function path:links() end
+
 ---@class steer.path_def
 ---@field loop? boolean default false
 ---@field radius? number > 0, default 20
@@ -439,6 +445,34 @@ function navgrid:cells() end
 ---@param y integer
 ---@param blocked boolean
 function navgrid:set_tile(x, y, blocked) end
+
+---An off-mesh link (nav:link): a plain table; add fields of your own.
+---@class steer.nav_link
+---@field id integer     unique in the world
+---@field from steer.vec2
+---@field to steer.vec2
+---@field both boolean   also from `to` to `from`
+---@field cost number    what the search counts for taking it (world units)
+---@field kind? string   yours: "jump", "ladder", "door", "teleport"...
+
+---@class steer.nav_link_opts
+---@field both? boolean  default false: one way, from a to b
+---@field cost? number   >= 0, finite; default the distance from a to b
+---@field kind? string
+
+---Adds an off-mesh link (a jump, ladder, door, teleport) from a to b (inside
+---the grid's map or world): later paths may take it from the cell (tile)
+---under a to the one under b, when both are free (have room for the agent).
+---@param a steer.point
+---@param b steer.point
+---@param opts? steer.nav_link_opts
+---@return steer.nav_link
+function navgrid:link(a, b, opts) end
+
+---Removes a link (nav:link's table or its id); false when the grid had none such.
+---@param link steer.nav_link|integer
+---@return boolean
+function navgrid:unlink(link) end
 
 ---Recomputes the cells of obstacles changed since the last query (queries
 ---do this themselves); returns how many cells were rasterised.
@@ -852,6 +886,7 @@ function formation:set_anchor(pos, heading) end
 ---@field update? fun(self: table, agent: steer.agent, dt: number)
 ---@field draw? fun(self: table, agent: steer.agent, gfx: table)
 ---@field reload? fun(self: table, agent: steer.agent)
+---@field traverse_link? fun(self: table, agent: steer.agent, link: steer.nav_link) after a step in which the agent, following a navgrid path, reached the start of one of its off-mesh links: move it across (set agent.pos near link.to to teleport, or steer); without it the agent walks straight across
 
 -- ---------------------------------------------------------------- module functions
 
