@@ -460,6 +460,10 @@ sl_state *sl_getstate(lua_State *L);
  * step began, in spawn order; brain errors are routed. Returns LUA_OK, or
  * the status of an error the step must raise, its message on top. */
 int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt);
+/* world:add_tiles{ nav = g }: why the value at idx cannot take walls of a
+ * cols x rows map (NULL: it can), and giving them to it. */
+const char *sl_nav_walls_check(lua_State *L, int idx, int cols, int rows);
+void sl_nav_set_walls(lua_State *L, int idx, st_tile_walls *tw);
 /* After a step: brain.traverse_link(self, agent, link) for the agents that
  * reached a link of their path in it (world at world_idx). */
 void sl_brains_links(lua_State *L, int world_idx, sl_world *sw);

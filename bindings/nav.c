@@ -20,6 +20,7 @@ static const char sl_key_nav = 0, sl_key_field = 0;
 typedef struct sl_nav {
     st_navgrid *g;   /* NULL once collected */
     sl_world *sw;    /* pinned by uservalue 1 */
+    st_tile_walls *walls; /* world:add_tiles{ nav = this }: follow set_tile */
 } sl_nav;
 
 typedef struct sl_flow {
@@ -46,6 +47,26 @@ const st_flowfield *sl_toflowfield(lua_State *L, int idx)
 }
 
 bool sl_isnavgrid(lua_State *L, int idx) { return sl_testudata(L, idx, &sl_key_nav) != NULL; }
+
+const char *sl_nav_walls_check(lua_State *L, int idx, int cols, int rows)
+{
+    sl_nav *n = (sl_nav *)sl_testudata(L, idx, &sl_key_nav);
+    if (n == NULL)
+        return "steer.navgrid expected";
+    if (n->g == NULL || n->sw->w == NULL)
+        return "a navgrid whose world is gone";
+    if (!st_navgrid_tiled(n->g) || st_navgrid_cols(n->g) != cols || st_navgrid_rows(n->g) != rows)
+        return "a tile navgrid of the same map expected";
+    if (n->walls != NULL)
+        return "the navgrid's tiles have walls already";
+    return NULL;
+}
+
+void sl_nav_set_walls(lua_State *L, int idx, st_tile_walls *tw)
+{
+    sl_nav *n = (sl_nav *)sl_testudata(L, idx, &sl_key_nav);
+    n->walls = tw;
+}
 
 /// The tile fields of world:navgrid{tiles = ...} into def (the bytes stay
 /// on the stack until the grid has copied them).
@@ -109,6 +130,7 @@ int sl_world_navgrid(lua_State *L)
     sl_nav *n = (sl_nav *)lua_newuserdatauv(L, sizeof *n, 1);
     n->g = NULL;
     n->sw = sw;
+    n->walls = NULL;
     sl_setmetatable(L, &sl_key_nav);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
@@ -127,6 +149,8 @@ static int nav_gc(lua_State *L)
     sl_nav *n = (sl_nav *)sl_checkudata(L, 1, &sl_key_nav, SL_NAV);
     st_navgrid_destroy(n->g);
     n->g = NULL;
+    st_tile_walls_destroy(n->walls); /* its obstacles stay the world's */
+    n->walls = NULL;
     return 0;
 }
 
@@ -329,6 +353,8 @@ static int nav_set_tile(lua_State *L)
     luaL_argcheck(L, x >= 0 && x < cols, 2, lua_pushfstring(L, "must be in 0..%d", cols - 1));
     luaL_argcheck(L, y >= 0 && y < rows, 3, lua_pushfstring(L, "must be in 0..%d", rows - 1));
     st_navgrid_set_tile(n->g, (int)x, (int)y, lua_toboolean(L, 4));
+    if (n->walls != NULL && !st_tile_walls_set(n->walls, (int)x, (int)y, lua_toboolean(L, 4)))
+        return luaL_error(L, "not enough memory");
     return 0;
 }
 

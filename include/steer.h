@@ -369,6 +369,27 @@ int st_world_add_tiles(st_world *w, const uint8_t *tiles, int cols, int rows, do
 /// Removes it at once (also inside a step: from the next step on). False
 /// when there is no such obstacle.
 bool st_world_remove_obstacle(st_world *w, int id);
+
+/// A tile map's walls that follow its changes: the blocked tiles added as
+/// merged rectangles (as st_world_add_tiles), and the map and which
+/// rectangle holds each tile kept, so st_tile_walls_set changes only the
+/// rectangles at the tile. The obstacles belong to the world (destroying
+/// this leaves them there).
+typedef struct st_tile_walls st_tile_walls;
+/// NULL on bad arguments (as st_world_add_tiles) or when memory runs out
+/// (then none of its obstacles stay).
+st_tile_walls *st_tile_walls_create(st_world *w, const uint8_t *tiles, int cols, int rows, double tile);
+void st_tile_walls_destroy(st_tile_walls *tw);
+/// Its obstacles now, and the id of the i-th (0 <= i < count; in no
+/// particular order).
+int st_tile_walls_count(const st_tile_walls *tw);
+int st_tile_walls_id(const st_tile_walls *tw, int i);
+/// Blocks or frees tile (x, y): blocking adds a one-tile rectangle, freeing
+/// replaces the rectangle that held it by the (at most four) rectangles of
+/// the rest; the walls then cover exactly the changed map's blocked tiles.
+/// False when (x, y) is outside the map or memory ran out (the walls then
+/// may lack part of the freed tile's rectangle).
+bool st_tile_walls_set(st_tile_walls *tw, int x, int y, bool blocked);
 /// Moves it (a circle's centre, a polygon's mean point); false when there is
 /// no such obstacle. ORCA sees a circle that moved between steps as moving
 /// at the velocity that took it there.

@@ -3,8 +3,9 @@
 --
 -- The level is rows of characters ('#' wall, '.' floor), 60 x 40 tiles of 16.
 -- world:navgrid{ tiles = ... } plans on it with exact tile semantics, and
--- world:add_tiles{ ... } puts the same walls in the world as merged
--- rectangles, so contacts keep everyone out of them. Small green runners
+-- world:add_tiles{ ..., nav = nav } puts the same walls in the world as
+-- merged rectangles, so contacts keep everyone out of them, and they follow
+-- nav:set_tile. Small green runners
 -- (radius 3) fit the one-tile passages, blue walkers (radius 9) the
 -- three-tile corridors, and big orange carts (radius 20) only the halls: each
 -- asks nav:path(from, to, { radius = a.radius }) of the same grid and walks
@@ -126,26 +127,16 @@ local VIEWS = { all = 1, paths = 2, off = 3 }
 
 local function set_door(world, i, open)
     local d = DOORS[i]
-    world.user.nav:set_tile(d[1], d[2], not open)
+    world.user.nav:set_tile(d[1], d[2], not open) -- the walls in the world follow
     world.user.open[i] = open
-    -- the walls in the world follow: one obstacle per door, added when shut
-    local o = world.user.door_walls[i]
-    if open and o then
-        world:remove_obstacle(o)
-        world.user.door_walls[i] = nil
-    elseif not open and not o then
-        local x, y = d[1] * TILE, d[2] * TILE
-        world.user.door_walls[i] = world:add_obstacle { polygon = { { x, y }, { x + TILE, y }, { x + TILE, y + TILE },
-            { x, y + TILE } } }
-    end
 end
 
 function scene.load(world, args)
     world.user.nav = world:navgrid { tiles = MAP, tile = TILE }
-    world.user.walls = world:add_tiles { tiles = MAP, tile = TILE }
+    world.user.walls = world:add_tiles { tiles = MAP, tile = TILE, nav = world.user.nav }
     world.user.jump = world.user.nav:link(center(JUMP.from[1], JUMP.from[2]), center(JUMP.to[1], JUMP.to[2]),
                                           { kind = "jump", both = true })
-    world.user.open, world.user.door_walls = {}, {}
+    world.user.open = {}
     for i in ipairs(DOORS) do world.user.open[i] = true end
     world.user.view = 1
     for _, arg in ipairs(args or {}) do world.user.view = VIEWS[arg] or world.user.view end

@@ -229,8 +229,10 @@ function world:add_obstacle(def) end
 ---The blocked tiles of a tile map (as world:navgrid{ tiles = ... } takes it;
 ---the map's corner at the origin) as closed rectangle obstacles, runs of
 ---blocked tiles merged with the same runs below, so steering, ORCA and
----contacts meet the walls the tile navgrid plans around.
----@param def { tiles: string[]|steer.tile_layer, tile?: number, walkable?: string|table|fun(tile: string|number): any }
+---contacts meet the walls the tile navgrid plans around. With `nav`, a tile
+---navgrid of the same map, the walls follow nav:set_tile (only the
+---rectangles at the changed tile change).
+---@param def { tiles: string[]|steer.tile_layer, tile?: number, walkable?: string|table|fun(tile: string|number): any, nav?: steer.navgrid }
 ---@return steer.obstacle[]
 function world:add_tiles(def) end
 

@@ -577,7 +577,11 @@ describe("tiles.lua", function()
         end
         assert.is_true(jumps > 0, "nobody took the jump")
         -- shutting a door changes the plans of everyone on the same grid
+        local walls = #world:obstacles()
         scene.set_door(world, 1, false)
         assert.is_true(world.user.nav:blocked(6, 14))
+        assert.equals(walls + 1, #world:obstacles()) -- the door's wall, from add_tiles{ nav = ... }
+        scene.set_door(world, 1, true)
+        assert.equals(walls, #world:obstacles())
     end)
 end)
