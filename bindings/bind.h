@@ -60,7 +60,8 @@ enum {
                         * steps refer to, kept until the step finishes them */
     SL_WUV_NAVS,       /* navgrids orders plan on (navgrid -> true), and the
                         * world's default one under "default" (move.c) */
-    SL_WUV_COUNT = SL_WUV_NAVS
+    SL_WUV_LINKS,      /* navgrid link id -> the table nav:link returned */
+    SL_WUV_COUNT = SL_WUV_LINKS
 };
 
 #define SL_TAG_CACHE 4
@@ -78,6 +79,7 @@ typedef struct sl_world {
     int brain_count, brain_cap, brain_dead;
     int walking;            /* walks of brain_list in progress */
     bool stepping;          /* inside world:step (brains running) */
+    bool linking;           /* inside world:step (traverse_link callbacks running) */
     st_agent_id *scratch;   /* query results and id lists, grown on demand */
     int scratch_cap;
     double *scratch_dist;
@@ -488,6 +490,13 @@ sl_state *sl_getstate(lua_State *L);
  * step began, in spawn order; brain errors are routed. Returns LUA_OK, or
  * the status of an error the step must raise, its message on top. */
 int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt);
+/* world:add_tiles{ nav = g }: why the value at idx cannot take walls of a
+ * cols x rows map (NULL: it can), and giving them to it. */
+const char *sl_nav_walls_check(lua_State *L, int idx, int cols, int rows);
+void sl_nav_set_walls(lua_State *L, int idx, st_tile_walls *tw);
+/* After a step: brain.traverse_link(self, agent, link) for the agents that
+ * reached a link of their path in it (world at world_idx). */
+void sl_brains_links(lua_State *L, int world_idx, sl_world *sw);
 /* brain.spawn(self, agent) for the agent at agent_idx, if it has one. */
 void sl_brain_spawn(lua_State *L, int agent_idx);
 /* Handles a brain callback's error (message on top, popped): pauses the

@@ -465,6 +465,35 @@ static int fail_brain(lua_State *L)
     return 0;
 }
 
+/* For each link event of the step (in the agents' spawn order): the
+ * agent's brain.traverse_link(self, agent, link), link being the table
+ * nav:link returned. An agent without the callback, or paused, or gone,
+ * needs nothing: the core walks it straight across. Errors pause the brain
+ * and are routed, as an update's are. */
+void sl_brains_links(lua_State *L, int world_idx, sl_world *sw)
+{
+    int n = st_world_link_event_count(sw->w);
+    if (n == 0)
+        return;
+    world_idx = lua_absindex(L, world_idx);
+    int top = lua_gettop(L);
+    sl_push_uvtable(L, world_idx, SL_WUV_LINKS); /* top + 1 */
+    lua_pushliteral(L, "traverse_link");          /* top + 2 */
+    for (int k = 0; k < n; k++) {
+        st_link_event e = st_world_link_event(sw->w, k);
+        if (!st_agent_alive(sw->w, e.agent))
+            continue;
+        sl_pushagent(L, world_idx, e.agent); /* top + 3 */
+        sl_agent *a = sl_agent_at(L, top + 3);
+        if (a != NULL && a->has_brain && !a->paused && !a->removed) {
+            lua_rawgeti(L, top + 1, e.link);
+            call_brain(L, world_idx, top + 3, top + 2, 1);
+        }
+        lua_settop(L, top + 2);
+    }
+    lua_settop(L, top);
+}
+
 int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt)
 {
     world_idx = lua_absindex(L, world_idx);

@@ -20,6 +20,7 @@ static const char sl_key_nav = 0, sl_key_field = 0;
 typedef struct sl_nav {
     st_navgrid *g;   /* NULL once collected */
     sl_world *sw;    /* pinned by uservalue 1 */
+    st_tile_walls *walls; /* world:add_tiles{ nav = this }: follow set_tile */
 } sl_nav;
 
 typedef struct sl_flow {
@@ -57,6 +58,26 @@ sl_world *sl_navgrid_world(lua_State *L, int idx)
 {
     sl_nav *n = (sl_nav *)sl_testudata(L, idx, &sl_key_nav);
     return n ? n->sw : NULL;
+}
+
+const char *sl_nav_walls_check(lua_State *L, int idx, int cols, int rows)
+{
+    sl_nav *n = (sl_nav *)sl_testudata(L, idx, &sl_key_nav);
+    if (n == NULL)
+        return "steer.navgrid expected";
+    if (n->g == NULL || n->sw->w == NULL)
+        return "a navgrid whose world is gone";
+    if (!st_navgrid_tiled(n->g) || st_navgrid_cols(n->g) != cols || st_navgrid_rows(n->g) != rows)
+        return "a tile navgrid of the same map expected";
+    if (n->walls != NULL)
+        return "the navgrid's tiles have walls already";
+    return NULL;
+}
+
+void sl_nav_set_walls(lua_State *L, int idx, st_tile_walls *tw)
+{
+    sl_nav *n = (sl_nav *)sl_testudata(L, idx, &sl_key_nav);
+    n->walls = tw;
 }
 
 /// The tile fields of world:navgrid{tiles = ...} into def (the bytes stay
@@ -121,6 +142,7 @@ int sl_world_navgrid(lua_State *L)
     sl_nav *n = (sl_nav *)lua_newuserdatauv(L, sizeof *n, 1);
     n->g = NULL;
     n->sw = sw;
+    n->walls = NULL;
     sl_setmetatable(L, &sl_key_nav);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
@@ -141,6 +163,8 @@ static int nav_gc(lua_State *L)
     if (n->sw->w != NULL) /* a world finalized first took the grid's memory with it */
         st_navgrid_destroy(n->g);
     n->g = NULL;
+    st_tile_walls_destroy(n->walls); /* its obstacles stay the world's */
+    n->walls = NULL;
     return 0;
 }
 
@@ -163,6 +187,113 @@ static double agent_radius(lua_State *L, sl_nav *n, int arg, const char *fn)
     if (st_navgrid_tiled(n->g) && r > 31.0 * cell)
         sl_raise(L, &src, "at most 31 tiles (%g)", 31.0 * cell);
     return r;
+}
+
+/* The links the grid's last path takes, marked in path p (the userdata at
+ * idx) and kept in its uservalue: segment index (1-based) -> link table. */
+static void path_links(lua_State *L, sl_nav *n, st_path *p, int idx)
+{
+    if (st_navgrid_link_count(n->g) == 0)
+        return;
+    lua_getiuservalue(L, 1, 1); /* the world */
+    sl_push_uvtable(L, -1, SL_WUV_LINKS);
+    lua_newtable(L);
+    for (int i = 0; i + 1 < st_path_count(p); i++) {
+        int id = st_navgrid_path_link(n->g, i);
+        if (id == 0)
+            continue;
+        if (!st_path_set_link(p, i, id))
+            luaL_error(L, "not enough memory");
+        lua_rawgeti(L, -2, id);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setiuservalue(L, idx, 1);
+    lua_pop(L, 2);
+}
+
+/* nav:link(a, b [, { both = false, cost = |b - a|, kind = "jump" }]) -> link:
+ * a table { id, from, to, both, cost, kind } the paths of this grid may
+ * take; the brains of agents that reach it get traverse_link(self, a, link) */
+static int nav_link(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    st_vec2 a = steer_lua_checkpoint(L, 2);
+    st_vec2 b = steer_lua_checkpoint(L, 3);
+    st_nav_link_def def = st_default_nav_link_def();
+    const char *kind = NULL;
+    if (!lua_isnoneornil(L, 4)) {
+        static const char *const keys[] = {"both", "cost", "kind", NULL};
+        luaL_checktype(L, 4, LUA_TTABLE);
+        const char *bad = sl_unknown_key(L, 4, keys);
+        if (bad != NULL)
+            return luaL_error(L, "bad argument #3 to 'link' (unknown field '%s')", bad);
+        sl_src src = sl_field(4, "both");
+        int ty = lua_getfield(L, 4, "both");
+        if (ty != LUA_TNIL && ty != LUA_TBOOLEAN)
+            sl_raise_type(L, &src, -1, "boolean");
+        def.both = lua_toboolean(L, -1);
+        src.field = "cost";
+        lua_getfield(L, 4, "cost");
+        if (!lua_isnil(L, -1))
+            def.cost = sl_number_min(L, -1, &src, 0.0, false);
+        src.field = "kind";
+        ty = lua_getfield(L, 4, "kind");
+        if (ty != LUA_TNIL && ty != LUA_TSTRING)
+            sl_raise_type(L, &src, -1, "string");
+        kind = lua_tostring(L, -1);
+        lua_pop(L, 3);
+        lua_settop(L, 4);
+    }
+    bool tiled = st_navgrid_tiled(n->g);
+    double w = tiled ? st_navgrid_cols(n->g) * st_navgrid_cell(n->g) : st_world_width(n->sw->w);
+    double h = tiled ? st_navgrid_rows(n->g) * st_navgrid_cell(n->g) : st_world_height(n->sw->w);
+    for (int k = 0; k < 2; k++) {
+        st_vec2 p = k ? b : a;
+        luaL_argcheck(L, p.x >= 0 && p.y >= 0 && p.x <= w && p.y <= h, 2 + k,
+                      lua_pushfstring(L, "outside the grid's %s (%f x %f)", tiled ? "map" : "world", w, h));
+    }
+    int id = st_navgrid_link(n->g, a, b, &def);
+    if (id <= 0)
+        return luaL_error(L, "not enough memory");
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, id);
+    lua_setfield(L, -2, "id");
+    steer_lua_pushvec2(L, a);
+    lua_setfield(L, -2, "from");
+    steer_lua_pushvec2(L, b);
+    lua_setfield(L, -2, "to");
+    lua_pushboolean(L, def.both);
+    lua_setfield(L, -2, "both");
+    lua_pushnumber(L, def.cost < 0.0 ? st_v2_dist(a, b) : def.cost);
+    lua_setfield(L, -2, "cost");
+    if (kind != NULL) {
+        lua_pushstring(L, kind);
+        lua_setfield(L, -2, "kind");
+    }
+    lua_getiuservalue(L, 1, 1);
+    sl_push_uvtable(L, -1, SL_WUV_LINKS);
+    lua_pushvalue(L, -3);
+    lua_rawseti(L, -2, id);
+    lua_pop(L, 2);
+    return 1;
+}
+
+/* nav:unlink(link) -> whether this grid had it (link: nav:link's table or id) */
+static int nav_unlink(lua_State *L)
+{
+    sl_nav *n = checknav(L, 1);
+    lua_Integer id;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "id");
+        int isint;
+        id = lua_tointegerx(L, -1, &isint);
+        luaL_argcheck(L, isint, 2, "a link (a table with an integer id)");
+    } else {
+        id = luaL_checkinteger(L, 2);
+    }
+    bool had = id > 0 && id <= INT32_MAX && st_navgrid_unlink(n->g, (int)id);
+    lua_pushboolean(L, had);
+    return 1;
 }
 
 /* nav:path(from, to [, radius | { radius = r }]) -> steer.path | nil, reason
@@ -190,12 +321,13 @@ static int nav_path(lua_State *L)
         lua_pushstring(L, st_nav_result_name(r));
         return 2;
     }
-    sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 0);
+    sl_path *p = (sl_path *)lua_newuserdatauv(L, sizeof *p, 1);
     p->p = NULL;
     sl_setmetatable(L, &sl_key_path);
     p->p = st_path_create_in(sl_mem(L), pts, count, false, radius);
     if (p->p == NULL)
         return luaL_error(L, "not enough memory");
+    path_links(L, n, p->p, lua_gettop(L));
     return 1;
 }
 
@@ -235,6 +367,8 @@ static int nav_set_tile(lua_State *L)
     luaL_argcheck(L, x >= 0 && x < cols, 2, lua_pushfstring(L, "must be in 0..%d", cols - 1));
     luaL_argcheck(L, y >= 0 && y < rows, 3, lua_pushfstring(L, "must be in 0..%d", rows - 1));
     st_navgrid_set_tile(n->g, (int)x, (int)y, lua_toboolean(L, 4));
+    if (n->walls != NULL && !st_tile_walls_set(n->walls, (int)x, (int)y, lua_toboolean(L, 4)))
+        return luaL_error(L, "not enough memory");
     return 0;
 }
 
@@ -387,7 +521,7 @@ void sl_open_nav(lua_State *L)
     static const luaL_Reg nav_methods[] = {
         {"path", nav_path},     {"visible", nav_visible},       {"blocked", nav_blocked},
         {"update", nav_update}, {"flow_field", nav_flow_field}, {"cells", nav_cells},
-        {"set_tile", nav_set_tile},
+        {"set_tile", nav_set_tile}, {"link", nav_link},      {"unlink", nav_unlink},
         {NULL, NULL},
     };
     static const luaL_Reg field_meta[] = {{"__gc", field_gc}, {"__tostring", field_tostring}, {NULL, NULL}};

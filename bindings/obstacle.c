@@ -118,13 +118,14 @@ int sl_world_add_obstacle(lua_State *L)
     return 1;
 }
 
-/* world:add_tiles{ tiles = T [, tile = s, walkable = w] } -> { steer.obstacle, ... }:
+/* world:add_tiles{ tiles = T [, tile = s, walkable = w, nav = g] } -> { steer.obstacle, ... }:
  * the blocked tiles as merged rectangles (the map's corner at the origin;
- * the same fields and defaults as world:navgrid{ tiles = ... }). */
+ * the same fields and defaults as world:navgrid{ tiles = ... }). With nav,
+ * a tile navgrid of the same map: g:set_tile changes these walls too. */
 int sl_world_add_tiles(lua_State *L)
 {
     sl_world *sw = sl_checkworld(L, 1);
-    static const char *const keys[] = {"tiles", "tile", "walkable", NULL};
+    static const char *const keys[] = {"tiles", "tile", "walkable", "nav", NULL};
     luaL_checktype(L, 2, LUA_TTABLE);
     const char *bad = sl_unknown_key(L, 2, keys);
     if (bad != NULL)
@@ -139,6 +140,26 @@ int sl_world_add_tiles(lua_State *L)
     lua_pop(L, 1);
     if (!(tile > 0.0))
         sl_raise(L, &src, "must be > 0");
+    if (lua_getfield(L, 2, "nav") != LUA_TNIL) {
+        int nav = lua_gettop(L);
+        const char *why = sl_nav_walls_check(L, nav, cols, rows);
+        if (why != NULL) {
+            src.field = "nav";
+            sl_raise(L, &src, "%s", why);
+        }
+        st_tile_walls *tw = st_tile_walls_create(sw->w, tiles, cols, rows, tile);
+        if (tw == NULL)
+            return luaL_error(L, "not enough memory");
+        sl_nav_set_walls(L, nav, tw);
+        int n = st_tile_walls_count(tw);
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; i++) {
+            sl_push_obstacle(L, 1, sw, st_tile_walls_id(tw, i));
+            lua_rawseti(L, -2, i + 1);
+        }
+        return 1;
+    }
+    lua_pop(L, 1);
     int first;
     int n = st_world_add_tiles(sw->w, tiles, cols, rows, tile, &first);
     if (n < 0)

@@ -186,9 +186,35 @@ static const luaL_Reg path_meta[] = {
     {NULL, NULL},
 };
 
+/* path:links() -> { { index = i, link = L }, ... }: the segments (from point
+ * i to i + 1) that take a navgrid link, in order, with nav:link's tables */
+static int path_links(lua_State *L)
+{
+    const st_path *p = checkpath(L, 1)->p;
+    lua_newtable(L);
+    if (lua_getiuservalue(L, 1, 1) != LUA_TTABLE) { /* paths not from a navgrid have none */
+        lua_pop(L, 1);
+        return 1;
+    }
+    int k = 0;
+    for (int i = 0; i + 1 < st_path_count(p); i++) {
+        if (st_path_link(p, i) == 0)
+            continue;
+        lua_createtable(L, 0, 2);
+        lua_pushinteger(L, i + 1);
+        lua_setfield(L, -2, "index");
+        lua_rawgeti(L, -2, i + 1);
+        lua_setfield(L, -2, "link");
+        lua_rawseti(L, -3, ++k);
+    }
+    lua_pop(L, 1);
+    return 1;
+}
+
 static const luaL_Reg path_methods[] = {
     {"points", path_points},
     {"remaining", path_remaining},
+    {"links", path_links},
     {NULL, NULL},
 };
 

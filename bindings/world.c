@@ -855,6 +855,11 @@ static int step_once(lua_State *L, sl_world *sw, double dt)
     st_world_step_end(sw->w);
     if (status != LUA_OK)
         return lua_error(L);
+    if (sw->brains > 0 && st_world_link_event_count(sw->w) > 0) {
+        sw->linking = true; /* no world:step from a traverse_link */
+        sl_brains_links(L, 1, sw);
+        sw->linking = false;
+    }
     if (sl_take_pending(L, 1))
         return lua_error(L);
     return 0;
@@ -868,7 +873,7 @@ static int world_step(lua_State *L)
         sl_src src = sl_arg(2);
         dt = sl_number_min(L, 2, &src, 0.0, true);
     }
-    if (sw->stepping || st_world_in_step(sw->w))
+    if (sw->stepping || sw->linking || st_world_in_step(sw->w))
         return luaL_error(L, "world:step called inside a step");
     lua_settop(L, 1);
     return step_once(L, sw, dt);
@@ -884,7 +889,7 @@ static int world_advance(lua_State *L)
     bool hook = !lua_isnoneornil(L, 3);
     if (hook)
         luaL_checktype(L, 3, LUA_TFUNCTION);
-    if (sw->stepping || st_world_in_step(sw->w))
+    if (sw->stepping || sw->linking || st_world_in_step(sw->w))
         return luaL_error(L, "world:advance called inside a step");
     lua_settop(L, 3);
     int n = st_world_advance_due(sw->w, frame_dt);

@@ -393,6 +393,27 @@ int st_world_add_tiles(st_world *w, const uint8_t *tiles, int cols, int rows, do
 /// Removes it at once (also inside a step: from the next step on). False
 /// when there is no such obstacle.
 bool st_world_remove_obstacle(st_world *w, int id);
+
+/// A tile map's walls that follow its changes: the blocked tiles added as
+/// merged rectangles (as st_world_add_tiles), and the map and which
+/// rectangle holds each tile kept, so st_tile_walls_set changes only the
+/// rectangles at the tile. The obstacles belong to the world (destroying
+/// this leaves them there).
+typedef struct st_tile_walls st_tile_walls;
+/// NULL on bad arguments (as st_world_add_tiles) or when memory runs out
+/// (then none of its obstacles stay).
+st_tile_walls *st_tile_walls_create(st_world *w, const uint8_t *tiles, int cols, int rows, double tile);
+void st_tile_walls_destroy(st_tile_walls *tw);
+/// Its obstacles now, and the id of the i-th (0 <= i < count; in no
+/// particular order).
+int st_tile_walls_count(const st_tile_walls *tw);
+int st_tile_walls_id(const st_tile_walls *tw, int i);
+/// Blocks or frees tile (x, y): blocking adds a one-tile rectangle, freeing
+/// replaces the rectangle that held it by the (at most four) rectangles of
+/// the rest; the walls then cover exactly the changed map's blocked tiles.
+/// False when (x, y) is outside the map or memory ran out (the walls then
+/// may lack part of the freed tile's rectangle).
+bool st_tile_walls_set(st_tile_walls *tw, int x, int y, bool blocked);
 /// Moves it (a circle's centre, a polygon's mean point); false when there is
 /// no such obstacle. ORCA sees a circle that moved between steps as moving
 /// at the velocity that took it there.
@@ -512,6 +533,33 @@ int st_path_wrap_index(const st_path *p, int index);
 /// as along it), then waypoint to waypoint to the last point of an open
 /// path, or round to the first point of a loop (the end of the lap).
 double st_path_remaining(const st_path *p, st_vec2 pos, int next);
+/// The navgrid link (st_navgrid_link's id) segment i of the path takes,
+/// from point i to point i + 1; 0 when none.
+int st_path_link(const st_path *p, int i);
+/// Marks segment i (0 <= i < count - 1) of an open path as taking link
+/// `id` (> 0; 0 unmarks). A follower (follow_path, both modes) goes to the
+/// link's start, records an st_link_event when it reaches it (within the
+/// path radius), then heads straight for the link's end, never cutting
+/// across it, and carries on along the path once within the path radius
+/// of the end. False for a loop path, an i out of range, id < 0, or when
+/// memory runs out.
+bool st_path_set_link(st_path *p, int i, int id);
+
+/// An agent reached a path's link in the last step: the host (the Lua
+/// bindings: brain.traverse_link) may move it across (a jump, a ladder, a
+/// teleport: set its position near the link's end).
+typedef struct st_link_event {
+    st_agent_id agent;
+    int link;            ///< the link's id
+    int index;           ///< the path's segment: the link runs from point index to index + 1
+    const st_path *path;
+    uint64_t serial;     ///< the agent's spawn serial (the events' order)
+} st_link_event;
+
+/// The link events of the last step, in spawn order of the agents (then
+/// path segment); valid until the next step begins.
+int st_world_link_event_count(const st_world *w);
+st_link_event st_world_link_event(const st_world *w, int k);
 
 /* ------------------------------------------------------------------------ */
 /* neighbour queries                                                        */
@@ -1058,6 +1106,32 @@ bool st_navgrid_set_tile(st_navgrid *g, int x, int y, bool blocked);
 /// Deterministic; allocates nothing once warm.
 st_nav_result st_navgrid_path_radius(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, const st_vec2 **points,
                                      int *n);
+
+/// An off-mesh link's options (st_navgrid_link): one-way unless `both`;
+/// `cost` in world units (>= 0; < 0: the straight distance between its
+/// ends, the default).
+typedef struct st_nav_link_def {
+    bool both;
+    double cost;
+} st_nav_link_def;
+
+st_nav_link_def st_default_nav_link_def(void);
+/// Adds an off-mesh link (a jump, a ladder, a door, a teleport) from point
+/// a to point b (world units, inside the grid's rectangle): an extra edge
+/// of every later path search, from the cell (tile) under a to the one
+/// under b at the link's cost, used when both are free (tile grids: when
+/// both have room for the agent's radius). The path then runs to a, takes
+/// the segment a-b (st_navgrid_path_link names it) and carries on from b;
+/// string pulling never pulls across a link. Returns the link's id (> 0,
+/// unique in the world); 0 when a point is outside or not finite or the
+/// cost is NaN or infinite; -1 when memory ran out. def NULL: the defaults.
+int st_navgrid_link(st_navgrid *g, st_vec2 a, st_vec2 b, const st_nav_link_def *def);
+/// Removes link `id`; false when the grid has none of that id.
+bool st_navgrid_unlink(st_navgrid *g, int id);
+int st_navgrid_link_count(const st_navgrid *g);
+/// The id of the link that segment i (points i to i+1) of the grid's last
+/// path takes; 0 when it takes none (or i is outside the last path).
+int st_navgrid_path_link(const st_navgrid *g, int i);
 
 /// A flow field towards `goal` over the grid's free cells: the travel
 /// distance of every cell to the goal by fast marching (the eikonal

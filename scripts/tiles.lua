@@ -3,12 +3,17 @@
 --
 -- The level is rows of characters ('#' wall, '.' floor), 60 x 40 tiles of 16.
 -- world:navgrid{ tiles = ... } plans on it with exact tile semantics, and
--- world:add_tiles{ ... } puts the same walls in the world as merged
--- rectangles, so contacts keep everyone out of them. Small green runners
+-- world:add_tiles{ ..., nav = nav } puts the same walls in the world as
+-- merged rectangles, so contacts keep everyone out of them, and they follow
+-- nav:set_tile. Small green runners
 -- (radius 3) fit the one-tile passages, blue walkers (radius 9) the
 -- three-tile corridors, and big orange carts (radius 20) only the halls: each
 -- asks nav:path(from, to, { radius = a.radius }) of the same grid and walks
 -- to a random spot it can reach, then picks another.
+--
+-- A jump (nav:link, both ways) hops the south wall of the top middle room
+-- and the hall below: paths that save by it take it, and the brain's traverse_link makes the
+-- leap (the wall is in the world, so nobody could walk across).
 --
 -- F12 cycles the overlay: paths + doors, paths, off. Click: open or shut the
 -- door nearest the click (nav:set_tile; the walls in the world follow too).
@@ -73,7 +78,10 @@ local SIZES = {
     { tag = "cart", radius = 20, count = 4, speed = 50, color = { 240, 160, 60 } },
 }
 
-scene.map, scene.tile, scene.sizes = MAP, TILE, SIZES -- for tests
+-- The jump: from floor tile (20, 12) over the wall in row 14 down to (20, 16).
+local JUMP = { from = { 20, 12 }, to = { 20, 16 } }
+
+scene.map, scene.tile, scene.sizes, scene.jump = MAP, TILE, SIZES, JUMP -- for tests
 
 local function center(x, y) return vec2((x + 0.5) * TILE, (y + 0.5) * TILE) end
 
@@ -108,28 +116,27 @@ function walker.update(self, a, dt)
     end
 end
 
+-- Called after the step in which the agent reached the jump's take-off:
+-- the leap lands it on the far side, and its path carries on from there.
+function walker.traverse_link(self, a, link)
+    a.pos = link.to
+    self.jumps = (self.jumps or 0) + 1
+end
+
 local VIEWS = { all = 1, paths = 2, off = 3 }
 
 local function set_door(world, i, open)
     local d = DOORS[i]
-    world.user.nav:set_tile(d[1], d[2], not open)
+    world.user.nav:set_tile(d[1], d[2], not open) -- the walls in the world follow
     world.user.open[i] = open
-    -- the walls in the world follow: one obstacle per door, added when shut
-    local o = world.user.door_walls[i]
-    if open and o then
-        world:remove_obstacle(o)
-        world.user.door_walls[i] = nil
-    elseif not open and not o then
-        local x, y = d[1] * TILE, d[2] * TILE
-        world.user.door_walls[i] = world:add_obstacle { polygon = { { x, y }, { x + TILE, y }, { x + TILE, y + TILE },
-            { x, y + TILE } } }
-    end
 end
 
 function scene.load(world, args)
     world.user.nav = world:navgrid { tiles = MAP, tile = TILE }
-    world.user.walls = world:add_tiles { tiles = MAP, tile = TILE }
-    world.user.open, world.user.door_walls = {}, {}
+    world.user.walls = world:add_tiles { tiles = MAP, tile = TILE, nav = world.user.nav }
+    world.user.jump = world.user.nav:link(center(JUMP.from[1], JUMP.from[2]), center(JUMP.to[1], JUMP.to[2]),
+                                          { kind = "jump", both = true })
+    world.user.open = {}
     for i in ipairs(DOORS) do world.user.open[i] = true end
     world.user.view = 1
     for _, arg in ipairs(args or {}) do world.user.view = VIEWS[arg] or world.user.view end
@@ -173,14 +180,16 @@ function scene.draw(world, gfx)
         end
     end
     if u.view == 1 then
+        gfx.line(u.jump.from, u.jump.to, { 250, 230, 90 })
+        gfx.circle(u.jump.to, 4, { 250, 230, 90 }, true)
         for i, d in ipairs(DOORS) do
             gfx.circle(center(d[1], d[2]), TILE * 0.45, u.open[i] and DOOR_COLOR.open or DOOR_COLOR.shut, true)
         end
     end
-    local trips = 0
-    for a in world:agents() do trips = trips + (a.self.trips or 0) end
-    gfx.text({ 20, 612 }, ("trips %d   runners r3, walkers r9, carts r20 on one navgrid   F12 overlay, click: doors")
-        :format(trips))
+    local trips, jumps = 0, 0
+    for a in world:agents() do trips, jumps = trips + (a.self.trips or 0), jumps + (a.self.jumps or 0) end
+    gfx.text({ 20, 612 }, ("trips %d  jumps %d   runners r3, walkers r9, carts r20 on one navgrid   "
+        .. "F12 overlay, click: doors"):format(trips, jumps))
 end
 
 return scene

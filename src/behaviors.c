@@ -653,11 +653,18 @@ static st_vec2 follow_path(const st_world *w, const st_body *b, st_agent *a, con
     int idx = st_path_wrap_index(p, a->path_index);
     int last = p->count - 1;
     // Advance past every waypoint already reached (several when they crowd).
+    // A link's start is passed once its event is recorded; the agent then
+    // heads straight for the link's end (the next waypoint).
     for (int guard = 0; guard < p->count; guard++) {
         if (st_world_distance(w, b->pos, p->points[idx]) > p->radius) break;
-        if (idx < last) idx++;
-        else if (p->loop) idx = 0;
-        else break;
+        if (idx < last) {
+            if (st__path_link(p, idx) && !st__link_reached(w, (int)(a - w->agents), p, idx)) break;
+            idx++;
+        } else if (p->loop) {
+            idx = 0;
+        } else {
+            break;
+        }
     }
     a->path_index = idx;
     if (!p->loop && idx == last) return arrive(w, b, p->points[idx], ST_ARRIVE_SLOWING_RADIUS, ST_DECEL_LINEAR, dt);

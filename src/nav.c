@@ -197,6 +197,8 @@ void st_navgrid_destroy(st_navgrid *g)
     nav__tiles_destroy(g->tiles);
     nav__query_destroy(g->query);
     st__free(g->dense);
+    nav__links_free(&g->links);
+    st__free(g->out_link);
     st__free(g);
 }
 
@@ -651,6 +653,7 @@ static void check_parent(st_navgrid *g, const theta_query *q, int c)
 {
     st_vec2 cp = query_pos(g, q, c);
     int p = g->parent[c];
+    if (g->links.ne > 0 && g->links.via[c]) return; // over a link: no sight line needed
     if (p == c || visible_cells(g, query_pos(g, q, p), cp)) return;
     double best = INFINITY;
     int bp = -1, x = c % g->cols, y = c / g->cols;
@@ -669,35 +672,70 @@ static void check_parent(st_navgrid *g, const theta_query *q, int c)
     }
 }
 
+/// The heuristic at n (at point np): the straight distance to the goal,
+/// or with links, the least of that and the way over any link (to the
+/// nearest link start, plus q->link_k). Admissible and consistent.
+static double heuristic(const st_navgrid *g, const theta_query *q, st_vec2 np)
+{
+    double h = st_v2_dist(np, q->tp);
+    const nav_links *L = &g->links;
+    if (L->nshort == 0) return h;
+    double d = INFINITY;
+    for (int k = 0; k < L->nshort; k++) d = fmin(d, st_v2_dist(np, query_pos(g, q, L->e[L->shorts[k]].from)));
+    return fmin(h, d + q->link_k);
+}
+
+/// Whether n may be offered a new cost: stamped for this search and open.
+static bool open_cell(st_navgrid *g, const theta_query *q, int n)
+{
+    if (g->stamp[n] != q->id) {
+        g->stamp[n] = q->id;
+        g->closed[n] = 0;
+        g->g[n] = INFINITY;
+        g->heap.pos[n] = -1;
+        if (g->links.via) g->links.via[n] = 0;
+        return true;
+    }
+    return !g->closed[n];
+}
+
+/// Offers n the cost v with parent p (over a link when via).
+static void offer(st_navgrid *g, const theta_query *q, int n, int p, double v, bool via)
+{
+    if (v >= g->g[n]) return;
+    g->g[n] = v;
+    g->parent[n] = p;
+    if (g->links.via) g->links.via[n] = via;
+    g->key[n] = v + heuristic(g, q, query_pos(g, q, n));
+    if (g->heap.pos[n] >= 0) nav__heap_decrease(&g->heap, g->key, n);
+    else nav__heap_push(&g->heap, g->key, n);
+}
+
+/// The links out of c whose far cell is free.
+static void offer_links(st_navgrid *g, const theta_query *q, int c)
+{
+    const nav_links *L = &g->links;
+    for (int k = nav__links_first(L, c); k < L->ne && L->e[k].from == c; k++) {
+        int n = L->e[k].to;
+        if (!g->count[n] && open_cell(g, q, n)) offer(g, q, n, c, g->g[c] + L->e[k].cost, true);
+    }
+}
+
 /// Expands c: each open neighbour is offered a path straight from c's
-/// parent, taken on trust (check_parent tests it when the neighbour pops).
+/// parent, taken on trust (check_parent tests it when the neighbour pops);
+/// from a cell reached over a link, straight from the cell itself.
 static void expand(st_navgrid *g, const theta_query *q, int c)
 {
     g->closed[c] = 1;
     int x = c % g->cols, y = c / g->cols;
-    int pc = g->parent[c];
+    int pc = g->links.ne > 0 && g->links.via[c] ? c : g->parent[c];
     st_vec2 pp = query_pos(g, q, pc);
     for (int k = 0; k < 8; k++) {
         int n = nav__step(g, x, y, k);
-        if (n < 0) continue;
-        if (g->stamp[n] != q->id) {
-            g->stamp[n] = q->id;
-            g->closed[n] = 0;
-            g->g[n] = INFINITY;
-            g->heap.pos[n] = -1;
-        } else if (g->closed[n]) {
-            continue;
-        }
-        st_vec2 np = query_pos(g, q, n);
-        double v = g->g[pc] + st_v2_dist(pp, np);
-        if (v < g->g[n]) {
-            g->g[n] = v;
-            g->parent[n] = pc;
-            g->key[n] = v + st_v2_dist(np, q->tp);
-            if (g->heap.pos[n] >= 0) nav__heap_decrease(&g->heap, g->key, n);
-            else nav__heap_push(&g->heap, g->key, n);
-        }
+        if (n < 0 || !open_cell(g, q, n)) continue;
+        offer(g, q, n, pc, g->g[pc] + st_v2_dist(pp, query_pos(g, q, n)), false);
     }
+    if (g->links.ne > 0) offer_links(g, q, c);
 }
 
 void nav__theta_begin(st_navgrid *g, theta_query *q)
@@ -712,7 +750,18 @@ void nav__theta_begin(st_navgrid *g, theta_query *q)
     g->closed[s] = 0;
     g->g[s] = 0.0;
     g->parent[s] = s;
-    g->key[s] = st_v2_dist(q->sp, q->tp);
+    if (g->links.via) g->links.via[s] = 0;
+    q->link_k = INFINITY;
+    const nav_links *L = &g->links;
+    if (L->nshort > 0) { // the least cost of a link and the least way on from its end
+        double cost = INFINITY, on = INFINITY;
+        for (int k = 0; k < L->nshort; k++) {
+            cost = fmin(cost, L->e[L->shorts[k]].cost);
+            on = fmin(on, st_v2_dist(query_pos(g, q, L->e[L->shorts[k]].to), q->tp));
+        }
+        q->link_k = cost + on;
+    }
+    g->key[s] = heuristic(g, q, q->sp);
     nav__heap_push(&g->heap, g->key, s);
 }
 
@@ -741,7 +790,10 @@ int nav__theta_run(st_navgrid *g, theta_query *q, long budget, long *used)
 int nav__theta_collect(st_navgrid *g, const theta_query *q)
 {
     int m = 0;
+    bool links = g->links.ne > 0;
     for (int c = q->t;; c = g->parent[c]) {
+        // With links: the id of the link into c, on c's point (goal first).
+        if (links) g->out_link[m] = g->links.via[c] ? g->links.v[nav__links_between(&g->links, g->parent[c], c)].id : 0;
         g->out[m++] = query_pos(g, q, c);
         if (c == q->s || m >= g->out_cap - 2) break;
     }
@@ -856,8 +908,9 @@ st_nav_result st_navgrid_path_radius(st_navgrid *g, st_vec2 from, st_vec2 to, do
 st_nav_result nav__ends(st_navgrid *g, st_vec2 from, st_vec2 to, nav_ends *e)
 {
     if (!inside_world(g, from) || !inside_world(g, to)) return ST_NAV_OUTSIDE;
-    if (st_navgrid_update(g) < 0) return ST_NAV_NO_MEMORY;
+    if (st_navgrid_update(g) < 0 || !nav__links_view(g)) return ST_NAV_NO_MEMORY;
     nav__label_parts(g);
+    bool links = g->links.ne > 0; // links may join the connected parts
     int sx, sy, tx, ty;
     int s = nav__cell_of(g, from, &sx, &sy), t = nav__cell_of(g, to, &tx, &ty);
     e->from = from;
@@ -865,8 +918,8 @@ st_nav_result nav__ends(st_navgrid *g, st_vec2 from, st_vec2 to, nav_ends *e)
     e->s_snap = g->count[s] > 0;
     e->t_snap = g->count[t] > 0;
     if (e->s_snap && (s = nav__snap(g, from, -1)) < 0) return ST_NAV_START_BLOCKED;
-    if (e->t_snap && (t = nav__snap(g, to, g->comp[s])) < 0) return ST_NAV_GOAL_BLOCKED;
-    if (g->comp[s] != g->comp[t]) return ST_NAV_NO_ROUTE;
+    if (e->t_snap && (t = nav__snap(g, to, links ? -1 : g->comp[s])) < 0) return ST_NAV_GOAL_BLOCKED;
+    if (!links && g->comp[s] != g->comp[t]) return ST_NAV_NO_ROUTE;
     e->q.s = s;
     e->q.t = t;
     e->q.sp = e->s_snap ? nav__center(g, s) : from;
@@ -875,16 +928,99 @@ st_nav_result nav__ends(st_navgrid *g, st_vec2 from, st_vec2 to, nav_ends *e)
     return ST_NAV_OK;
 }
 
-int nav__finish(st_navgrid *g, const nav_ends *e, int m)
+/// One section of a path between links (nav_fix_fn): pulled straight,
+/// its corners tightened and split.
+static int fix_theta(void *ctx, st_vec2 *o, int m, int cap)
 {
-    const double c = g->clearance;
-    // Reverse into start-to-goal order, with the legs to snapped cells.
+    const st_navgrid *g = ctx;
+    m = pull_string(g, o, m);
+    tighten(g, o, m);
+    for (int round = 0; round < 2; round++) {
+        m = split_corners(g, o, m, cap);
+        tighten(g, o, m);
+        m = pull_string(g, o, m);
+    }
+    return m;
+}
+
+/// With links, after the reversal: out_link[i] names the link of segment
+/// i to i+1, whose own ends go into the path between the cells' points.
+/// The new count.
+static int link_points(st_navgrid *g, int m)
+{
+    st_vec2 *o = g->out;
+    int32_t *lk = g->out_link;
+    for (int i = 0; i + 1 < m; i++) lk[i] = lk[i + 1]; // the link into point i+1 leaves point i
+    lk[m - 1] = 0;
+    for (int i = m - 2; i >= 0; i--) {
+        if (!lk[i]) continue;
+        const nav_link *k = NULL;
+        for (int j = 0; j < g->links.n; j++)
+            if (g->links.v[j].id == lk[i]) k = &g->links.v[j];
+        int x, y;
+        bool fwd = nav__cell_of(g, o[i], &x, &y) == nav__cell_of(g, k->a, &x, &y);
+        memmove(o + i + 3, o + i + 1, (size_t)(m - i - 1) * sizeof *o);
+        memmove(lk + i + 3, lk + i + 1, (size_t)(m - i - 1) * sizeof *lk);
+        o[i + 1] = fwd ? k->a : k->b;
+        o[i + 2] = fwd ? k->b : k->a;
+        lk[i + 1] = lk[i];
+        lk[i] = lk[i + 2] = 0;
+        m += 2;
+    }
+    return m;
+}
+
+/// nav__finish's reversal into start-to-goal order (with the link marks).
+static void reverse(st_navgrid *g, int m)
+{
     st_vec2 *o = g->out;
     for (int i = 0, j = m - 1; i < j; i++, j--) {
         st_vec2 tmp = o[i];
         o[i] = o[j];
         o[j] = tmp;
+        if (g->links.ne > 0) {
+            int32_t t = g->out_link[i];
+            g->out_link[i] = g->out_link[j];
+            g->out_link[j] = t;
+        }
     }
+}
+
+/// nav__finish with links: the same steps, section by section.
+static int finish_links(st_navgrid *g, const nav_ends *e, int m)
+{
+    const double c = g->clearance;
+    st_vec2 *o = g->out;
+    int32_t *lk = g->out_link;
+    reverse(g, m);
+    m = link_points(g, m);
+    if (e->s_snap) {
+        memmove(o + 1, o, (size_t)m * sizeof *o);
+        memmove(lk + 1, lk, (size_t)m * sizeof *lk);
+        o[0] = e->from;
+        lk[0] = 0;
+        m++;
+    }
+    if (e->t_snap && point_clear(g->w, e->to, c) && visible_exact(g->w, o[m - 1], e->to, c)) {
+        lk[m] = 0;
+        o[m++] = e->to;
+    }
+    if (m == 1) {
+        lk[m] = 0;
+        o[m++] = e->to;
+    }
+    m = nav__links_sections(o, lk, m, g->out_cap, fix_theta, g); // never short of room: m <= out_cap
+    g->out_count = m;
+    return m;
+}
+
+int nav__finish(st_navgrid *g, const nav_ends *e, int m)
+{
+    if (g->links.ne > 0) return finish_links(g, e, m);
+    const double c = g->clearance;
+    // Reverse into start-to-goal order, with the legs to snapped cells.
+    st_vec2 *o = g->out;
+    reverse(g, m);
     if (e->s_snap) {
         memmove(o + 1, o, (size_t)m * sizeof *o);
         o[0] = e->from;
@@ -900,6 +1036,8 @@ int nav__finish(st_navgrid *g, const nav_ends *e, int m)
         tighten(g, o, m);
         m = pull_string(g, o, m);
     }
+    g->out_count = m;
+    if (g->out_link) memset(g->out_link, 0, (size_t)m * sizeof *g->out_link);
     return m;
 }
 
@@ -908,6 +1046,7 @@ int nav__same_cell(st_navgrid *g, const nav_ends *e)
 {
     g->out[0] = e->q.tp;
     g->out[1] = e->q.sp;
+    if (g->out_link) g->out_link[0] = g->out_link[1] = 0;
     return st_v2_dist2(e->q.sp, e->q.tp) == 0.0 ? 1 : 2;
 }
 

@@ -5,6 +5,7 @@
 #ifndef STEER_NAV_INTERNAL_H
 #define STEER_NAV_INTERNAL_H
 
+#include "nav_links.h"
 #include "nav_tiles.h"
 #include "world_internal.h"
 
@@ -60,6 +61,11 @@ struct st_navgrid {
     // last slice knows its state was overwritten; `map` counts changes of
     // the cells (obstacle grids; tile grids count in tiles->version).
     uint64_t queries, map;
+    // Off-mesh links (nav_links.c), and for each point of the last path
+    // the id of the link its segment out takes (0: none; NULL until the
+    // first link).
+    nav_links links;
+    int32_t *out_link;
 };
 
 /// One Lazy Theta* search on an obstacle grid: its ends (cells and points),
@@ -69,6 +75,7 @@ typedef struct theta_query {
     st_vec2 sp, tp;
     uint32_t id;
     int state;
+    double link_k;  // with links: the least cost from any link's start on to the goal
 } theta_query;
 
 /// An obstacle-grid path's ends, checked and snapped (nav__ends), and the
@@ -164,5 +171,10 @@ int nav__tile_finish(st_navgrid *g, const nav_tile_ends *e);
 /// and tightened with the exact tile line walk (nav_tilepath.c).
 st_nav_result nav__tile_path(st_navgrid *g, st_vec2 from, st_vec2 to, double radius, const st_vec2 **points,
                              int *n);
+
+/// The links' edges brought up to date (after a change); false when
+/// memory ran out.
+bool nav__links_view(st_navgrid *g);
+void nav__links_free(nav_links *L);
 
 #endif

@@ -26,9 +26,19 @@ typedef struct jps {
     int stride, goal, need;
     int gx, gy;          // the goal's padded column and row
     const nav_bits *bits;
+    const nav_links *links; // NULL: none
 } jps;
 
 static inline bool ok(const jps *j, int c) { return j->clr[c] >= j->need; }
+
+/// Whether a link starts at c: a jump stops there, as at the goal.
+static inline bool link_start(const jps *j, int c)
+{
+    if (!j->links) return false;
+    const uint64_t *w = j->links->stop_rows + (size_t)(c / j->stride) * j->links->row_words;
+    int i = c % j->stride + 64;
+    return (w[i >> 6] >> (i & 63)) & 1;
+}
 
 /// Octile distance between padded tiles a and b.
 static inline double octile(int stride, int a, int b)
@@ -47,7 +57,7 @@ static int jump_straight_ref(const jps *j, int c, int d, int p)
     for (;;) {
         c += d;
         if (!ok(j, c)) return -1;
-        if (c == j->goal) return c;
+        if (c == j->goal || link_start(j, c)) return c;
         if ((ok(j, c + p) && !ok(j, c - d + p)) || (ok(j, c - p) && !ok(j, c - d - p))) return c;
     }
 }
@@ -65,7 +75,8 @@ static inline uint64_t bits64(const uint64_t *w, int pos)
 /// Each block of 64: the events are a wall (~mid), a forced neighbour on
 /// either side (beside usable, beside-and-behind not) and the goal; the
 /// first event decides.
-static int run_bits(const uint64_t *mid, const uint64_t *lo, const uint64_t *hi, int pos, bool forward, int goal)
+static int run_bits(const uint64_t *mid, const uint64_t *lo, const uint64_t *hi, const uint64_t *stop, int pos,
+                    bool forward, int goal)
 {
     for (;;) {
         int p = forward ? pos + 1 : pos - 64; // the block: bits p .. p + 63
@@ -73,6 +84,7 @@ static int run_bits(const uint64_t *mid, const uint64_t *lo, const uint64_t *hi,
         uint64_t m = bits64(mid, p);
         uint64_t ev = ~m | (bits64(lo, p) & ~bits64(lo, behind)) | (bits64(hi, p) & ~bits64(hi, behind));
         if (goal >= p && goal < p + 64) ev |= 1ull << (goal - p);
+        if (stop) ev |= bits64(stop, p);
         if (ev) {
             int i = forward ? st__ctz64(ev) : 63 - st__clz64(ev);
             return (m >> i) & 1 ? p + i : -1;
@@ -86,13 +98,17 @@ static int jump_straight(const jps *j, int c, int d, int p)
     (void)p;
     int s = j->stride, x = c % s, y = c / s;
     const nav_bits *b = j->bits;
+    const nav_links *L = j->links;
     if (d == 1 || d == -1) {
         const uint64_t *mid = b->rows + (size_t)y * b->row_words;
-        int r = run_bits(mid, mid - b->row_words, mid + b->row_words, x + 64, d > 0, y == j->gy ? j->gx + 64 : -1);
+        const uint64_t *stop = L ? L->stop_rows + (size_t)y * L->row_words : NULL;
+        int r = run_bits(mid, mid - b->row_words, mid + b->row_words, stop, x + 64, d > 0,
+                         y == j->gy ? j->gx + 64 : -1);
         return r < 0 ? -1 : y * s + (r - 64);
     }
     const uint64_t *mid = b->cols + (size_t)x * b->col_words;
-    int r = run_bits(mid, mid - b->col_words, mid + b->col_words, y + 64, d > 0, x == j->gx ? j->gy + 64 : -1);
+    const uint64_t *stop = L ? L->stop_cols + (size_t)x * L->col_words : NULL;
+    int r = run_bits(mid, mid - b->col_words, mid + b->col_words, stop, y + 64, d > 0, x == j->gx ? j->gy + 64 : -1);
     return r < 0 ? -1 : (r - 64) * s + x;
 }
 
@@ -105,7 +121,7 @@ static int jump_diagonal(const jps *j, int c, int dx, int dy)
         if (!ok(j, c + dx) || !ok(j, c + dy)) return -1;
         c += dx + dy;
         if (!ok(j, c)) return -1;
-        if (c == j->goal) return c;
+        if (c == j->goal || link_start(j, c)) return c;
         if (jump_straight(j, c, dx, dy) >= 0 || jump_straight(j, c, dy, dx) >= 0) return c;
     }
 }
@@ -117,6 +133,7 @@ static inline nav_node *touch(nav_query *q, int c)
         n->stamp = q->id;
         n->g = INFINITY;
         n->closed = 0;
+        n->via = 0;
     }
     return n;
 }
@@ -124,17 +141,45 @@ static inline nav_node *touch(nav_query *q, int c)
 /// Offers jump point n, reached from c, to the open list. (When the list
 /// cannot grow the offer is lost; the search then says FAILED through
 /// q->state, set here.)
-static void offer(nav_query *q, const jps *j, int c, int n)
+/// The heuristic: the octile distance to the goal, or when links may
+/// shortcut it, the least of that and the way over any short link (the
+/// octile distance to the nearest short link's start, plus q->link_k).
+/// Admissible and consistent with links of any cost.
+static inline double heuristic(const nav_query *q, const jps *j, int n)
 {
-    if (n < 0) return;
+    double h = octile(j->stride, n, j->goal);
+    const nav_links *L = j->links;
+    if (!L || L->nshort == 0) return h;
+    double d = INFINITY;
+    for (int k = 0; k < L->nshort; k++) d = fmin(d, octile(j->stride, n, L->e[L->shorts[k]].from));
+    return fmin(h, d + q->link_k);
+}
+
+/// Offers tile n, reached from c at cost g, to the open list.
+static void offer_at(nav_query *q, const jps *j, int c, int n, double g, bool via)
+{
     nav_node *e = touch(q, n);
     if (e->closed) return;
-    double g = q->node[c].g + octile(j->stride, c, n);
     if (g < e->g) {
         e->g = g;
         e->parent = c;
-        if (!nav__query_push(q, n, g + octile(j->stride, n, j->goal), g)) q->state = NAV_SEARCH_FAILED;
+        e->via = via;
+        if (!nav__query_push(q, n, g + heuristic(q, j, n), g)) q->state = NAV_SEARCH_FAILED;
     }
+}
+
+static void offer(nav_query *q, const jps *j, int c, int n)
+{
+    if (n < 0) return;
+    offer_at(q, j, c, n, q->node[c].g + octile(j->stride, c, n), false);
+}
+
+/// The links out of c whose two ends have room.
+static void offer_links(nav_query *q, const jps *j, int c)
+{
+    const nav_links *L = j->links;
+    for (int k = nav__links_first(L, c); k < L->ne && L->e[k].from == c; k++)
+        if (ok(j, L->e[k].to)) offer_at(q, j, c, L->e[k].to, q->node[c].g + L->e[k].cost, true);
 }
 
 static inline int sign(int v) { return (v > 0) - (v < 0); }
@@ -157,7 +202,9 @@ static void expand_straight(nav_query *q, const jps *j, int c, int d, int p)
 static void expand(nav_query *q, const jps *j, int c)
 {
     int s = j->stride;
-    if (c == q->start) {
+    if (j->links && link_start(j, c)) offer_links(q, j, c);
+    // The start, and a link's end (as a new start): every direction.
+    if (c == q->start || q->node[c].via) {
         for (int k = -1; k <= 1; k += 2) {
             offer(q, j, c, jump_straight(j, c, k, s));
             offer(q, j, c, jump_straight(j, c, k * s, 1));
@@ -191,10 +238,21 @@ bool nav__search_begin(nav_query *q, const nav_tiles *t, int s, int goal, int ne
     q->goal = goal;
     q->need = need;
     q->state = NAV_SEARCH_RUNNING;
+    const nav_links *L = q->links && q->links->ne > 0 ? q->links : NULL;
+    q->link_k = INFINITY;
+    if (L) { // the least cost of a short link and the least way on from its end
+        double cost = INFINITY, on = INFINITY;
+        for (int k = 0; k < L->nshort; k++) {
+            cost = fmin(cost, L->e[L->shorts[k]].cost);
+            on = fmin(on, octile(t->stride, L->e[L->shorts[k]].to, goal));
+        }
+        q->link_k = cost + on;
+    }
+    jps j = {t->clr, t->stride, goal, need, goal % t->stride, goal / t->stride, q->use, L};
     nav_node *n = touch(q, s);
     n->g = 0.0;
     n->parent = s;
-    nav__query_push(q, s, octile(t->stride, s, goal), 0.0);
+    nav__query_push(q, s, heuristic(q, &j, s), 0.0);
     return true;
 }
 
@@ -212,7 +270,8 @@ static bool collect(nav_query *q)
 int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
 {
     if (q->state != NAV_SEARCH_RUNNING) return q->state;
-    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use};
+    const nav_links *L = q->links && q->links->ne > 0 ? q->links : NULL;
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use, L};
     for (long k = 0; k < budget && q->state == NAV_SEARCH_RUNNING; k++) {
         if (q->heap_n == 0) return q->state = NAV_SEARCH_FAILED;
         q->pops++;
@@ -233,26 +292,39 @@ int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
 
 double nav__search_cost(const nav_query *q) { return q->node[q->goal].g; }
 
-int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int cap)
+int nav__search_cells_links(const nav_query *q, const nav_tiles *t, int32_t *out, uint8_t *link, int cap)
 {
     int n = 0, s = t->stride;
     if (cap < 1) return -1;
     out[n++] = q->out[q->out_n - 1];
     for (int k = q->out_n - 1; k > 0; k--) {
         int a = q->out[k], b = q->out[k - 1];
+        if (q->node[b].via) { // over a link: no tiles between
+            if (n == cap) return -1;
+            if (link) link[n - 1] = 1;
+            out[n++] = b;
+            continue;
+        }
         int step = sign(b % s - a % s) + sign(b / s - a / s) * s;
         for (int c = a; c != b;) {
             c += step;
             if (n == cap) return -1;
+            if (link) link[n - 1] = 0;
             out[n++] = c;
         }
     }
+    if (link) link[n - 1] = 0;
     return n;
+}
+
+int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int cap)
+{
+    return nav__search_cells_links(q, t, out, NULL, cap);
 }
 
 int nav__jump_check(const nav_query *q, const nav_tiles *t, int c, int d)
 {
-    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use};
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use, NULL};
     int p = d == 1 || d == -1 ? t->stride : 1;
     int a = jump_straight_ref(&j, c, d, p), b = jump_straight(&j, c, d, p);
     return a == b ? a : -2;

@@ -94,7 +94,7 @@ static int pull(const tile_job *k, st_vec2 *p, int n)
 static inline bool legs_clear(const tile_job *k, st_vec2 a, st_vec2 q, st_vec2 b)
 {
     double r = k->r + NAV_TILE_MARGIN;
-    return nav__tiles_clear(k->t, a, q, r) && nav__tiles_clear(k->t, q, b, r);
+    return nav__tiles_clear(k->t, q, a, r) && nav__tiles_clear(k->t, q, b, r); // walked from q
 }
 
 /// How far (0..1) p may slide towards `to` with both legs clear, by
@@ -114,14 +114,45 @@ static double slide(const tile_job *k, st_vec2 a, st_vec2 p, st_vec2 b, st_vec2 
     return lo;
 }
 
+/// A point agent's taut path turns at the corners of blocked tiles: p moves
+/// to the corner of its own tile (a hair inside the tile) that shortens
+/// a-p-b the most with both legs clear, if one does. Two line walks a
+/// corner, where sliding takes up to eighteen. Whether p moved.
+static bool to_corner(const tile_job *k, st_vec2 a, st_vec2 *p, st_vec2 b)
+{
+    double cx = floor(p->x), cy = floor(p->y), now = st_v2_dist(a, *p) + st_v2_dist(*p, b) - 1e-9;
+    st_vec2 centre = st_v2(cx + 0.5, cy + 0.5), q[4];
+    double len[4];
+    for (int c = 0; c < 4; c++) {
+        q[c] = st_v2_lerp(st_v2(cx + (c & 1), cy + (c >> 1)), centre, 2.0 * NAV_TILE_MARGIN); // 1.4e-3 in
+        len[c] = st_v2_dist(a, q[c]) + st_v2_dist(q[c], b);
+    }
+    for (;;) { // the shortest first: the first with clear legs is the one
+        int c = 0;
+        for (int d = 1; d < 4; d++)
+            if (len[d] < len[c]) c = d;
+        if (!(len[c] < now)) return false;
+        if (nav__tiles_clear(k->t, q[c], a, NAV_TILE_MARGIN) && nav__tiles_clear(k->t, q[c], b, NAV_TILE_MARGIN)) {
+            *p = q[c];
+            return true;
+        }
+        len[c] = INFINITY;
+    }
+}
+
 /// Slides each inner point towards the chord of its neighbours, a few
 /// passes or until nothing moves, then drops points the slides made
-/// redundant.
+/// redundant. (Point agents: to a corner first, when one serves.)
 static int tighten(const tile_job *k, st_vec2 *p, int n)
 {
     for (int pass = 0; pass < NAV_SLIDE_PASSES; pass++) {
         double moved = 0.0;
         for (int i = 1; i < n - 1; i++) {
+            st_vec2 was = p[i];
+            if (k->r == 0.0 && to_corner(k, p[i - 1], &p[i], p[i + 1])) {
+                moved = fmax(moved, st_v2_dist(was, p[i]));
+                continue;
+            }
             st_vec2 chord = st__closest_on_segment(p[i], p[i - 1], p[i + 1]);
             double s = slide(k, p[i - 1], p[i], p[i + 1], chord);
             st_vec2 q = st_v2_lerp(p[i], chord, s);
@@ -150,7 +181,10 @@ st_nav_result nav__tile_begin(st_navgrid *g, st_vec2 from, st_vec2 to, double ra
     int gx = (int)fmin(floor(b.x), t->cols - 1), gy = (int)fmin(floor(b.y), t->rows - 1);
     int s = nav__tile_index(t, sx, sy), goal = e->goal_tile = nav__tile_index(t, gx, gy);
     double reach = fmax(2.0, k->r + 1.0);
-    bool point = k->need <= NAV_CLR_FREE; // the free tiles' own connected parts apply
+    if (!nav__links_view(g)) return ST_NAV_NO_MEMORY;
+    const nav_links *L = g->links.ne > 0 ? &g->links : NULL;
+    // The free tiles' own connected parts apply (not when links join them).
+    bool point = k->need <= NAV_CLR_FREE && !L;
     if (point) nav__label_parts(g);
     if (t->clr[s] < k->need && (s = snap_tile(g, k, a, reach, -1)) < 0) return ST_NAV_START_BLOCKED;
     int32_t part = point ? g->comp[nav__tile_y(t, s) * g->cols + nav__tile_x(t, s)] : -1;
@@ -158,6 +192,7 @@ st_nav_result nav__tile_begin(st_navgrid *g, st_vec2 from, st_vec2 to, double ra
     if (point && g->comp[nav__tile_y(t, goal) * g->cols + nav__tile_x(t, goal)] != part) return ST_NAV_NO_ROUTE;
     e->s = s;
     e->goal = goal;
+    g->query->links = L;
     if (!nav__search_begin(g->query, t, s, goal, k->need)) return ST_NAV_NO_MEMORY;
     return ST_NAV_OK;
 }
@@ -180,8 +215,91 @@ static int tile_points(st_navgrid *g, const nav_tile_ends *e)
     return c;
 }
 
+/// Appends tile-space point p with link mark `link` to o/lk (at *c),
+/// unless it repeats the last point.
+static void put(st_vec2 *o, int32_t *lk, int *c, st_vec2 p, int32_t link)
+{
+    if (*c > 0 && st_v2_dist2(o[*c - 1], p) == 0.0) {
+        lk[*c - 1] |= link;
+        return;
+    }
+    lk[*c] = link;
+    o[(*c)++] = p;
+}
+
+/// tile_points for a path that may take links: each link's own ends in
+/// the path, the segment between them marked with its id in g->out_link.
+static int tile_points_links(st_navgrid *g, const nav_tile_ends *e)
+{
+    const nav_tiles *t = e->k.t;
+    const nav_links *L = &g->links;
+    int m = nav__search_cells_links(g->query, t, g->dense, L->step_link, g->cells);
+    if (m < 0) return -1;
+    st_vec2 *o = g->out, b = e->b;
+    int32_t *lk = g->out_link;
+    int c = 0;
+    put(o, lk, &c, e->a, 0);
+    for (int i = 0; i < m; i++) {
+        put(o, lk, &c, tile_center(t, g->dense[i]), 0);
+        if (!L->step_link[i]) continue;
+        const nav_link *k = &L->v[nav__links_between(L, g->dense[i], g->dense[i + 1])];
+        int x, y;
+        nav__cell_of(g, k->a, &x, &y);
+        bool fwd = g->dense[i] == nav__tile_index(t, x, y); // else the way back of a two-way link
+        put(o, lk, &c, st_v2_scale(fwd ? k->a : k->b, 1.0 / g->cell), 0);
+        put(o, lk, &c, st_v2_scale(fwd ? k->b : k->a, 1.0 / g->cell), 0);
+        lk[c - 2] = k->id;
+    }
+    bool goal_kept = e->goal == e->goal_tile || (nav__tiles_clear(t, b, b, e->k.r) &&
+                                                 nav__tiles_clear(t, o[c - 1], b, e->k.r));
+    if (goal_kept) put(o, lk, &c, b, 0);
+    if (c == 1) {
+        lk[c] = 0;
+        o[c++] = o[0];
+    }
+    return c;
+}
+
+/// One section of a path between links: pulled and tightened (nav_fix_fn).
+static int fix_tiles(void *ctx, st_vec2 *o, int m, int cap)
+{
+    (void)cap;
+    const tile_job *k = ctx;
+    int first = 0; // a leg off the grid's room (a snapped end, a link's end) stays as it is
+    if (!nav__tiles_clear(k->t, o[0], o[1], k->r)) first = 1;
+    m = first + pull(k, o + first, m - first);
+    return first + tighten(k, o + first, m - first);
+}
+
+/// nav__tile_finish for a grid with links.
+static int tile_finish_links(st_navgrid *g, const nav_tile_ends *e)
+{
+    int m = tile_points_links(g, e);
+    if (m < 0) return -1;
+    tile_job k = e->k;
+    st_vec2 *o = g->out;
+    int32_t *lk = g->out_link;
+    m = nav__links_sections(o, lk, m, g->out_cap, fix_tiles, &k);
+    if (m < 0) return -1;
+    for (int i = 0; i < m; i++) o[i] = st_v2_scale(o[i], g->cell);
+    for (int i = 0; i + 1 < m; i++)
+        if (lk[i]) { // the link's own ends, exactly
+            for (int j = 0; j < g->links.n; j++)
+                if (g->links.v[j].id == lk[i]) {
+                    bool fwd = st_v2_dist2(o[i], g->links.v[j].a) <= st_v2_dist2(o[i], g->links.v[j].b);
+                    o[i] = fwd ? g->links.v[j].a : g->links.v[j].b;
+                    o[i + 1] = fwd ? g->links.v[j].b : g->links.v[j].a;
+                }
+        }
+    if (!lk[0]) o[0] = e->from;
+    if (!lk[m - 2] && st_v2_dist2(o[m - 1], st_v2_scale(e->b, g->cell)) < 1e-18) o[m - 1] = e->to;
+    g->out_count = m;
+    return m;
+}
+
 int nav__tile_finish(st_navgrid *g, const nav_tile_ends *e)
 {
+    if (g->links.ne > 0) return tile_finish_links(g, e);
     int m = tile_points(g, e);
     if (m < 0) return -1;
     const tile_job *k = &e->k;
@@ -195,6 +313,8 @@ int nav__tile_finish(st_navgrid *g, const nav_tile_ends *e)
     for (int i = 0; i < m; i++) o[i] = st_v2_scale(o[i], g->cell);
     o[0] = e->from;
     if (st_v2_dist2(o[m - 1], st_v2_scale(e->b, g->cell)) < 1e-18) o[m - 1] = e->to;
+    g->out_count = m;
+    if (g->out_link) memset(g->out_link, 0, (size_t)m * sizeof *g->out_link);
     return m;
 }
 

@@ -233,14 +233,18 @@ bool nav__tiles_clear(const nav_tiles *t, st_vec2 a, st_vec2 b, double r)
         a = st_v2(a.y, a.x);
         b = st_v2(b.y, b.x);
     }
-    if (a.x > b.x) {
+    // The columns are walked from a's end: a blocked tile near a (where the
+    // callers move their points) ends the walk soonest.
+    bool back = a.x > b.x;
+    if (back) {
         st_vec2 tmp = a;
         a = b;
         b = tmp;
     }
     double dx = b.x - a.x, dy = b.y - a.y;
     int i0 = (int)ceil(a.x - 1.0 - r), i1 = (int)floor(b.x + r);
-    for (int i = i0; i <= i1; i++) {
+    for (int k = i0; k <= i1; k++) {
+        int i = back ? i0 + i1 - k : k;
         // The part of the segment within the column, widened by r.
         double xa = dmax(a.x, i - r), xb = dmin(b.x, i + 1 + r);
         double ya = a.y, yb = b.y;

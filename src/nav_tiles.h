@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nav_links.h"
 #include "steer.h"
 
 /// Clearance is kept in eighths of a tile, rounded down (so it never
@@ -83,6 +84,7 @@ typedef struct nav_node {
     int32_t parent;
     uint32_t stamp;  // == the query's id: g and parent belong to this search
     uint8_t closed;
+    uint8_t via;     // reached from its parent over a link
 } nav_node;
 
 /// An open-list entry, self-contained so the heap never reads the nodes:
@@ -111,6 +113,10 @@ typedef struct nav_query {
     nav_bits bits[2];
     int bits_next;
     const nav_bits *use; // those of the search under way
+    // The grid's links for the next search (NULL: none; set before
+    // nav__search_begin), and the least cost from a short link's start on.
+    const nav_links *links;
+    double link_k;
     // Its result: jump points, goal first (padded indices).
     int32_t *out;
     int out_n, out_cap;
@@ -144,6 +150,9 @@ int nav__search_run(nav_query *q, const nav_tiles *t, long budget);
 /// at a time (a dense octile path), into `out` (room for `cap`). Returns the
 /// count, or -1 when it does not fit.
 int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int cap);
+/// The same, and (when `link` is not NULL) link[i] set when the path goes
+/// from out[i] to out[i + 1] over a link (link[last] is 0).
+int nav__search_cells_links(const nav_query *q, const nav_tiles *t, int32_t *out, uint8_t *link, int cap);
 
 /// White-box: the straight run from padded tile c by d (±1, ±stride) for
 /// the query's need and goal, one tile at a time and 64 at a time: the

@@ -29,6 +29,7 @@ void st_world_step_begin(st_world *w, double dt)
     if (w->dead > 0) st__compact(w);
     w->step_dt = dt;
     w->step_count = w->count;
+    st__link_events_begin(w);
     st__grid_build(w, w->count);
     if (st__reorder_due(w)) st__reorder(w);
     w->in_step = true;
@@ -171,6 +172,7 @@ void st_world_step_end(st_world *w)
     w->grid.keep_cells = false;
     if (w->contacts) st__contacts_pass(w);
     st__obstacles_settle(w);
+    st__link_events_end(w);
 
     w->in_step = false;
     w->removed_in_step = false;

@@ -124,6 +124,7 @@ void st_world_destroy(st_world *w)
     st__free(w->scratch);
     st__free(w->near_last);
     st__free(w->gen_floor);
+    st__free(w->link_events);
     st__free(w);
 }
 
@@ -968,6 +969,8 @@ st_path *st_path_create_in(const st_mem *mem, const st_vec2 *points, int n, bool
     p->count = n;
     p->loop = loop;
     p->radius = radius;
+    p->links = NULL;
+    p->mem = mem;
     return p;
 }
 
@@ -975,6 +978,7 @@ void st_path_destroy(st_path *p)
 {
     if (!p) return;
     st__free(p->points);
+    st__free(p->links);
     st__free(p);
 }
 

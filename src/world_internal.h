@@ -224,6 +224,12 @@ struct st_world {
     uint64_t tick;
     double time;
     uint64_t next_serial;
+    int32_t link_serial; // the last navgrid link id given (st_navgrid_link)
+    // Agents that reached a path's link in the step (path_links.c): room
+    // for twice the agents once any has wanted it (grown at step begin).
+    st_link_event *link_events;
+    int link_event_count, link_event_cap;
+    bool link_event_want;
 
     st_body *bodies;
     st_agent *agents;
@@ -337,6 +343,8 @@ struct st_path {
     int count;
     bool loop;
     double radius;
+    int32_t *links;     // per segment, the navgrid link it takes (0: none); NULL: none at all
+    const st_mem *mem;  // what it was made in (st_path_set_link's array too)
 };
 
 /// Positions, membership or grid geometry changed outside a step's
@@ -500,6 +508,16 @@ st_vec2 st__motion_force(st_world *w, int i, const st_behavior *bh, double dt);
 
 /* path_follow.c */
 /// follow_path in ST_PATH_PREDICT mode.
+/* path_links.c */
+/// Records that agent i reached the link of segment `seg` of path p (from
+/// any thread of a step); false when there is no room yet (the agent then
+/// waits a step at the link's start) or outside a step.
+bool st__link_reached(const st_world *w, int i, const st_path *p, int seg);
+/// Step begin: room for the events, and none yet. Step end: in agent order.
+void st__link_events_begin(st_world *w);
+void st__link_events_end(st_world *w);
+static inline int st__path_link(const st_path *p, int seg) { return p->links ? p->links[seg] : 0; }
+
 st_vec2 st__follow_path_predict(st_world *w, int i, const st_path *p, double predict, double ahead,
                                 double dt);
 

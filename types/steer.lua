@@ -233,8 +233,10 @@ function world:add_obstacle(def) end
 ---The blocked tiles of a tile map (as world:navgrid{ tiles = ... } takes it;
 ---the map's corner at the origin) as closed rectangle obstacles, runs of
 ---blocked tiles merged with the same runs below, so steering, ORCA and
----contacts meet the walls the tile navgrid plans around.
----@param def { tiles: string[]|steer.tile_layer, tile?: number, walkable?: string|table|fun(tile: string|number): any }
+---contacts meet the walls the tile navgrid plans around. With `nav`, a tile
+---navgrid of the same map, the walls follow nav:set_tile (only the
+---rectangles at the changed tile change).
+---@param def { tiles: string[]|steer.tile_layer, tile?: number, walkable?: string|table|fun(tile: string|number): any, nav?: steer.navgrid }
 ---@return steer.obstacle[]
 function world:add_tiles(def) end
 
@@ -440,6 +442,11 @@ function path:points() end
 ---@param index? integer >= 1; past an open path's end: its last point; on a loop it wraps
 ---@return number
 function path:remaining(pos, index) end
+---The segments of a navgrid path that take an off-mesh link, in order:
+---link `link` runs from path[index] (link.from, or link.to for the way
+---back of a two-way link) to path[index + 1]. Empty for other paths.
+---@return { index: integer, link: steer.nav_link }[]
+function path:links() end
 
 ---@class steer.path_def
 ---@field loop? boolean default false
@@ -500,6 +507,34 @@ function navgrid:cells() end
 ---@param y integer
 ---@param blocked boolean
 function navgrid:set_tile(x, y, blocked) end
+
+---An off-mesh link (nav:link): a plain table; add fields of your own.
+---@class steer.nav_link
+---@field id integer     unique in the world
+---@field from steer.vec2
+---@field to steer.vec2
+---@field both boolean   also from `to` to `from`
+---@field cost number    what the search counts for taking it (world units)
+---@field kind? string   yours: "jump", "ladder", "door", "teleport"...
+
+---@class steer.nav_link_opts
+---@field both? boolean  default false: one way, from a to b
+---@field cost? number   >= 0, finite; default the distance from a to b
+---@field kind? string
+
+---Adds an off-mesh link (a jump, ladder, door, teleport) from a to b (inside
+---the grid's map or world): later paths may take it from the cell (tile)
+---under a to the one under b, when both are free (have room for the agent).
+---@param a steer.point
+---@param b steer.point
+---@param opts? steer.nav_link_opts
+---@return steer.nav_link
+function navgrid:link(a, b, opts) end
+
+---Removes a link (nav:link's table or its id); false when the grid had none such.
+---@param link steer.nav_link|integer
+---@return boolean
+function navgrid:unlink(link) end
 
 ---Recomputes the cells of obstacles changed since the last query (queries
 ---do this themselves); returns how many cells were rasterised.
@@ -960,6 +995,7 @@ function formation:set_anchor(pos, heading) end
 ---@field reload? fun(self: table, agent: steer.agent)
 ---@field arrived? fun(self: table, agent: steer.agent) (extension) its order arrived (start of the step after)
 ---@field move_failed? fun(self: table, agent: steer.agent, reason: string) (extension) its order failed: a nav reason or "stuck"
+---@field traverse_link? fun(self: table, agent: steer.agent, link: steer.nav_link) after a step in which the agent, following a navgrid path, reached the start of one of its off-mesh links: move it across (set agent.pos near link.to to teleport, or steer); without it the agent walks straight across
 
 -- ---------------------------------------------------------------- module functions
 

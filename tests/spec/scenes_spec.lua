@@ -553,9 +553,10 @@ describe("tiles.lua", function()
             for a in world:agents() do
                 local p = a.self.path
                 if p and world.tick % 30 == 0 then
-                    local pts = p:points()
+                    local pts, leap = p:points(), {}
+                    for _, l in ipairs(p:links()) do leap[l.index + 1] = true end -- the jump: over the wall
                     for i = 3, #pts do
-                        for k = 0, 8 do
+                        for k = 0, leap[i] and -1 or 8 do
                             local q = pts[i - 1] + (pts[i] - pts[i - 1]) * (k / 8)
                             worst = math.min(worst, room(q) - a.radius)
                         end
@@ -564,8 +565,9 @@ describe("tiles.lua", function()
             end
         end })
         assert.is_true(worst > -1e-6, "a path comes " .. -worst .. " inside its agent's radius")
-        local trips = {}
+        local trips, jumps = {}, 0
         for a in world:agents() do
+            jumps = jumps + (a.self.jumps or 0)
             assert.is_false(wall(math.floor(a.pos.x / T), math.floor(a.pos.y / T)),
                 "agent in a wall at " .. tostring(a.pos))
             trips[a.tag] = (trips[a.tag] or 0) + (a.self.trips or 0)
@@ -573,8 +575,13 @@ describe("tiles.lua", function()
         for _, s in ipairs(scene.sizes) do
             assert.is_true((trips[s.tag] or 0) > s.count, s.tag .. " made " .. tostring(trips[s.tag]) .. " trips")
         end
+        assert.is_true(jumps > 0, "nobody took the jump")
         -- shutting a door changes the plans of everyone on the same grid
+        local walls = #world:obstacles()
         scene.set_door(world, 1, false)
         assert.is_true(world.user.nav:blocked(6, 14))
+        assert.equals(walls + 1, #world:obstacles()) -- the door's wall, from add_tiles{ nav = ... }
+        scene.set_door(world, 1, true)
+        assert.equals(walls, #world:obstacles())
     end)
 end)

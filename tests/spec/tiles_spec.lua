@@ -302,3 +302,77 @@ describe("tile navgrids", function()
     assert.are.equal(sums[1], sums[2])
   end)
 end)
+
+describe("add_tiles{ nav = ... } walls follow nav:set_tile", function()
+  -- Which tiles the world's rectangle obstacles cover, read back from
+  -- world:obstacles() (not the walls' own records).
+  local function covered(w, cols, tile)
+    local cover = {}
+    for _, o in ipairs(w:obstacles()) do
+      if o.kind == "polygon" then
+        local x0, y0, x1, y1 = math.huge, math.huge, -math.huge, -math.huge
+        for _, p in ipairs(o.points) do
+          x0, y0 = math.min(x0, p.x), math.min(y0, p.y)
+          x1, y1 = math.max(x1, p.x), math.max(y1, p.y)
+        end
+        for y = math.floor(y0 / tile + 0.5), math.floor(y1 / tile + 0.5) - 1 do
+          for x = math.floor(x0 / tile + 0.5), math.floor(x1 / tile + 0.5) - 1 do
+            local k = y * cols + x
+            cover[k] = (cover[k] or 0) + 1
+          end
+        end
+      end
+    end
+    return cover
+  end
+
+  local function same_as_map(w, map, tile)
+    local rows, cols = #map, #map[1]
+    local cover = covered(w, cols, tile)
+    for y = 0, rows - 1 do
+      for x = 0, cols - 1 do
+        local want = map[y + 1]:sub(x + 1, x + 1) == "#" and 1 or nil
+        local got = cover[y * cols + x]
+        if got ~= want then return false, ("tile %d %d covered %s"):format(x, y, got) end
+      end
+    end
+    return true
+  end
+
+  it("equal the walls of the changed map after every set_tile", function()
+    local map = {}
+    for y = 1, ROWS do map[y] = MAP[y] end
+    local w = world()
+    local nav = w:navgrid { tiles = map, tile = TILE }
+    local walls = w:add_tiles { tiles = map, tile = TILE, nav = nav }
+    assert.is_true(#walls > 0)
+    assert.is_true(same_as_map(w, map, TILE))
+    local s = 7
+    for k = 1, 120 do
+      s = (s * 16807) % 2147483647
+      local x, y = s % COLS, math.floor(s / COLS) % ROWS
+      local shut = k % 2 == 0
+      nav:set_tile(x, y, shut)
+      map[y + 1] = map[y + 1]:sub(1, x) .. (shut and "#" or ".") .. map[y + 1]:sub(x + 2)
+      local ok, why = same_as_map(w, map, TILE)
+      assert.is_true(ok, why)
+    end
+    -- and a world built from the changed map covers the same tiles
+    local w2 = world()
+    w2:add_tiles { tiles = map, tile = TILE }
+    assert.is_true(same_as_map(w2, map, TILE))
+  end)
+
+  it("takes only a tile navgrid of the same map, once", function()
+    local w = world()
+    local nav = w:navgrid { tiles = MAP, tile = TILE }
+    raises(function() w:add_tiles { tiles = MAP, tile = TILE, nav = 3 } end,
+      "bad argument #1 to 'add_tiles' (field 'nav': steer.navgrid expected)")
+    raises(function() w:add_tiles { tiles = { "..", ".." }, tile = TILE, nav = nav } end,
+      "(field 'nav': a tile navgrid of the same map expected)")
+    raises(function() w:add_tiles { tiles = MAP, tile = TILE, nav = w:navgrid { cell = 10 } } end,
+      "a tile navgrid of the same map expected")
+    w:add_tiles { tiles = MAP, tile = TILE, nav = nav }
+    raises(function() w:add_tiles { tiles = MAP, tile = TILE, nav = nav } end, "have walls already")
+  end)
+end)
