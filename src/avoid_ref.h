@@ -6,8 +6,8 @@
 
 /// Agent i's reference velocity for this step's long-horizon half-planes:
 /// a share of the way from its velocity to its preferred one pref[i] when
-/// `open` (a plain ORCA agent with no obstacle edge in reach: the caller
-/// knows) and no other agent could touch it within the step; else its
+/// `open` (an unlocked ORCA agent with no obstacle in reach: the caller
+/// knows) and no other agent is near (ST_REF_CLEAR); else its
 /// velocity. max_radius, max_speed: the largest of any agent's (bounds
 /// the search).
 st_vec2 st__avoid_ref(const st_world *w, const st_vec2 *pref, int i, double dt, bool open, double max_radius,
