@@ -57,6 +57,7 @@
 #endif
 
 #include "alloc.h"
+#include "avoid_ref.h"
 #include "grid_iter.h"
 #include "rng.h"
 
@@ -121,6 +122,9 @@ struct st_avoid_state {
     orca_self *self;   // [pref_cap]
     st_vec2 *pref;     // preferred velocities; the chosen ones after the pass
     st_vec2 *out;      // the first round's choices
+    st_vec2 *ref;      // reference velocities of the long-horizon lines (avoid_ref.c)
+    bool use_ref;      // this step's lines use them (every agent plain)
+    double ref_radius, ref_speed; // the largest radius and max speed (reference_pass)
     uint8_t *flag;     // AV_STUCK, AV_REVISIT
     int pref_cap;
     int stuck;         // agents stuck in the first round
@@ -156,6 +160,7 @@ void st__avoid_free(st_world *w)
         st__free(w->avoid->peer);
         st__free(w->avoid->self);
         st__free(w->avoid->out);
+        st__free(w->avoid->ref);
         st__free(w->avoid->flag);
         st__free(w->avoid->verts);
         st__free(w->avoid->groups);
@@ -322,6 +327,8 @@ st_vec2 *st__avoid_buffer(st_world *w, int count)
         if (p) s->pref = p;
         st_vec2 *o = st__realloc(&w->mem, s->out, (size_t)n * sizeof *o);
         if (o) s->out = o;
+        st_vec2 *rf = st__realloc(&w->mem, s->ref, (size_t)n * sizeof *rf);
+        if (rf) s->ref = rf;
         uint8_t *f = st__realloc(&w->mem, s->flag, (size_t)n);
         if (f) s->flag = f;
         orca_peer *q = st__alloc_aligned(&w->mem, 64, (size_t)n * sizeof *q); // rewritten every pass: nothing to keep
@@ -334,7 +341,7 @@ st_vec2 *st__avoid_buffer(st_world *w, int count)
             st__free(s->self);
             s->self = me;
         }
-        if (!p || !o || !f || !q || !me) return NULL;
+        if (!p || !o || !f || !rf || !q || !me) return NULL;
         s->pref_cap = n;
     }
     return s->pref;
@@ -347,6 +354,7 @@ st_vec2 *st__avoid_begin(st_world *w, int count)
     build_outlines(w, w->avoid);
     w->avoid->trace.valid = false;
     w->avoid->stuck = 0; // counted in the pass's first round
+    w->avoid->use_ref = false; // reference_pass sets it
     return buf;
 }
 
@@ -761,6 +769,15 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
 /// for every agent and step (a hash of world seed, serial and tick): agents
 /// placed in perfect symmetry otherwise make the same choice forever.
 #define ORCA_WAVER 0.2
+/// In the open (not crowded, see ORCA_CROWDED) it wavers more, and the
+/// more the slower it goes than it wants: this plus ORCA_WAVER_SLOW times
+/// the share of its preferred speed it lacks. A walker held up in an open
+/// crowd tries other ways round sooner (issue 26's goal crowd: 3.80 goals
+/// per agent per 1,000 steps with ORCA_WAVER everywhere, 3.90 with this;
+/// 30 square units an agent: 2.33, 2.53). A crowded squeeze (a circle, a
+/// crossing) keeps ORCA_WAVER.
+#define ORCA_WAVER_OPEN 0.4
+#define ORCA_WAVER_SLOW 1.0
 /// An agent counts as crowded (and keeps to ORCA_SIDE_BIAS's side) with at
 /// least this many neighbours close enough to touch it within the step, or
 /// with an obstacle's half-plane in reach. In an open crowd an agent
@@ -1183,7 +1200,9 @@ static bool is_traced(const st_world *w, int i)
 /// n_hard) the close agents' for one step, then the neighbours').
 /// `blocked`: the largest share of the avoiding among the neighbour lines
 /// that keep pref out (note_block). `skin`: the factor on the sums of the
-/// radii of the lines being made (ORCA_HARD_SKIN, then ORCA_SKIN).
+/// radii of the lines being made (ORCA_HARD_SKIN, then ORCA_SKIN). `own`
+/// and `refs`: the velocities the lines being made are built around, its
+/// own and its neighbours' (NULL: their peer records' velocities).
 typedef struct orca_ctx {
     const st_world *w;
     // Every agent of the step is a plain one (st__avoid_peer): any two
@@ -1196,6 +1215,8 @@ typedef struct orca_ctx {
     st_vec2 pref;
     double dt, inv_h, inv_ho, inv_dt;
     double blocked, skin;
+    const st_vec2 *own;
+    const st_vec2 *refs;
     int n, n_obst, n_hard;
     line lines[ORCA_MAX_LINES];
 } orca_ctx;
@@ -1255,7 +1276,7 @@ static inline const st_vec2 *near_vel(const orca_ctx *x, const gather *g, int q,
         *share = 1.0;
         return &out[j];
     }
-    return &o->vel;
+    return x->refs ? &x->refs[j] : &o->vel;
 }
 
 static inline double near_rsum(const orca_ctx *x, const gather *g, int q)
@@ -1268,7 +1289,7 @@ static inline line near_line(const orca_ctx *x, const gather *g, int q, double i
                              const st_vec2 *out, double *share)
 {
     const st_vec2 *vo = near_vel(x, g, q, flag, out, share);
-    return disc_line(g->rel[q], x->b->vel, *vo, near_rsum(x, g, q), *share, inv_h, x->inv_dt,
+    return disc_line(g->rel[q], *x->own, *vo, near_rsum(x, g, q), *share, inv_h, x->inv_dt,
                      x->serial < g->peer[g->index[q]].serial);
 }
 
@@ -1288,7 +1309,7 @@ static void disc_lines2(orca_ctx *x, const gather *g, int qa, int qb, double inv
     double sa, sb;
     const st_vec2 *va = near_vel(x, g, qa, flag, out, &sa), *vb = near_vel(x, g, qb, flag, out, &sb);
     const v2d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd(), ih = _mm_set1_pd(inv_h);
-    const v2d vel = _mm_loadu_pd(&x->b->vel.x), vx = _mm_unpacklo_pd(vel, vel), vy = _mm_unpackhi_pd(vel, vel);
+    const v2d vel = _mm_loadu_pd(&x->own->x), vx = _mm_unpacklo_pd(vel, vel), vy = _mm_unpackhi_pd(vel, vel);
     const v2d ra = _mm_loadu_pd(&g->rel[qa].x), rb = _mm_loadu_pd(&g->rel[qb].x);
     const v2d oa = _mm_loadu_pd(&va->x), ob = _mm_loadu_pd(&vb->x);
     const v2d relx = _mm_unpacklo_pd(ra, rb), rely = _mm_unpackhi_pd(ra, rb);
@@ -1368,20 +1389,54 @@ static void lines_of(orca_ctx *x, const gather *g, const uint8_t *which, int m, 
 #endif
 }
 
+/// The long-horizon lines for candidates which[0, m) when the step has
+/// reference velocities and some pair may share unevenly: a pair that
+/// shares evenly (each yields to the other, equal priorities) plans around
+/// both references, any other around both velocities (the share decides
+/// who avoids how much; the references would move that). Both of a pair
+/// come to the same choice, so their two lines still fit together.
+static void mixed_lines(orca_ctx *x, const gather *g, const uint8_t *which, int m, double inv_h, int i)
+{
+    const st_vec2 *refs = x->refs;
+    for (int k = 0; k < m; k++) {
+        const orca_peer *o = &g->peer[g->index[which[k]]];
+        bool even = share_of(o, x->peer) == 0.5 && share_of(x->peer, o) == 0.5;
+        x->refs = even ? refs : NULL;
+        x->own = even ? &refs[i] : &x->b->vel;
+        double share;
+        x->lines[x->n] = near_line(x, g, which[k], inv_h, NULL, NULL, &share);
+        note_block(x, &x->lines[x->n++], share);
+    }
+    x->refs = refs;
+    x->own = &refs[i];
+}
+
 /// Neighbours close enough to touch within this step get the half-plane
 /// for a horizon of one step, kept hard like the obstacles': when the crowd
 /// is too dense for every long-horizon half-plane, the fallback gives up
 /// some foresight, never a collision this step. Then the nearest
-/// max_neighbors get theirs for the full horizon. In the second round
+/// max_neighbors get theirs for the full horizon, around the reference
+/// velocities when the step has them (avoid_ref.c). In the second round
 /// (`flag` non-NULL) a close neighbour stuck in the first keeps the
 /// velocity it chose there (`out`), and this agent avoids all of it.
 ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, const uint8_t *flag,
-                            const st_vec2 *out)
+                            const st_vec2 *out, int i)
 {
     x->skin = ORCA_HARD_SKIN;
+    x->own = &x->b->vel;
+    x->refs = NULL;
     lines_of(x, g, s->close, s->n_close, x->inv_dt, flag, out);
     x->n_hard = x->n;
     x->skin = ORCA_SKIN;
+    const struct st_avoid_state *st = x->w->avoid;
+    if (st->use_ref) {
+        x->refs = st->ref;
+        x->own = &st->ref[i];
+        if (!x->plain) {
+            mixed_lines(x, g, s->ord, s->n_best, x->inv_h, i);
+            return;
+        }
+    }
     lines_of(x, g, s->ord, s->n_best, x->inv_h, NULL, NULL);
 }
 
@@ -1407,7 +1462,13 @@ static st_vec2 aim_of(const orca_ctx *x, bool *walled)
     double u = 2.0 * (double)(st_rng_next(&key) >> 11) * 0x1.0p-53 - 1.0;
     bool crowded = x->n_hard - x->n_obst >= ORCA_CROWDED || x->n_obst > 0;
     st_vec2 side = st_v2_scale(st_v2(pref.y, -pref.x), crowded ? ORCA_SIDE_BIAS * most : 0.0);
-    return st_v2_rotate(st_v2_add(pref, side), u * ORCA_WAVER * most);
+    double waver = ORCA_WAVER;
+    if (!crowded) {
+        double p2 = st_v2_len2(pref), v2 = st_v2_len2(x->b->vel);
+        double lack = p2 > 0.0 ? 1.0 - sqrt(v2 / p2) : 0.0;
+        waver = ORCA_WAVER_OPEN + ORCA_WAVER_SLOW * (lack > 0.0 ? lack : 0.0);
+    }
+    return st_v2_rotate(st_v2_add(pref, side), u * waver * most);
 }
 
 /// The velocity closest to `aim` in every half-plane; when they leave
@@ -1482,7 +1543,7 @@ ORCA_PER_CPU static st_vec2 orca_agent(st_world *w, int i, st_vec2 pref, double 
     s.n_best = s.n_close = 0;
     if (x.me->max_neighbors > 0 && x.me->range > 0.0)
         gather_agents(&g, w, i, x.me->mask, x.me->max_neighbors, x.me->range, dt, &s);
-    agent_lines(&x, &g, &s, flag, out);
+    agent_lines(&x, &g, &s, flag, out, i);
 
     bool walled;
     st_vec2 aim = aim_of(&x, &walled);
@@ -1552,6 +1613,60 @@ st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i)
     return (s->flag[i] & AV_REVISIT) ? pref[i] : s->out[i];
 }
 
+/// Whether ORCA agent i has an obstacle in the reach its obstacle lines
+/// look at (obstacle_lines).
+static bool walls_near(const st_world *w, int i)
+{
+    const struct st_avoid_state *s = w->avoid;
+    const st_body *b = &w->bodies[i];
+    double reach = s->self[i].horizon_obstacles * b->max_speed + b->radius;
+    for (int k = 0; k < w->obstacle_count; k++) {
+        const st_obstacle *o = &w->obstacles[k];
+        if (o->kind != ST_OBSTACLE_CIRCLE) continue;
+        double r = reach + o->radius;
+        if (!(st_v2_len2(st_world_offset(w, b->pos, o->center)) > r * r)) return true;
+    }
+    if (s->vert_count == 0) return false;
+    near_edge e[ORCA_MAX_OBSTACLE_LINES];
+    return gather_edges(w, s, b->pos, reach, e) > 0;
+}
+
+/// Before round one: each agent's reference velocity for the long-horizon
+/// lines (avoid_ref.c: an unlocked ORCA agent in the open plans part of the
+/// way to its preferred velocity; anyone else, its velocity), and first the
+/// largest radius and max speed, which bound its search for someone close.
+/// Any pair's two lines are built around the same two references, however
+/// the pair shares the avoiding, so the guarantee holds.
+static void reference_pass(st_world *w, const st_vec2 *pref, int n, double dt)
+{
+    struct st_avoid_state *s = w->avoid;
+    const bool all_alive = !w->removed_in_step && w->dead == 0;
+#ifdef STEER_HAVE_OPENMP
+#pragma omp single
+#endif
+    {
+        // One thread (a sweep of the peer records); the others wait.
+        double max_r = 0.0, max_v = 0.0;
+        for (int i = 0; i < n; i++) {
+            if (!all_alive && !w->agents[i].alive) continue;
+            max_r = s->peer[i].radius > max_r ? s->peer[i].radius : max_r;
+            max_v = s->peer[i].max_speed > max_v ? s->peer[i].max_speed : max_v;
+        }
+        s->ref_radius = max_r;
+        s->ref_speed = max_v;
+        s->use_ref = true; // false since st__avoid_begin
+    }
+#ifdef STEER_HAVE_OPENMP
+#pragma omp for schedule(dynamic, 1024)
+#endif
+    for (int i = 0; i < n; i++) {
+        const st_body *b = &w->bodies[i];
+        bool open = (b->avoid & (ST__AV_ORCA | ST__AV_LOCKED)) == ST__AV_ORCA &&
+                    (all_alive || w->agents[i].alive) && !walls_near(w, i);
+        s->ref[i] = st__avoid_ref(w, pref, i, dt, open, s->ref_radius, s->ref_speed);
+    }
+}
+
 void st__avoid_pass(st_world *w, st_vec2 *pref, bool plain)
 {
     struct st_avoid_state *s = w->avoid;
@@ -1560,6 +1675,7 @@ void st__avoid_pass(st_world *w, st_vec2 *pref, bool plain)
     const double dt = w->step_dt;
     st_vec2 *out = s->out;
     uint8_t *flag = s->flag;
+    reference_pass(w, pref, n, dt);
     // Round one: every ORCA agent from the state at the start of the step.
 #ifdef STEER_HAVE_OPENMP
 #pragma omp for schedule(dynamic, 256)

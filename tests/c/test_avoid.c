@@ -302,8 +302,10 @@ static void open_crowd_flows(void)
     double rate = 1000.0 * (double)r.goals / (1600.0 * steps);
     printf("  1600 walkers to goals 20-60 away: %.2f goals per agent per 1000 steps, closest pair %.4f x radii\n",
            rate, r.worst_ratio);
-    // Turning every blocked walker to the common side (ORCA_CROWDED 0) reached 3.14 here.
-    CHECK(rate >= 3.5, "%.2f goals per agent per 1000 steps", rate);
+    // Turning every blocked walker to the common side (ORCA_CROWDED 0) reached 3.14 here;
+    // planning around the current velocities alone (no reference velocities,
+    // avoid_ref.c) and one waver for everyone, 3.79; with them, 3.92.
+    CHECK(rate >= 3.85, "%.2f goals per agent per 1000 steps", rate);
     CHECK(r.worst_ratio >= 0.99, "closest pair %.4f of the radii", r.worst_ratio);
     open_result r2 = open_crowd(2, steps);
     CHECK(r2.checksum == r.checksum && r2.goals == r.goals, "2 threads %016llx vs 1 thread %016llx",

@@ -8,6 +8,8 @@ local vec2 = steer.vec2
 local H = require "spec_helper"
 
 local raises = H.raises
+-- Under valgrind (tests.cmake) the long scene runs shrink to a few seconds.
+local LIGHT = os.getenv("STEER_TEST_LIGHT") ~= nil
 
 -- A 400 x 300 room with a wall down the middle and a door at y 130..170.
 local function room()
@@ -167,7 +169,7 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
     for a in w:agents("unit") do units[#units + 1] = a end
     local starts = {}
     for i, a in ipairs(units) do starts[i] = a.pos end
-    local closest, deepest, steps = math.huge, -math.huge, 70 * 60
+    local closest, deepest, steps = math.huge, -math.huge, LIGHT and 6 * 60 or 70 * 60
     local speed, n = 0, 0
     for s = 1, steps do
       w:step()
@@ -180,12 +182,13 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
         if s > steps - 600 then speed = speed + a.speed; n = n + 1 end
       end
     end
+    assert.is_true(closest >= 0.99, ("two units at %.4f x their radii"):format(closest))
+    assert.is_true(deepest <= 0.5, ("a body %.3f inside a wall"):format(deepest))
+    if LIGHT then return end
     local home = 0
     for _ in pairs(w.user.stats.arrived) do home = home + 1 end
     assert.are.equal(40, home)
     assert.are.equal(0, #w.user.stats.failed)
-    assert.is_true(closest >= 0.99, ("two units at %.4f x their radii"):format(closest))
-    assert.is_true(deepest <= 0.5, ("a body %.3f inside a wall"):format(deepest))
     assert.is_true(speed / n < 0.001 * scene.speed, ("mean speed at rest %.4g"):format(speed / n))
     -- Each against a lone unit from its start to its slot, on the same map.
     local worst = 0
@@ -207,7 +210,9 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
     assert.is_true(worst <= 2.0, ("the slowest took %.2f x a lone unit's time"):format(worst))
   end)
 
-  it("fills the block from the inside: holes left by lost members end up at its back", function()
+  -- (pending under valgrind: 60 s of the scene)
+  local long_it = LIGHT and pending or it
+  long_it("fills the block from the inside: holes left by lost members end up at its back", function()
     local w = new_world()
     scene.load(w, {})
     local units = {}
