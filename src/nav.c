@@ -169,17 +169,34 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
         st_navgrid_destroy(g);
         return NULL;
     }
-    if (st_navgrid_update(g) < 0) {
+    if (st_navgrid_update(g) < 0 ||
+        !st__grow(&w->mem, (void **)&w->navs, &w->nav_cap, w->nav_n + 1, sizeof *w->navs)) {
         st_navgrid_destroy(g);
         return NULL;
     }
+    w->navs[w->nav_n++] = g;
     return g;
+}
+
+void st__nav_orphan(st_navgrid *g) { g->w = NULL; }
+
+/// The grid leaves its world's list (and the world's orders let it go).
+static void leave_world(st_navgrid *g)
+{
+    st_world *w = g->w;
+    if (!w) return;
+    st__mover_forget(w, g);
+    for (int k = 0; k < w->nav_n; k++)
+        if (w->navs[k] == g) {
+            w->navs[k] = w->navs[--w->nav_n];
+            break;
+        }
 }
 
 void st_navgrid_destroy(st_navgrid *g)
 {
     if (!g) return;
-    st__mover_forget(g->w, g);
+    leave_world(g);
     for (int i = 0; i < g->obs_count; i++) st__free(g->obs[i].cells);
     for (int i = 0; i < g->wall_count; i++) st__free(g->walls[i].cells);
     st__free(g->obs);

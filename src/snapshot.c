@@ -317,6 +317,8 @@ static void take_scalars(st_world *c, const st_world *w)
     c->aside = NULL; // scratch of the world's own
     c->aside_cap = 0;
     c->mover = NULL; // the snapshot's own copy is st_snapshot.mover
+    c->navs = NULL;  // the world's own grids
+    c->nav_n = c->nav_cap = 0;
 }
 
 static bool copy_arrays(st_snapshot *s, const st_world *w)
@@ -680,6 +682,9 @@ static void give_scalars(st_world *w, const st_world *c)
     w->aside = keep.aside;
     w->aside_cap = keep.aside_cap;
     w->mover = keep.mover; // st_world_restore replaces it
+    w->navs = keep.navs;
+    w->nav_n = keep.nav_n;
+    w->nav_cap = keep.nav_cap;
     // The game loop's accumulator is the caller's time, not the world's.
     w->advance_acc = keep.advance_acc;
     w->advance_max = keep.advance_max;

@@ -120,6 +120,8 @@ void st_world_destroy(st_world *w)
     st__orient_free(w);
     st__requests_free(w);
     st__mover_free(w);
+    for (int k = 0; k < w->nav_n; k++) st__nav_orphan(w->navs[k]);
+    st__free(w->navs);
     st__free(w->aside);
     st__free(w->scratch);
     st__free(w->near_last);

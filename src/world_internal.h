@@ -310,6 +310,8 @@ struct st_world {
     uint32_t avoid_def_cap;
     bool avoid_active;        // some agent was ever given ORCA: the step takes the avoidance path
     struct st_mover *mover;   // orders and the path queue (move.c); NULL until the first order
+    struct st_navgrid **navs; // the navgrids made from this world (nav.c): orphaned when it goes
+    int nav_n, nav_cap;
     st_vec2 *aside;           // each agent's step aside this step (avoid_yield.c), grown once
     int aside_cap;
     bool contacts;
@@ -362,6 +364,10 @@ void st__mover_step(st_world *w);
 void st__mover_free(st_world *w);
 /// The grid is going: orders on it fail, its search job goes.
 void st__mover_forget(st_world *w, const st_navgrid *nav);
+/* nav.c */
+/// The world is going: the grid is told (its queries then refuse; only
+/// st_navgrid_destroy is left to call).
+void st__nav_orphan(st_navgrid *g);
 /* move_snapshot.c */
 /// A whole copy (NULL for NULL, *ok true); NULL with *ok false when memory runs out.
 st_mover *st__mover_clone(const st_mover *m, const st_mem *mem, bool *ok);
