@@ -228,26 +228,11 @@ double st_navgrid_snap_radius(const st_navgrid *g) { return fmax(2.0 * g->cell, 
 
 /* ---- geometry ---- */
 
-/// Whether p lies inside the closed polygon (points relative to o->center).
-static bool inside_polygon(const st_obstacle *o, st_vec2 p)
-{
-    st_vec2 q = st_v2_sub(p, o->center);
-    bool in = false;
-    for (int k = 0, n = o->point_count; k < n; k++) {
-        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
-        if ((a.y > q.y) != (b.y > q.y)) {
-            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
-            if (x > q.x) in = !in;
-        }
-    }
-    return in;
-}
-
 /// Distance from p to the outline of an obstacle (0 inside a closed polygon).
 static double obstacle_distance(const st_obstacle *o, st_vec2 p)
 {
     if (o->kind == ST_OBSTACLE_CIRCLE) return st_v2_dist(p, o->center) - o->radius;
-    if (o->kind == ST_OBSTACLE_POLYGON && inside_polygon(o, p)) return 0.0;
+    if (o->kind == ST_OBSTACLE_POLYGON && st__polygon_holds(o, p)) return 0.0;
     st_vec2 q = st_v2_sub(p, o->center);
     int n = o->point_count, segs = o->kind == ST_OBSTACLE_POLYGON ? n : n - 1;
     double best = INFINITY;
@@ -312,7 +297,7 @@ static bool segment_clear_of(const st_obstacle *o, st_vec2 a, st_vec2 b, double 
         if (d < r || (d == 0.0)) return false;
     }
     // Clear of the outline: wholly inside or wholly outside.
-    return o->kind != ST_OBSTACLE_POLYGON || !inside_polygon(o, a);
+    return o->kind != ST_OBSTACLE_POLYGON || !st__polygon_holds(o, a);
 }
 
 /// Whether the axis-aligned boxes [lo, hi] overlap.

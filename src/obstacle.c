@@ -284,3 +284,17 @@ void st__each_segment(const st_world *w, void (*fn)(void *ctx, st_vec2 a, st_vec
             fn(ctx, st_v2_add(o->center, o->points[k]), st_v2_add(o->center, o->points[(k + 1) % o->point_count]));
     }
 }
+
+bool st__polygon_holds(const st_obstacle *o, st_vec2 p)
+{
+    bool in = false;
+    st_vec2 q = st_v2_sub(p, o->center);
+    for (int k = 0, n = o->point_count; k < n; k++) {
+        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
+        if ((a.y > q.y) != (b.y > q.y)) {
+            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            if (x > q.x) in = !in;
+        }
+    }
+    return in;
+}

@@ -102,21 +102,6 @@ static bool hit_segment(const st__ray *r, st_vec2 a, st_vec2 b, double *t_out, s
     return true;
 }
 
-/// Whether p lies inside the closed polygon o (crossing count).
-static bool polygon_holds(const st_obstacle *o, st_vec2 p)
-{
-    bool in = false;
-    st_vec2 q = st_v2_sub(p, o->center);
-    for (int k = 0, n = o->point_count; k < n; k++) {
-        st_vec2 a = o->points[k], b = o->points[(k + 1) % n];
-        if ((a.y > q.y) != (b.y > q.y)) {
-            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
-            if (x > q.x) in = !in;
-        }
-    }
-    return in;
-}
-
 /// Keeps (t, n) as the best hit when it is nearer, or as near with a lower
 /// key: the same winner whatever order the shapes are tested in.
 static bool take(st__ray_best *best, double t, st_vec2 n, st_raycast_kind kind, int group, uint64_t index, int seg)
@@ -156,7 +141,7 @@ void st__ray_test_obstacle(const st_world *w, const st__ray *r, int i, int seg, 
         st_vec2 a = st_v2_add(o->center, o->points[seg]);
         st_vec2 b = st_v2_add(o->center, o->points[(seg + 1) % o->point_count]);
         if (!hit_segment(r, a, b, &t, &n) || t > best->hit.fraction) return;
-        if (o->kind == ST_OBSTACLE_POLYGON && polygon_holds(o, r->from)) return;
+        if (o->kind == ST_OBSTACLE_POLYGON && st__polygon_holds(o, r->from)) return;
         kind = o->kind == ST_OBSTACLE_POLYGON ? ST_RAY_POLYGON : ST_RAY_POLYLINE;
     }
     if (take(best, t, n, kind, 0, (uint64_t)i, seg)) best->hit.obstacle = o->id;

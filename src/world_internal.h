@@ -440,6 +440,8 @@ bool st__polygon_box_hit(const st_world *w, const st_obstacle *o, st_vec2 pos, s
 /// The point of a polygon or polyline's outline closest to p, and whether p
 /// lies inside a closed polygon.
 st_vec2 st__polygon_closest(const st_world *w, const st_obstacle *o, st_vec2 p, bool *inside);
+/// Whether p lies inside the closed polygon o (crossing count; nav.c, raycast.c).
+bool st__polygon_holds(const st_obstacle *o, st_vec2 p);
 /// Every segment of the world's obstacles and walls (polygon edges, polyline
 /// segments, walls), for avoid_walls: calls fn(ctx, from, to).
 void st__each_segment(const st_world *w, void (*fn)(void *ctx, st_vec2 a, st_vec2 b), void *ctx);
