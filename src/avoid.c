@@ -798,6 +798,15 @@ static bool edge_line(const overt *verts, int ia, st_vec2 rel1, st_vec2 rel2, st
 /// (and chosen to stay so) sidesteps instead: a ring of agents pressing
 /// on one point turns instead of waiting for ever.
 #define ORCA_STALL 0.1
+/// A blocked agent in the open (not crowded: see ORCA_CROWDED) does not
+/// take the velocity closest to its aim, which slows it to the projection
+/// of its aim on the line that blocks it, but goes this share of the way
+/// from there to the velocity, no faster than it wants to go, that gets it
+/// farthest along its aim (both satisfy every line, and so does any point
+/// between). Issue 26's goal crowd: 4.02 goals per agent per 1,000 steps
+/// with 0, 4.10 with 0.5, 3.88 with 1 (all the way: it sweeps round at
+/// full speed and meets the next neighbour head on).
+#define ORCA_ONWARD 0.5
 /// Grid items within range an agent holds at once (itself included); when
 /// a disc holds more, the farthest that can make neither list are dropped
 /// (gather_compact) once fewer than ORCA_CAND_ROOM places are left.
@@ -1440,6 +1449,9 @@ ST__INLINE void agent_lines(orca_ctx *x, const gather *g, const near_set *s, con
     lines_of(x, g, s->ord, s->n_best, x->inv_h, NULL, NULL);
 }
 
+/// Whether the agent counts as crowded (ORCA_CROWDED).
+static inline bool crowded_of(const orca_ctx *x) { return x->n_hard - x->n_obst >= ORCA_CROWDED || x->n_obst > 0; }
+
 /// The velocity the agent aims at. Blocked by a neighbour: waver a little;
 /// and when crowded (ORCA_CROWDED), prefer passing on one side, the same
 /// side for everyone, as pedestrians keep to one side; the more of the
@@ -1460,7 +1472,7 @@ static st_vec2 aim_of(const orca_ctx *x, bool *walled)
     const st_world *w = x->w;
     uint64_t key = w->seed ^ (x->serial * 0x9E3779B97F4A7C15ull) ^ (w->tick * 0xD1B54A32D192ED03ull);
     double u = 2.0 * (double)(st_rng_next(&key) >> 11) * 0x1.0p-53 - 1.0;
-    bool crowded = x->n_hard - x->n_obst >= ORCA_CROWDED || x->n_obst > 0;
+    bool crowded = crowded_of(x);
     st_vec2 side = st_v2_scale(st_v2(pref.y, -pref.x), crowded ? ORCA_SIDE_BIAS * most : 0.0);
     double waver = ORCA_WAVER;
     if (!crowded) {
@@ -1469,6 +1481,18 @@ static st_vec2 aim_of(const orca_ctx *x, bool *walled)
         waver = ORCA_WAVER_OPEN + ORCA_WAVER_SLOW * (lack > 0.0 ? lack : 0.0);
     }
     return st_v2_rotate(st_v2_add(pref, side), u * waver * most);
+}
+
+/// ORCA_ONWARD's velocity for a blocked agent in the open whose lines
+/// leave room: from `v`, the one closest to its aim, part of the way to
+/// the one farthest along its aim within its preferred speed.
+static st_vec2 onward(const orca_ctx *x, st_vec2 pref, st_vec2 aim, st_vec2 v)
+{
+    double speed = sqrt(st_v2_len2(pref)), len = sqrt(st_v2_len2(aim));
+    if (!(speed > 0.0) || !(len > 0.0)) return v;
+    st_vec2 far;
+    if (lp2(x->lines, x->n, speed, st_v2_scale(aim, 1.0 / len), true, &far) < x->n) return v;
+    return st_v2_add(v, st_v2_scale(st_v2_sub(far, v), ORCA_ONWARD));
 }
 
 /// The velocity closest to `aim` in every half-plane; when they leave
@@ -1491,6 +1515,7 @@ static st_vec2 solve(const orca_ctx *x, st_vec2 pref, st_vec2 aim, double blocke
             *stuck = true;
         }
     }
+    if (fail >= n && blocked > 0.0 && !crowded_of(x)) v = onward(x, pref, aim, v);
     double stall2 = ORCA_STALL * ORCA_STALL * st_v2_len2(pref);
     if ((blocked > 0.0 || walled) && !*stuck && st_v2_len2(v) < stall2 && st_v2_len2(x->b->vel) < stall2) {
         st_vec2 side;

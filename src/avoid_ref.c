@@ -37,10 +37,11 @@
 /// closest pair to 0.978).
 #define ST_REF_SHARE 0.3
 /// In the open: no other agent within this many times the distance at
-/// which the two could touch within the step. With 1, the app's circle of
-/// 160 (scripts/crowd_crossing.lua) overlapped in 64 pair-steps, 29 with
-/// 1.5, none with 2 (issue 26's crowd: 4.03, 3.95, 3.92 goals).
-#define ST_REF_CLEAR 2.0
+/// which the two could touch within the step. Issue 26's crowd: 4.10
+/// goals per agent per 1,000 steps with 1, 4.02 with 2 (with ORCA_ONWARD
+/// in avoid.c; before it, 1 made the app's circle of 160,
+/// scripts/crowd_crossing.lua, overlap in 64 pair-steps; now none).
+#define ST_REF_CLEAR 1.0
 
 typedef struct crowd_q {
     const st_world *w;

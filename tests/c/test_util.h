@@ -6,6 +6,7 @@
  *                          the failure and evaluates to false (so a test can
  *                          stop a loop early: `if (!CHECK(...)) break;`).
  *   RUN(fn)                runs one `static void fn(void)` and prints its name.
+ *   STEER_TEST_ONLY=a,b    runs only the tests named (all when unset).
  *   return tu_summary();   at the end of main: non-zero when any check failed
  *                          or when no check ran at all.
  *
@@ -18,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "steer.h"
 
@@ -50,10 +52,23 @@ tu_fail(const char *file, int line, const char *cond, const char *fmt, ...)
     return 0;
 }
 
+/// STEER_TEST_ONLY=name[,name...] runs only those tests (while tuning:
+/// one test of a slow file); unset, every test runs.
+static int tu_wanted(const char *name)
+{
+    const char *only = getenv("STEER_TEST_ONLY");
+    if (!only || !*only) return 1;
+    size_t n = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return 1;
+    return 0;
+}
+
 #define CHECK(cond, ...) (tu_checks++, (cond) ? 1 : tu_fail(__FILE__, __LINE__, #cond, __VA_ARGS__))
 
 #define RUN(fn)                                                                                                        \
     do {                                                                                                               \
+        if (!tu_wanted(#fn)) break;                                                                                    \
         int tu_before_ = tu_failures;                                                                                  \
         tu_current = #fn;                                                                                              \
         fn();                                                                                                          \
