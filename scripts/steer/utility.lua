@@ -4,8 +4,10 @@
 --   local curve = utility.curve
 --   local choice = utility.new({
 --       { name = "eat", considerations = {
---             { input = function(self) return self.hunger end, range = { 0, 100 }, curve = curve.quadratic(2) },
---             { input = function(self, agent) return agent.speed end, range = { 0, 150 }, curve = curve.linear(-1, 1) } },
+--             { input = function(self) return self.hunger end, range = { 0, 100 },
+--               curve = curve.quadratic(2) },
+--             { input = function(self, agent) return agent.speed end, range = { 0, 150 },
+--               curve = curve.linear(-1, 1) } },
 --         run = function(self, agent, dt) ... end },
 --       { name = "rest", weight = 0.5, considerations = { ... }, enter = ..., exit = ... },
 --   }, { bonus = 0.1 })
@@ -100,7 +102,9 @@ end
 
 local function check_option(i, o, seen)
     if type(o) ~= "table" then fail(("1 to 'new' (option %d: table expected)"):format(i)) end
-    if type(o.name) ~= "string" or o.name == "" then fail(("1 to 'new' (option %d: name must be a string)"):format(i)) end
+    if type(o.name) ~= "string" or o.name == "" then
+        fail(("1 to 'new' (option %d: name must be a string)"):format(i))
+    end
     if seen[o.name] then fail(("1 to 'new' (two options named '%s')"):format(o.name)) end
     seen[o.name] = true
     local w = o.weight
@@ -206,7 +210,7 @@ function utility.select(m, self, agent)
         if best == nil or s > best_score then best, best_score = o, s end
     end
     if current and best ~= current and best_score <= current_score + m.margin then
-        best, best_score = current, current_score
+        best = current
     end
     if best ~= current then
         if current and current.exit then current.exit(self, agent) end
