@@ -34,7 +34,6 @@ bt.Node = Node
 local RUN = {} -- kind -> function(node, S, self, agent, dt) -> status
 
 local SUCCESS, FAILURE, RUNNING = "success", "failure", "running"
-local PRUNE_EVERY = 64 -- ticks between two sweeps of state left by removed nodes
 
 -- ------------------------------------------------------------ argument checks
 
@@ -119,6 +118,14 @@ local function new_node(kind, name, children, fname)
         adopt(node, c, i)
         node.children[i] = c
     end
+    -- ids number the subtree (the node is 1); layout lists its paths in id
+    -- order, and is kept by the root only
+    local paths = {}
+    for k, d in ipairs(each_node(node, {})) do
+        d.id, paths[k] = k, d.path
+        if k > 1 then d.layout = nil end
+    end
+    node.layout = table.concat(paths, "\n")
     return node
 end
 
@@ -238,119 +245,147 @@ bt.wait = api(function(seconds, name)
 end)
 
 -- ------------------------------------------------------------------- ticking
+--
+-- self.bt (S) holds, per node id (its place in the tree, in S.layout's
+-- order of paths), only what that node needs; arrays, so that thousands of
+-- agents' states stay small:
+--   S.run[id]    the tick on which the node last returned "running"
+--   S.time[id]   seconds the current run has lasted (wait, timeout, action)
+--   S.mem[id]    an action's own table for its run
+--   S.n[id]      the runs a repeat has counted
+--   S.done[id]   a parallel's finished children (index -> status)
+--   S.ready[id]  the tree time from which a cooldown lets its child run
+-- Conditions, invert and guard keep nothing. When the tree's layout changes
+-- (a reload added, removed, renamed or moved nodes), the state moves to the
+-- new ids by path: a node whose path is gone loses its state, a new one
+-- starts with none.
+--
+-- A node carries on its run when it returned "running" on the previous tick
+-- and its parent carries on too; otherwise the run is fresh. A parent that
+-- finished while a child ran (a timeout, a parallel) or stopped ticking it
+-- (a selector, a guard) thereby restarts that child the next time.
 
--- The state of node for this tick: carried on when it was running on the
--- previous tick and its parent carries on too, else fresh (m.ready, a
--- cooldown's, survives). A parent that finished while a child ran (a
--- timeout, a parallel) thus restarts that child with itself.
-local function enter(node, S, dt, parent_fresh)
-    local nodes = S.nodes
-    local m = nodes[node.path]
-    if m == nil then
-        m = {}
-        nodes[node.path] = m
-    end
-    local fresh = parent_fresh or m.status ~= RUNNING or m.tick ~= S.tick - 1
-    if fresh then
-        m.time, m.i, m.n, m.done, m.mem = dt, 1, 0, nil, nil
-    else
-        m.time = m.time + dt
-    end
-    m.tick = S.tick
-    return m, fresh
+-- Seconds the run of node has lasted, this tick's dt included.
+local function run_time(node, S, dt, fresh)
+    local t = fresh and dt or S.time[node.id] + dt
+    S.time[node.id] = t
+    return t
 end
 
-local function tick(node, S, self, agent, dt, parent_fresh)
-    local m, fresh = enter(node, S, dt, parent_fresh)
-    local r = RUN[node.kind](node, m, S, self, agent, dt, fresh)
-    m.status = r
+-- The node's result, recorded: a running node carries on next tick.
+local function result(node, S, r)
+    if r == RUNNING then S.run[node.id] = S.tick else S.run[node.id] = nil end
     return r
 end
 
 -- sequence: `stop` is the status that ends it early, `all` the one it
 -- returns when every child gave the other.
 local function ordered(stop, all)
-    return function(node, m, S, self, agent, dt, fresh)
+    return function(node, S, self, agent, dt, pf)
+        local fresh = (pf or S.run[node.id] ~= S.tick - 1)
         local kids = node.children
-        local i = node.reactive and 1 or m.i
+        local i = 1
+        if not (fresh or node.reactive) then -- resume at the child that ran on the last tick
+            local last, run = S.tick - 1, S.run
+            for k = 1, #kids do
+                if run[kids[k].id] == last then
+                    i = k
+                    break
+                end
+            end
+        end
         while i <= #kids do
-            local r = tick(kids[i], S, self, agent, dt, fresh)
+            local r = RUN[kids[i].kind](kids[i], S, self, agent, dt, fresh)
             if r == RUNNING then
-                m.i = i
-                return RUNNING
+                return result(node, S, RUNNING)
             elseif r == stop then
-                return stop
+                return result(node, S, stop)
             end
             i = i + 1
         end
-        return all
+        return result(node, S, all)
     end
 end
 RUN.sequence = ordered(FAILURE, SUCCESS)
 RUN.selector = ordered(SUCCESS, FAILURE)
 
-function RUN.parallel(node, m, S, self, agent, dt, fresh)
-    local done = m.done
-    if done == nil then
-        done = {}
-        m.done = done
+-- Empties t (for reuse) or makes a new table. Which keys go first does not
+-- matter: all go.
+local function emptied(t)
+    if t == nil then return {} end
+    for k in pairs(t) do t[k] = nil end
+    return t
+end
+
+function RUN.parallel(node, S, self, agent, dt, pf)
+    local fresh = (pf or S.run[node.id] ~= S.tick - 1)
+    local done = S.done[node.id]
+    if fresh or done == nil then
+        done = emptied(done)
+        S.done[node.id] = done
     end
     local kids = node.children
     local ok, failed = 0, 0
     for i = 1, #kids do
-        local r = done[i] or tick(kids[i], S, self, agent, dt, fresh)
+        local r = done[i] or RUN[kids[i].kind](kids[i], S, self, agent, dt, fresh)
         if r ~= RUNNING then done[i] = r end
         if r == SUCCESS then ok = ok + 1 elseif r == FAILURE then failed = failed + 1 end
     end
     local n = #kids
     -- both policies met on one tick: failure wins
-    if (node.failure == "one" and failed > 0) or failed == n then return FAILURE end
-    if (node.success == "one" and ok > 0) or ok == n then return SUCCESS end
-    if ok + failed == n then return FAILURE end -- all finished, success policy unmet
-    return RUNNING
+    if (node.failure == "one" and failed > 0) or failed == n then return result(node, S, FAILURE) end
+    if (node.success == "one" and ok > 0) or ok == n then return result(node, S, SUCCESS) end
+    if ok + failed == n then return result(node, S, FAILURE) end -- all finished, success policy unmet
+    return result(node, S, RUNNING)
 end
 
-function RUN.invert(node, _, S, self, agent, dt, fresh)
-    local r = tick(node.children[1], S, self, agent, dt, fresh)
+function RUN.invert(node, S, self, agent, dt, pf)
+    local r = RUN[node.children[1].kind](node.children[1], S, self, agent, dt, pf)
     if r == SUCCESS then return FAILURE elseif r == FAILURE then return SUCCESS end
     return r
 end
 
-function RUN.cooldown(node, m, S, self, agent, dt, fresh)
-    if m.ready and S.clock < m.ready then return FAILURE end
-    local r = tick(node.children[1], S, self, agent, dt, fresh)
-    if r ~= RUNNING then m.ready = S.clock + node.seconds end
+function RUN.cooldown(node, S, self, agent, dt, pf)
+    local ready = S.ready[node.id]
+    if ready and S.clock < ready then return FAILURE end
+    local r = RUN[node.children[1].kind](node.children[1], S, self, agent, dt, pf)
+    if r ~= RUNNING then S.ready[node.id] = S.clock + node.seconds end
     return r
 end
 
-RUN["repeat"] = function(node, m, S, self, agent, dt, fresh)
-    local r = tick(node.children[1], S, self, agent, dt, fresh)
-    if r ~= SUCCESS then return r end
-    m.n = m.n + 1
-    if m.n >= node.times then return SUCCESS end
-    return RUNNING -- the next run of the child starts on the next tick
+RUN["repeat"] = function(node, S, self, agent, dt, pf)
+    local fresh = (pf or S.run[node.id] ~= S.tick - 1)
+    local r = RUN[node.children[1].kind](node.children[1], S, self, agent, dt, fresh)
+    if r ~= SUCCESS then return result(node, S, r) end
+    local n = (fresh and 0 or S.n[node.id]) + 1
+    S.n[node.id] = n
+    if n >= node.times then return result(node, S, SUCCESS) end
+    return result(node, S, RUNNING) -- the next run of the child starts on the next tick
 end
 
-function RUN.timeout(node, m, S, self, agent, dt, fresh)
-    local r = tick(node.children[1], S, self, agent, dt, fresh)
-    if r == RUNNING and m.time >= node.seconds then return FAILURE end
-    return r
+function RUN.timeout(node, S, self, agent, dt, pf)
+    local fresh = (pf or S.run[node.id] ~= S.tick - 1)
+    local t = run_time(node, S, dt, fresh)
+    local r = RUN[node.children[1].kind](node.children[1], S, self, agent, dt, fresh)
+    if r == RUNNING and t >= node.seconds then return result(node, S, FAILURE) end
+    return result(node, S, r)
 end
 
-function RUN.guard(node, _, S, self, agent, dt, fresh)
+function RUN.guard(node, S, self, agent, dt, pf)
     if not node.fn(self, agent) then return FAILURE end
-    return tick(node.children[1], S, self, agent, dt, fresh)
+    return RUN[node.children[1].kind](node.children[1], S, self, agent, dt, pf)
 end
 
 local RESULT = { success = SUCCESS, failure = FAILURE, running = RUNNING, [true] = SUCCESS, [false] = FAILURE }
 
-function RUN.action(node, m, S, self, agent, dt)
-    local mem = m.mem
-    if mem == nil then
-        mem = {}
-        m.mem = mem
+function RUN.action(node, S, self, agent, dt, pf)
+    local fresh = (pf or S.run[node.id] ~= S.tick - 1)
+    local mem = S.mem[node.id]
+    if fresh or mem == nil then
+        mem = emptied(mem)
+        S.mem[node.id] = mem
     end
-    mem.time = m.time
+    mem.time = run_time(node, S, dt, fresh)
     local got = node.fn(self, agent, dt, mem)
     local r = RESULT[got == nil and "" or got]
     if r == nil then
@@ -358,36 +393,60 @@ function RUN.action(node, m, S, self, agent, dt)
             :format(node.path, got == nil and "nil" or tostring(got)), 0)
     end
     if r == RUNNING then S.active = node.path end
-    return r
+    return result(node, S, r)
 end
 
-function RUN.condition(node, _, _, self, agent)
+function RUN.condition(node, _, self, agent)
     return node.fn(self, agent) and SUCCESS or FAILURE
 end
 
-function RUN.wait(node, m, S)
-    if m.time >= node.seconds then return SUCCESS end
+function RUN.wait(node, S, _, _, dt, pf)
+    local fresh = pf or S.run[node.id] ~= S.tick - 1
+    if run_time(node, S, dt, fresh) >= node.seconds then return result(node, S, SUCCESS) end
     S.active = node.path
-    return RUNNING
+    return result(node, S, RUNNING)
 end
 
--- Drops the state of paths that are no longer in the tree (a node renamed
--- or removed by a reload). Deleting while traversing is allowed, and which
--- keys go does not depend on the traversal order.
-local function prune(root, S)
-    local live = {}
-    for _, d in ipairs(each_node(root, {})) do live[d.path] = true end
-    for path in pairs(S.nodes) do
-        if not live[path] then S.nodes[path] = nil end
+local TABLES = { "run", "time", "mem", "n", "done", "ready" }
+
+-- The paths of a layout string, in id order.
+local function split(layout)
+    local out = {}
+    for p in (layout .. "\n"):gmatch("([^\n]*)\n") do out[#out + 1] = p end
+    return out
+end
+
+-- Moves S's per-node state from its layout's ids to the tree's, by path.
+local function relayout(S, layout)
+    if S.layout ~= nil then
+        local old_id = {}
+        for id, p in ipairs(split(S.layout)) do old_id[p] = id end
+        local new_paths = split(layout)
+        for _, name in ipairs(TABLES) do
+            local old, moved = S[name], {}
+            for id, p in ipairs(new_paths) do
+                local o = old_id[p]
+                if o ~= nil then moved[id] = old[o] end
+            end
+            S[name] = moved
+        end
     end
+    S.layout = layout
+end
+
+local function new_state()
+    local S = { tick = 0, clock = 0, layout = nil }
+    for _, name in ipairs(TABLES) do S[name] = {} end
+    return S
 end
 
 --- tree:tick(self, agent, dt): one tick of the tree rooted at this node;
 --- returns "success", "failure" or "running". State in self[tree.key]
---- (default self.bt): nodes (per path), tick (count), clock (seconds),
---- active (the path of the running leaf, or nil).
+--- (default self.bt): tick (count), clock (seconds), active (the path of
+--- the running leaf, or nil), layout and the per-node tables above.
 function Node.tick(root, self, agent, dt)
     if not is_node(root) then error("calling 'tick' on bad self (steer.bt node expected)", 2) end
+    if root.parent then error("calling 'tick' on a node inside a tree (tick the tree's root)", 2) end
     if type(self) ~= "table" then
         error(("bad argument #1 to 'tick' (table expected, got %s)"):format(type(self)), 2)
     end
@@ -397,13 +456,13 @@ function Node.tick(root, self, agent, dt)
     if not (dt >= 0 and dt < math.huge) then error("bad argument #3 to 'tick' (dt must be finite and >= 0)", 2) end
     local key = root.key or "bt"
     local S = self[key]
-    if type(S) ~= "table" then
-        S = { nodes = {}, tick = 0, clock = 0 }
+    if type(S) ~= "table" or type(S.run) ~= "table" then
+        S = new_state()
         self[key] = S
     end
+    if S.layout ~= root.layout then relayout(S, root.layout) end
     S.tick, S.clock, S.active = S.tick + 1, S.clock + dt, nil
-    if S.tick % PRUNE_EVERY == 1 then prune(root, S) end
-    return tick(root, S, self, agent, dt)
+    return RUN[root.kind](root, S, self, agent, dt, false)
 end
 
 return bt

@@ -43,8 +43,7 @@ describe("steer.bt", function()
       local self = {}
       assert.are.same({ "running", "running", "success", "running" }, ticks(tree, self, 4, 0.25))
       assert.is_true(rawequal(mems[1], mems[3]))
-      assert.is_false(rawequal(mems[3], mems[4]))
-      assert.are.equal(1, mems[4].count)
+      assert.are.equal(1, mems[4].count) -- emptied for the new run
       assert.are.equal(0.25, mems[4].time)
     end)
 
@@ -187,12 +186,36 @@ describe("steer.bt", function()
       local tree = bt.sequence { name = "root", bt.wait(1, "idle"), bt.invert(bt.wait(1)) }
       local self = {}
       tree:tick(self, nil, 0.1)
-      assert.is_table(self.bt.nodes["root/idle"])
       assert.are.equal("root/idle", self.bt.active)
+      assert.are.equal("root\nroot/idle\nroot/invert#2\nroot/invert#2/wait#1", self.bt.layout)
       assert.are.equal("root/invert#2/wait#1", tree.children[2].children[1].path)
       local other = bt.selector { key = "combat", bt.wait(1) }
       other:tick(self, nil, 0.1)
       assert.are.equal("selector/wait#1", self.combat.active)
+    end)
+
+    it("follows its nodes by path when a rebuilt tree adds, moves and renames nodes", function()
+      local function counter(tag)
+        return bt.action(function(self, _, _, mem)
+          mem.n = (mem.n or 0) + 1
+          self.last = tag .. mem.n
+          return "running"
+        end, "work")
+      end
+      local self = {}
+      local v1 = bt.sequence { name = "r", bt.wait(0.1, "settle"), counter("v1:") }
+      ticks(v1, self, 3) -- settle succeeds on the first tick, work runs on each
+      assert.are.equal("v1:3", self.last)
+      -- a new first child: "work" moves from id 3 to id 4 and carries on
+      local v2 = bt.sequence { name = "r", bt.condition(function() return true end, "check"),
+                               bt.wait(0.1, "settle"), counter("v2:") }
+      v2:tick(self, nil, 0.1)
+      assert.are.equal("v2:4", self.last)
+      -- the same work under a parallel: a new path, a fresh run
+      local v3 = bt.sequence { name = "r", bt.wait(0.1, "settle"),
+                               bt.parallel { name = "both", counter("v3:"), bt.wait(5) } }
+      v3:tick(self, nil, 0.1)
+      assert.are.equal("v3:1", self.last)
     end)
 
     it("two agents with one tree keep separate states", function()
@@ -245,6 +268,8 @@ describe("steer.bt", function()
       Spec.raises(function() tree:tick({}, nil, 0 / 0) end, "bad argument #3 to 'tick'")
       Spec.raises(function() tree:tick({}, nil, -1) end, "bad argument #3 to 'tick'")
       Spec.raises(function() tree.tick({}, {}, nil, 1) end, "bad self")
+      local root = bt.sequence { bt.wait(1) }
+      Spec.raises(function() root.children[1]:tick({}, nil, 0.1) end, "tick the tree's root")
     end)
 
     it("reports the caller's line", function()
@@ -357,13 +382,11 @@ describe("steer.bt hot reload", function()
     write((SRC:gsub('"v1:"', '"v3:"'):gsub('"work"', '"labour"')))
     assert(steer.reload(name))
     w:step()
-    -- root/labour is a new node: a fresh run, a fresh mem
-    assert.are.equal("v3:1", a.self.log[6])
-    assert.are.equal(6, #a.self.log)
+    -- root/labour is a new node: the sequence lost its running child, so it
+    -- starts over (settle again), and labour starts a fresh run
+    assert.are.same({ "settle", "v3:1" }, { a.self.log[6], a.self.log[7] })
+    assert.are.equal(7, #a.self.log)
     assert.are.equal("root/labour", a.self.bt.active)
-    -- the old node's state is dropped within 64 ticks
-    for _ = 1, 64 do w:step() end
-    assert.is_nil(a.self.bt.nodes["root/work"])
-    assert.is_table(a.self.bt.nodes["root/labour"])
+    assert.is_nil(a.self.bt.layout:find("root/work", 1, true)) -- its state is gone
   end)
 end)
