@@ -29,7 +29,6 @@ local bt = {}
 
 local Node = {}
 Node.__index = Node
-bt.Node = Node
 
 local RUN = {} -- kind -> function(node, S, self, agent, dt) -> status
 
