@@ -314,6 +314,30 @@ describe("steer.bt in a world", function()
     return w:checksum(), chasing
   end
 
+  it("runs on across a snapshot and restore as if never stopped", function()
+    local tree = bt.sequence { name = "r", bt.cooldown(0.3, bt.action(function(self, agent)
+        agent:apply(steer.vec2(30, 0)) self.kicks = (self.kicks or 0) + 1 return true end, "kick")),
+      bt.action(function(_, agent, _, mem)
+        agent:seek(steer.vec2(200 + 50 * (mem.time % 2), 100))
+        return mem.time < 0.5 and "running" or "success"
+      end, "go") }
+    package.loaded.bt_snap_brain = { update = function(self, agent, dt) tree:tick(self, agent, dt) end }
+    local w = steer.world { seed = 3 }
+    for i = 1, 5 do w:spawn { pos = { 20 * i, 50 }, brain = "bt_snap_brain" } end
+    for _ = 1, 20 do w:step() end
+    local snap = w:snapshot()
+    for _ = 1, 40 do w:step() end
+    local want, kicks = w:checksum(), {}
+    for a in w:agents() do kicks[#kicks + 1] = a.self.kicks end
+    w:restore(snap)
+    for _ = 1, 40 do w:step() end
+    package.loaded.bt_snap_brain = nil
+    assert.are.equal(want, w:checksum())
+    local again = {}
+    for a in w:agents() do again[#again + 1] = a.self.kicks end
+    assert.are.same(kicks, again)
+  end)
+
   it("gives the same checksum on 1 and 2 threads, and on a second run", function()
     local c1, chasing = run(1)
     local c2 = run(2)
