@@ -30,7 +30,7 @@ local bt = {}
 local Node = {}
 Node.__index = Node
 
-local RUN = {} -- kind -> function(node, S, self, agent, dt) -> status
+local RUN = {} -- kind -> function(node, S, self, agent, dt, parent_fresh) -> status
 
 local SUCCESS, FAILURE, RUNNING = "success", "failure", "running"
 
