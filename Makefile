@@ -125,6 +125,11 @@ bench: build build-luajit
 	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua --steer
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua --steer
+	@echo "# behaviour trees (tests/bench/bt.lua): 10,000 agents on an 11-node steer.bt tree, then the same agents as if/else"
+	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/bt.lua
+	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/bt.lua --plain
+	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua
+	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua --plain
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks \

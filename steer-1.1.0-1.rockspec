@@ -1,5 +1,6 @@
 -- LuaRocks: `luarocks make` from the repo root builds steer.so with CMake for
--- the Lua LuaRocks runs for (5.1, 5.3, 5.4 or LuaJIT) and installs it.
+-- the Lua LuaRocks runs for (5.1, 5.3, 5.4 or LuaJIT) and installs it, with
+-- the pure-Lua modules steer.bt, steer.fsm and steer.utility.
 rockspec_format = "3.0"
 package = "steer"
 version = "1.1.0-1"
@@ -28,6 +29,7 @@ build = {
     STEER_LUA_INTERP = "$(LUA)",
     STEER_LUA_INCDIR = "$(LUA_INCDIR)",
     STEER_LUA_CMOD_DIR = "$(LIBDIR)",
+    STEER_LUA_LMOD_DIR = "$(LUADIR)",  -- steer/bt.lua, steer/fsm.lua, steer/utility.lua
     STEER_APP = "OFF",
     STEER_TESTS = "OFF",
     STEER_BENCH = "OFF",

@@ -7,6 +7,9 @@
 #   lib/libsteer.a              the core, static
 #   lib/libsteer_lua.a          the bindings, static (the host brings its Lua)
 #   lib/lua/<5.x>/steer.so      the Lua module (STEER_LUA_CMOD_DIR)
+#   share/lua/<5.x>/steer/      the pure-Lua modules of scripts/steer/:
+#                               steer.bt, steer.fsm, steer.utility
+#                               (STEER_LUA_LMOD_DIR)
 #   lib/cmake/steer/            steerConfig.cmake + version: steer::steer
 #                               (shared), steer::steer_static, steer::lua
 #   lib/pkgconfig/steer.pc      the core; steer-lua.pc the bindings
@@ -23,6 +26,12 @@ endif()
 set(STEER_LUA_CMOD_DIR "${CMAKE_INSTALL_LIBDIR}/lua/${_cmod_ver}" CACHE STRING
     "Where cmake --install puts steer.so (relative: under the prefix)")
 install(TARGETS steer_module LIBRARY DESTINATION ${STEER_LUA_CMOD_DIR})
+# require "steer.bt" (and .fsm, .utility): plain Lua, where Lua looks for
+# .lua modules (LuaRocks passes its tree's $(LUADIR)).
+set(STEER_LUA_LMOD_DIR "${CMAKE_INSTALL_DATADIR}/lua/${_cmod_ver}" CACHE STRING
+    "Where cmake --install puts the steer/*.lua modules (relative: under the prefix)")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/steer/ DESTINATION ${STEER_LUA_LMOD_DIR}/steer
+        FILES_MATCHING PATTERN "*.lua")
 
 if(NOT STEER_INSTALL)
   return()

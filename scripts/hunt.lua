@@ -8,6 +8,11 @@
 -- The brains are hunter.lua and prey.lua: edit them while this runs.
 --
 -- Mouse: left click drops a prey, right click a hunter.
+--
+-- Scene args: "bt" gives every hunter the behaviour-tree brain
+-- (hunter_bt.lua, steer.bt), "mixed" every other one (pale blue hunters);
+-- the default (or any other argument) is the state machine of hunter.lua
+-- for all.
 
 local steer = require "steer"
 
@@ -36,11 +41,18 @@ local function spawn_prey(world, pos)
     }
 end
 
+-- The brain of the next hunter: world.user.hunters is "fsm", "bt" or "mixed".
+local function hunter_brain(world)
+    local mode = world.user.hunters or "fsm"
+    if mode == "bt" or (mode == "mixed" and world:count("hunter") % 2 == 1) then return "hunter_bt" end
+    return "hunter"
+end
+
 local function spawn_hunter(world, pos)
     return world:spawn{
         pos = pos, vel = steer.vec2.from_angle(world:random() * 2 * math.pi, 40),
         max_speed = 128, max_force = 260, radius = 10,
-        tag = "hunter", brain = "hunter",
+        tag = "hunter", brain = hunter_brain(world),
         avoid_layer = 2,   -- not on the prey's mask: ORCA prey do not yield to hunters
     }
 end
@@ -57,7 +69,16 @@ local function open_point(world)
     end
 end
 
-function scene.load(world)
+local MODES = { fsm = true, bt = true, mixed = true }
+
+function scene.load(world, args)
+    -- the first argument that names a mode; others are left to scenes that
+    -- build on this one (tests/app/scenes/soak.lua passes its folder)
+    local mode = "fsm"
+    for _, a in ipairs(args or {}) do
+        if MODES[a] then mode = a break end
+    end
+    world.user.hunters = mode
     for _, o in ipairs(OBSTACLES) do world:obstacle({ o[1], o[2] }, o[3]) end
     -- line of sight for the hunters (hunter.lua): they do not see through obstacles
     world.user.sight = world:navgrid { cell = 20, clearance = 0 }

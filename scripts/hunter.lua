@@ -11,6 +11,7 @@
 
 local steer = require "steer"
 local fsm = require "fsm"
+local kit = require "hunt_kit"
 
 local MAX_STAMINA = 100  -- a full tank
 local DRAIN = 28  -- stamina per second spent pursuing
@@ -35,86 +36,10 @@ local function clamp(x, lo, hi)
     return x
 end
 
--- The shortest offset from a to b: across the edges of a wrap world.
-local function offset(world, a, b)
-    local d = b - a
-    if world.edges == "wrap" then
-        local w, h = world.width, world.height
-        local dx, dy = (d.x + w / 2) % w - w / 2, (d.y + h / 2) % h - h / 2
-        d = steer.vec2(dx, dy)
-    end
-    return d
-end
-
--- Whether the hunter sees p: no obstacle on the straight line between them
--- (the scene's line-of-sight grid, world.user.sight; without one, always).
-local function sees(agent, p)
-    local nav = agent.world.user.sight
-    return not nav or nav:visible(agent.pos, agent.pos + offset(agent.world, agent.pos, p.pos))
-end
-
--- The closest prey in sight (within radius, and not behind an obstacle)
--- that nobody has caught yet. Usually the nearest prey is that one, and
--- world:nearest finds it without listing every prey around; otherwise the
--- sorted list decides.
-local function closest_prey(agent, radius)
-    local world = agent.world
-    local nearest = world:nearest(agent, radius, "prey")
-    if not nearest or (not nearest.self.caught and sees(agent, nearest)) then return nearest end
-    for _, p in ipairs(world:neighbors(agent, radius, { tag = "prey" })) do
-        if not p.self.caught and sees(agent, p) then return p end
-    end
-end
-
--- The distance world:neighbors measures: the shortest way across the edges
--- of a wrap world.
-local function distance(world, a, b)
-    local d = b.pos - a.pos
-    local dx, dy = math.abs(d.x), math.abs(d.y)
-    if world.edges == "wrap" then
-        local w, h = world.width, world.height
-        dx, dy = dx % w, dy % h
-        dx, dy = math.min(dx, w - dx), math.min(dy, h - dy)
-    end
-    return math.sqrt(dx * dx + dy * dy)
-end
-
--- Whether `target` is still a prey within `radius`, in sight. The distance decides,
--- without listing the hundreds of prey around. It is measured to where the
--- prey is now: one that respawned earlier in this step is let go at once
--- (the neighbour grid would still place it where the step began).
-local function still_in_range(agent, target, radius)
-    return target.tag == "prey" and distance(agent.world, agent, target) <= radius and sees(agent, target)
-end
-
--- Steering shared by every state: obstacles first, then personal space.
-local function keep_clear(agent)
-    agent:avoid_obstacles(AVOID_WEIGHT)
-    local world = agent.world
-    -- most of the time nobody is that close: skip building the list
-    if not world:nearest(agent, SEPARATION, "hunter") then return end
-    agent:separate(world:neighbors(agent, SEPARATION, { tag = "hunter" }), 1)
-end
-
--- Catch every uncaught prey within reach; the prey respawns itself.
-local function try_catch(self, agent)
-    local world = agent.world
-    local reach = agent.radius + CATCH_RADIUS
-    local caught = 0
-    if world:nearest(agent, reach, "prey") then
-        for _, p in ipairs(world:neighbors(agent, reach, { tag = "prey" })) do
-            if not p.self.caught then
-                p.self.caught = true
-                p.self.caught_by = agent.id
-                caught = caught + 1
-            end
-        end
-    end
-    self.catches = (self.catches or 0) + caught
-    -- a mark on the app's timeline (it does not change the world)
-    if caught > 0 then world:mark("catch") end
-    return caught > 0
-end
+local function closest_prey(agent, radius) return kit.closest_prey(agent, radius) end
+local function still_in_range(agent, target, radius) return kit.still_in_range(agent, target, radius) end
+local function keep_clear(agent) kit.keep_clear(agent, AVOID_WEIGHT, SEPARATION) end
+local function try_catch(self, agent) return kit.try_catch(self, agent, CATCH_RADIUS) end
 
 local machine = fsm.new({
     wander = {

@@ -8,6 +8,7 @@
 #   scene/NAME                                      scripts/NAME.lua, 600 ticks
 #                                                   under lua5.4 and BUILD's
 #                                                   steer.so (tools/run_scene.lua)
+#   scene/hunt_mixed                                scripts/hunt.lua -- mixed
 # RUNNER runs the programs (wine for a Windows build: no Lua there, so no
 # scenes). Fails when a program fails: steer_checksums itself fails when 1
 # and 2 threads disagree.
@@ -29,4 +30,8 @@ if [ -z "$RUNNER" ] && [ -f "$BUILD/steer.so" ] && command -v lua5.4 >/dev/null 
             || { echo "checksum_sheet: $scene failed with $BUILD/steer.so" >&2; exit 1; }
         echo "scene/$scene $(echo "$line" | sed -n 's/.*checksum=\([0-9a-f]*\).*/\1/p')"
     done
+    # the hunt with every other hunter on a behaviour tree (steer.bt)
+    line=$(cd "$SRC" && LUA_CPATH="$BUILD/?.so;;" lua5.4 tools/run_scene.lua scripts/hunt.lua 600 -- mixed) \
+        || { echo "checksum_sheet: hunt -- mixed failed with $BUILD/steer.so" >&2; exit 1; }
+    echo "scene/hunt_mixed $(echo "$line" | sed -n 's/.*checksum=\([0-9a-f]*\).*/\1/p')"
 fi

@@ -24,6 +24,14 @@ done
 VER=$(sed -n 's/^#define ST_VERSION "\(.*\)"/\1/p' "$SRC/include/steer.h")
 [ -e "$PREFIX/$LIB/libsteer.so.$VER" ] || fail "no versioned libsteer.so.$VER"
 [ -e "$PREFIX/$LIB/lua/5.4/steer.so" ] || fail "steer.so not installed under $LIB/lua/5.4"
+for m in bt fsm utility; do
+    [ -e "$PREFIX/share/lua/5.4/steer/$m.lua" ] || fail "steer.$m not installed under share/lua/5.4/steer"
+done
+# the installed paths alone find steer and steer.bt
+LUA_PATH="$PREFIX/share/lua/5.4/?.lua" LUA_CPATH="$PREFIX/$LIB/lua/5.4/?.so" lua5.4 -e '
+local steer, bt = require "steer", require "steer.bt"
+local t = bt.sequence { bt.wait(0.1), bt.action(function() return true end) }
+assert(t:tick({}, nil, 0.1) == "success" and steer.version)' || fail "require steer.bt from the prefix"
 echo "installed steer $VER to a scratch prefix ($LIB)"
 
 run() { # name, program, args...

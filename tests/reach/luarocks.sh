@@ -2,7 +2,8 @@
 # usage: sh tests/reach/luarocks.sh — `luarocks make` of the rockspec into
 # scratch trees for Lua 5.4 and 5.1 (a clean CMake build each, in
 # build.luarocks), then `require "steer"` from each interpreter with only
-# the tree's paths: the same little scene must give the same checksum.
+# the tree's paths: the same little scene must give the same checksum, and
+# steer.bt, steer.fsm and steer.utility load from the tree.
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 command -v luarocks >/dev/null 2>&1 || { echo "SKIP: luarocks is not installed (apt-get install luarocks)"; exit 0; }
@@ -12,6 +13,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ROCKSPEC=$(ls "$SRC"/steer-*.rockspec | head -1)
 SCENE='local steer = require "steer"
 assert(package.loaded.steer == steer)
+local bt, fsm, utility = require "steer.bt", require "steer.fsm", require "steer.utility"
+assert(bt.sequence { bt.wait(0) }:tick({}, nil, 0.1) == "success" and fsm.new and utility.new)
 local w = steer.world { seed = 9 }
 for i = 1, 30 do w:spawn { pos = { w:random() * 800, w:random() * 600 }, behaviors = { { "wander" } } } end
 for _ = 1, 120 do w:step() end

@@ -180,3 +180,54 @@ describe("types/steer.lua", function()
     assert.is_true(set["steer.agent.pos"], "a removed field went unnoticed")
   end)
 end)
+
+-- The pure-Lua decision modules (scripts/steer/): types/steer/<name>.lua
+-- annotates every function each one exports, and nothing it lacks.
+describe("types/steer/bt.lua, fsm.lua, utility.lua", function()
+  local dir = types_path():match("^(.*)/[^/]*$")
+  -- "owner.name" for every `function owner.name(` / `owner:name(` /
+  -- `owner.sub.name(` declared in the file
+  local function declared(file)
+    local out = {}
+    for line in read(dir .. "/steer/" .. file .. ".lua"):gmatch("[^\n]+") do
+      local name = line:match("^function%s+([%w_%.:]+)%s*%(")
+      if name then out[(name:gsub(":", "."))] = true end
+    end
+    return out
+  end
+  -- the same names from the module itself
+  local function exported(owner, t, out)
+    out = out or {}
+    for k, v in pairs(t) do
+      if type(k) == "string" and not k:match("^__") then
+        if type(v) == "function" then out[owner .. "." .. k] = true
+        elseif type(v) == "table" and getmetatable(v) == nil then exported(owner .. "." .. k, v, out) end
+      end
+    end
+    return out
+  end
+  local function diff(a, b)
+    local out = {}
+    for k in pairs(a) do if not b[k] then out[#out + 1] = k end end
+    table.sort(out)
+    return out
+  end
+
+  for _, m in ipairs { "bt", "fsm", "utility" } do
+    it("steer." .. m, function()
+      local mod = require("steer." .. m)
+      local have = exported(m, mod)
+      if m == "bt" then
+        have["bt.repeat"] = nil -- the alias of bt.repeat_ (a keyword cannot be declared)
+        have["node.tick"] = true -- the method of every node
+        assert.are.equal(mod.repeat_, mod["repeat"])
+      end
+      local doc = declared(m)
+      local n = 0
+      for _ in pairs(have) do n = n + 1 end
+      assert.is_true(n >= 8, "too few names exported by steer." .. m)
+      assert.are.same({}, diff(have, doc), "undocumented in types/steer/" .. m .. ".lua")
+      assert.are.same({}, diff(doc, have), "documented but not in steer." .. m)
+    end)
+  end
+end)
