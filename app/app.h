@@ -74,6 +74,9 @@ typedef struct app_options {
     const char *rewind_edit;  ///< --rewind-test T:N:FILE=SRC: instead, reload FILE with SRC's text there (a branch)
     long rewind_mb;         ///< --rewind-mb: the checkpoints' memory bound (default 64; 0: no checkpoints)
     long rewind_every;      ///< --rewind-every: ticks between checkpoints (default 30)
+    long frames;            ///< window: quit after this many frames, printing a summary (0: run until closed)
+    const char *events;     ///< window: --events FILE, inputs to feed at given frames (drive.c)
+    bool draw;              ///< headless: call scene.draw / brain.draw every tick (software renderer)
     int argc;               ///< what follows the scene: handed to scene.load as args
     char **argv;
 } app_options;

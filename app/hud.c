@@ -29,7 +29,7 @@ static const char *const HELP[] = {
     "P          screenshot (PNG in the current folder)",
     "[ / ]      max speed of every agent -10% / +10%",
     "; / '      max force of every agent -10% / +10%",
-    "click      select the nearest agent (click empty space: none)",
+    "click      on an agent: select it; empty space: none (the scene hears it)",
     "Left/Right while paused: a tick back / forward (Shift: 1 s);",
     "           an edit, key or click in the past branches from there",
     "G          plots of the selected agent (speed, force, self), last 10 s",
@@ -46,12 +46,29 @@ static const char *const HELP[] = {
     "F1         this help         Esc  quit",
     "",
     "Overlays apply to every agent; the selected one shows all of its own.",
-    "Every key and click also reaches scene.keypressed / scene.mousepressed.",
+    "Keys also reach scene.keypressed; clicks on panels or agents stay the app's.",
     "Save any .lua file of the scene to reload it in place.",
 };
 
-static void panel(render_ctx *c, float x, float y, float w, float h)
+void render_panel(render_ctx *c, const char *name, float x, float y, float w, float h)
 {
+    if (c->npanels < RENDER_MAX_PANELS)
+        c->panels[c->npanels++] = (struct render_panel){name, {x, y, w, h}};
+}
+
+const char *render_panel_at(const render_ctx *c, float x, float y)
+{
+    for (int i = c->npanels - 1; i >= 0; i--) {
+        const SDL_FRect *r = &c->panels[i].r;
+        if (x >= r->x && x < r->x + r->w && y >= r->y && y < r->y + r->h)
+            return c->panels[i].name;
+    }
+    return NULL;
+}
+
+static void panel(render_ctx *c, const char *name, float x, float y, float w, float h)
+{
+    render_panel(c, name, x, y, w, h);
     batch_rect(&c->layer[LAYER_HUD], x, y, w, h, HUD_BG);
 }
 
@@ -145,7 +162,7 @@ static void draw_stats(app *a, render_ctx *c)
     int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
     unsigned long long tick = a->world ? (unsigned long long)st_world_tick(a->world) : 0;
     float x = PAD + 6.0f, y = PAD + 4.0f;
-    panel(c, PAD, PAD, 360.0f, lh * 7.0f + 10.0f);
+    panel(c, "stats", PAD, PAD, 360.0f, lh * 7.0f + 10.0f);
     app_format(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
     text(c, x, y, line, HUD_TEXT);
     y += lh;
@@ -185,7 +202,7 @@ static void draw_selected(app *a, render_ctx *c, st_agent_id id)
     st_move_state ms = st_agent_move_state(a->world, id);
     int nl = count_lines(self) + 5 + ntr + (ms != ST_MOVE_IDLE);
     float w = 320.0f, px = (float)c->w - w - PAD;
-    panel(c, px, PAD, w, lh * (float)nl + 10.0f);
+    panel(c, "agent", px, PAD, w, lh * (float)nl + 10.0f);
     float sy = PAD + 4.0f, sx = px + 6.0f;
     st_vec2 p = st_agent_pos(a->world, id);
     snprintf(line, sizeof line, "agent %llu", (unsigned long long)st_agent_serial(a->world, id));
@@ -228,7 +245,7 @@ static void draw_errors(app *a, render_ctx *c)
     int shown = a->error_count < 3 ? a->error_count : 3;
     float h = lh * (float)(shown * 5) + 10.0f;
     float y = (float)c->h - h - PAD;
-    panel(c, PAD, y, w, h);
+    panel(c, "errors", PAD, y, w, h);
     y += 4.0f;
     for (int i = a->error_count - shown; i < a->error_count; i++) {
         const app_error *e = &a->errors[i];
@@ -245,7 +262,7 @@ static void draw_flash(app *a, render_ctx *c)
     float lh = (float)font_line_height(c->font);
     float tw = font_width(c->font, a->flash, strlen(a->flash));
     float x = ((float)c->w - tw) * 0.5f, y = PAD + 4.0f;
-    panel(c, x - 8.0f, y - 4.0f, tw + 16.0f, lh + 8.0f);
+    panel(c, "flash", x - 8.0f, y - 4.0f, tw + 16.0f, lh + 8.0f);
     text(c, x, y, a->flash, a->flash_bad ? HUD_BAD : HUD_OK);
 }
 
@@ -255,7 +272,7 @@ static void draw_help(render_ctx *c)
     int n = (int)(sizeof HELP / sizeof HELP[0]);
     float w = 560.0f, h = lh * (float)(n + 2) + 16.0f;
     float x = ((float)c->w - w) * 0.5f, y = ((float)c->h - h) * 0.5f;
-    panel(c, x, y, w, h);
+    panel(c, "help", x, y, w, h);
     text(c, x + 12.0f, y + 8.0f, "steer - keys", HUD_WARN);
     for (int i = 0; i < n; i++)
         text(c, x + 12.0f, y + 8.0f + lh * (float)(i + 2), HELP[i], HUD_TEXT);

@@ -46,6 +46,7 @@ static void cycle_scene(app *a, int dir)
     tt_scene_switched(a, paths[next]);
     app_switch_scene(a, paths[next]);
     a->selected = st_null_agent();
+    a->show_plots = false; /* the plots were the old scene's agent's */
 }
 
 static void toggle(app *a, unsigned flag, const char *name)
@@ -188,6 +189,10 @@ static void key_name(SDL_Keycode sym, char *out, size_t n)
         *p = (char)tolower((unsigned char)*p);
 }
 
+/* A click: on the timeline it seeks; on any other panel it is the panel's
+ * and nothing else happens; a left click near an agent selects it and is
+ * the app's; any other click (a left click on empty space also clears the
+ * selection) reaches scene.mousepressed. */
 static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
 {
     if (a->world == NULL)
@@ -199,12 +204,16 @@ static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
         a->seek_pending = true;
         return;
     }
+    if (render_panel_at(c, (float)m->x, (float)m->y) != NULL)
+        return;
     st_vec2 p = to_world(c, m->x, m->y);
     int button = m->button == SDL_BUTTON_LEFT ? 1 : m->button == SDL_BUTTON_RIGHT ? 2
                                                  : m->button == SDL_BUTTON_MIDDLE ? 3 : m->button;
     if (button == 1) {
         st_query q = st_default_query(p, SELECT_RADIUS_PX / c->scale);
         a->selected = st_world_nearest(a->world, &q, NULL);
+        if (!st_id_is_null(a->selected))
+            return;
     }
     app_mousepressed(a, p, button);
 }
@@ -242,7 +251,8 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
         break;
     case SDL_MOUSEMOTION:
         a->mouse = to_world(c, e->motion.x, e->motion.y);
-        a->mouse_valid = true;
+        /* over a panel the mouse is the app's: the scene sees none */
+        a->mouse_valid = render_panel_at(c, (float)e->motion.x, (float)e->motion.y) == NULL;
         if (e->motion.state & SDL_BUTTON_LMASK) {
             long tick = timeline_hit(a, c, e->motion.x, e->motion.y);
             if (tick >= 0) {

