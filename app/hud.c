@@ -160,16 +160,23 @@ static void draw_stats(app *a, render_ctx *c)
     float lh = (float)font_line_height(c->font);
     char line[512];
     int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
-    unsigned long long tick = a->world ? (unsigned long long)st_world_tick(a->world) : 0;
+    /* the timeline's tick (steps since start); the world's own restarts with R */
+    long wtick = a->world ? (long)st_world_tick(a->world) : 0;
+    char world_tick[48] = "";
+    if (wtick != a->steps_run)
+        snprintf(world_tick, sizeof world_tick, " (world %ld)", wtick);
     float x = PAD + 6.0f, y = PAD + 4.0f;
     panel(c, "stats", PAD, PAD, 360.0f, lh * 7.0f + 10.0f);
     app_format(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
-    text(c, x, y, line, HUD_TEXT);
+    float xx = text(c, x, y, line, HUD_TEXT);
+    if (tt_recording(a) && !tt_replaying(a))
+        text(c, xx + 10.0f, y, "REC", HUD_BAD);
     y += lh;
     if (a->opt.headless)
-        snprintf(line, sizeof line, "headless   step %.3f ms   tick %llu", a->ms_per_step, tick);
+        snprintf(line, sizeof line, "headless   step %.3f ms   tick %ld%s", a->ms_per_step, a->steps_run, world_tick);
     else
-        snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %llu", a->fps, a->ms_per_step, tick);
+        snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %ld%s", a->fps, a->ms_per_step, a->steps_run,
+                 world_tick);
     text(c, x, y, line, HUD_TEXT);
     y += lh;
     snprintf(line, sizeof line, "agents %d   time x%g   seed %llu%s", agents, a->time_scale,

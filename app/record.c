@@ -913,6 +913,7 @@ bool tt_restart(app *a)
         return false;
     rewind_new_epoch(a);
     rec_printf(a, "restart %ld\n", a->steps_run);
+    tt_mark(a, MARK_SCENE, "restart");
     return true;
 }
 

@@ -93,3 +93,22 @@ grep -v 'self.state = "wander"  --' "$TMP/readme/chaser.lua" >"$TMP/readme/c" &&
 (cd "$TMP/readme" && "$APP" --headless --draw --ticks 120 my_scene.lua >"$TMP/readme_b.out" 2>&1)
 grep -q 'errors=[1-9]' "$TMP/readme_b.out" || { cat "$TMP/readme_b.out"; fail "--draw missed the draw error"; }
 echo "ok: the README's brain runs 120 frames in the window with errors=0"
+
+# ---- R in a recorded window session: a restart mark on the timeline (and in
+# the record), which replays identically; a rewind with --rewind-mb 0 says
+# that it has no checkpoints
+cat >"$TMP/restart.ev" <<'EOF2'
+20 key R
+40 key Space
+42 key Left
+44 state
+EOF2
+timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$APP" "$SRC/scripts/hunt.lua" --frames 50 --events "$TMP/restart.ev" \
+    --record "$TMP/restart.rec" --rewind-mb 0 >"$TMP/restart.out" 2>&1 || { cat "$TMP/restart.out"; fail "the recorded window run failed"; }
+R=$(sed -n 's/^restart \([0-9]*\)$/\1/p' "$TMP/restart.rec")
+[ -n "$R" ] || { cat "$TMP/restart.rec"; fail "R was not recorded"; }
+grep -q "^mark $R scene restart$" "$TMP/restart.rec" || fail "no restart mark at tick $R"
+grep -q 'rewind: no checkpoints (--rewind-mb 0)' "$TMP/restart.out" || { cat "$TMP/restart.out"; fail "no 'no checkpoints' message"; }
+"$APP" --headless --replay "$TMP/restart.rec" >"$TMP/replay.out" 2>&1 || { cat "$TMP/replay.out"; fail "the window session does not replay"; }
+grep -q '^replay: identical' "$TMP/replay.out" || { cat "$TMP/replay.out"; fail "the window session replays differently"; }
+echo "ok: R is marked at tick $R and replays identically; --rewind-mb 0 says so at the first rewind"
