@@ -13,7 +13,7 @@
  *                         world's order) is drawn
  *   F move X Y            the mouse moves to window pixel X,Y
  *   F panels              prints `panel NAME X Y W H` for every panel drawn
- *                         in the last frame, then `panels: N`
+ *                         in the last frame, then `panels: N in WxH`
  *   F state               prints `state: frame=F tick=T agents=N selected=S
  *                         paused=0|1 help=0|1 plots=0|1 errors=E`
  *
@@ -199,7 +199,7 @@ static void print_panels(const render_ctx *c)
         const SDL_FRect *r = &c->panels[i].r;
         printf("panel %s %.0f %.0f %.0f %.0f\n", c->panels[i].name, r->x, r->y, r->w, r->h);
     }
-    printf("panels: %d\n", c->npanels);
+    printf("panels: %d in %dx%d\n", c->npanels, c->w, c->h);
 }
 
 /* One line's effect: events pushed, or a report printed. */

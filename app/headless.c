@@ -112,7 +112,7 @@ static void draw_tick(app *a, offscreen *o)
     if (o->r == NULL || a->world == NULL)
         return;
     render_ctx *c = &o->c;
-    render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
+    render_fit_world(c, a);
     app_draw_scripts(a, c);
     for (int i = 0; i < LAYER_COUNT; i++)
         batch_clear(&c->layer[i]);

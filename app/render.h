@@ -69,6 +69,8 @@ enum {
 };
 
 #define RENDER_MAX_PANELS 16
+/// Pixels under the world view kept for the timeline while the HUD is on.
+#define RENDER_TIMELINE_BAND 38
 
 struct render_ctx {
     SDL_Renderer *r;
@@ -77,6 +79,7 @@ struct render_ctx {
     SDL_Surface *surface;
     int w, h;               ///< output size in pixels
     double scale, ox, oy;   ///< screen = o + world * scale
+    int band;               ///< pixels along the bottom kept for the timeline, outside the world view
     /// How far the frame is into the next fixed step (0..1): agents are drawn
     /// at st_agent_render_pos(alpha), between their last two steps. 1 headless
     /// and while paused (where they are).
@@ -113,8 +116,12 @@ static inline SDL_Color rgba(Uint8 r, Uint8 g, Uint8 b, Uint8 a)
 /// Sets up a context over a renderer (fonts from STEER_FONT_PATH).
 bool render_ctx_init(render_ctx *c, SDL_Renderer *r);
 void render_ctx_free(render_ctx *c);
-/// Fits the world into the output (letterboxed) for this frame.
+/// Fits the world into the output (letterboxed) for this frame, above c->band.
 void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double world_h);
+/// The world view of this frame: in the window, the band kept for the
+/// timeline when the HUD is on, the world fitted above it (headless: the
+/// whole frame; nothing without a world).
+void render_fit_world(render_ctx *c, const app *a);
 
 /* ------------------------------------------------------------------ render.c */
 
@@ -123,6 +130,12 @@ SDL_Color behavior_color(st_behavior_type type);
 
 /// Notes a panel's rectangle for this frame (input routing, --events' `panels`).
 void render_panel(render_ctx *c, const char *name, float x, float y, float w, float h);
+/// Places a panel of w x h at (x, *y) clear of the panels placed before it
+/// this frame: moved down (up: moved up from its bottom) past any in the
+/// way, or cut short before one when at least min_h is free; notes it as
+/// render_panel does. Writes the place and height got; false (nothing noted)
+/// when it fits nowhere (layout.c).
+bool layout_place(render_ctx *c, const char *name, float x, float *y, float w, float *h, float min_h, bool up);
 /// The name of the panel under the window point (x, y) in the last frame, or NULL.
 const char *render_panel_at(const render_ctx *c, float x, float y);
 

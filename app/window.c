@@ -41,7 +41,7 @@ static bool save_screenshot(app *a, SDL_Renderer *r, int w, int h)
 static void window_size(app *a, int *w, int *h)
 {
     double ww = a->world ? st_world_width(a->world) : 800.0;
-    double wh = a->world ? st_world_height(a->world) : 600.0;
+    double wh = (a->world ? st_world_height(a->world) : 600.0) + RENDER_TIMELINE_BAND;
     SDL_Rect usable;
     if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
         double s = 1.0;
@@ -118,8 +118,7 @@ static void update_title(app *a, SDL_Window *win)
 static void run_frame(app *a, SDL_Window *win, render_ctx *c, double *last, drive *d, long frame_no)
 {
     SDL_GetRendererOutputSize(c->r, &c->w, &c->h);
-    if (a->world)
-        render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
+    render_fit_world(c, a);
     drive_frame(a, d, c, frame_no);
     input_result in = {false};
     SDL_Event e;

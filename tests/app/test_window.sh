@@ -112,3 +112,45 @@ grep -q 'rewind: no checkpoints (--rewind-mb 0)' "$TMP/restart.out" || { cat "$T
 "$APP" --headless --replay "$TMP/restart.rec" >"$TMP/replay.out" 2>&1 || { cat "$TMP/replay.out"; fail "the window session does not replay"; }
 grep -q '^replay: identical' "$TMP/replay.out" || { cat "$TMP/replay.out"; fail "the window session replays differently"; }
 echo "ok: R is marked at tick $R and replays identically; --rewind-mb 0 says so at the first rewind"
+
+# ---- F1 + a selection + plots + the paused timeline (and a message) open
+# together: every panel drawn, inside the window, no two overlapping, in the
+# demo's own window; in a small one (700x560 screen) the layout cuts panels
+# short or leaves out those that fit nowhere, and still overlaps none
+cat >"$TMP/panels.ev" <<'EOF2'
+3 key Space
+5 click-agent 0
+6 key F1
+7 key G
+9 panels
+9 state
+EOF2
+# check_panels OUT [NEED]: the `panels` report of OUT, checked: inside the
+# window, no two overlapping, and the panels named in NEED all drawn
+check_panels() {
+    grep -q '^state: frame=9 .*selected=[1-9].*paused=1 help=1 plots=1' "$1" || { cat "$1"; fail "not all open"; }
+    awk '
+        /^panel / { n++; name[n] = $2; x[n] = $3; y[n] = $4; w[n] = $5; h[n] = $6 }
+        /^panels: / { split($4, s, "x"); W = s[1]; H = s[2] }
+        END {
+            bad = 0
+            if (W == 0) { print "no panels report"; exit 1 }
+            split(needed, need, " ")
+            for (k in need) { found = 0; for (i = 1; i <= n; i++) if (name[i] == need[k]) found = 1
+                if (!found) { print "panel " need[k] " not drawn"; bad = 1 } }
+            for (i = 1; i <= n; i++) {
+                if (x[i] < 0 || y[i] < 0 || x[i] + w[i] > W || y[i] + h[i] > H) { print name[i] " outside the window"; bad = 1 }
+                for (j = i + 1; j <= n; j++)
+                    if (x[i] < x[j] + w[j] && x[j] < x[i] + w[i] && y[i] < y[j] + h[j] && y[j] < y[i] + h[i]) {
+                        print name[i] " overlaps " name[j]; bad = 1 }
+            }
+            if (name[1] != "timeline" || h[1] < 20) { print "the paused timeline is not the full panel"; bad = 1 }
+            exit bad
+        }' needed="$2" "$1" || { grep '^panel' "$1"; fail "the panels overlap or are missing"; }
+}
+window "$SRC/scripts/hunt.lua" 12 "$TMP/panels.ev" "$TMP/panels.out" || { cat "$TMP/panels.out"; fail "the panels run failed"; }
+check_panels "$TMP/panels.out" "stats agent plots help timeline"
+timeout 300 xvfb-run -a -s "-screen 0 700x560x24" "$APP" "$SRC/scripts/hunt.lua" --frames 12 --events "$TMP/panels.ev" \
+    >"$TMP/small.out" 2>&1 || { cat "$TMP/small.out"; fail "the small window's run failed"; }
+check_panels "$TMP/small.out" "stats timeline" # what does not fit there is left out, never overlapped
+echo "ok: help, selection, plots and the paused timeline open together, no two panels overlap ($(grep -c '^panel ' "$TMP/panels.out") panels)"
