@@ -95,11 +95,12 @@ static double render_offscreen(app *a, int w, int h, long frames, const char *pa
     return ms;
 }
 
-/* The headless frame: the world's size, clamped. */
+/* The headless frame: the world's size (and the timeline's band under it,
+ * as in the window), clamped. */
 static void shot_size(const app *a, int *w, int *h)
 {
     double ww = a->world ? st_world_width(a->world) : 800.0;
-    double wh = a->world ? st_world_height(a->world) : 600.0;
+    double wh = (a->world ? st_world_height(a->world) : 600.0) + ((a->overlays & OV_HUD) ? RENDER_TIMELINE_BAND : 0);
     *w = ww < 64.0 ? 64 : ww > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : (int)ww;
     *h = wh < 64.0 ? 64 : wh > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : (int)wh;
 }

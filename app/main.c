@@ -28,7 +28,8 @@ static void usage(FILE *out)
             "                      interrupted)\n"
             "  --seed S            world seed (default: the scene's config.seed, else 1)\n"
             "  --screenshot F.png  after a headless run, save a frame as PNG (software\n"
-            "                      renderer, no display needed)\n"
+            "                      renderer, no display needed; the world's size plus the\n"
+            "                      timeline's band); implies --draw\n"
             "  --select X,Y        headless: select the agent nearest the world point X,Y\n"
             "                      before the last step (its overlays show in --screenshot)\n"
             "  --draw-frames N     after a headless run, render N frames with the software\n"
@@ -43,7 +44,8 @@ static void usage(FILE *out)
             "                      (default 5; 0: unlimited; needs a budget)\n"
             "  --memory MB         memory cap in MiB for Lua and the worlds, navgrids,\n"
             "                      snapshots... scripts make (default 1024; 0: unlimited)\n"
-            "\n"
+            "\n");
+    fprintf(out,
             "time travel (README \"Time travel\"):\n"
             "  --record FILE       record the session: seed, scene, every source loaded or\n"
             "                      reloaded, keys, clicks, the mouse, a checksum every 60 ticks\n"

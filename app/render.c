@@ -107,8 +107,7 @@ void render_fit_world(render_ctx *c, const app *a)
 {
     if (a->world == NULL)
         return;
-    /* headless frames keep the world's own size (a screenshot is the world at scale 1) */
-    c->band = (a->overlays & OV_HUD) && !a->opt.headless ? RENDER_TIMELINE_BAND : 0;
+    c->band = (a->overlays & OV_HUD) ? RENDER_TIMELINE_BAND : 0;
     render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
 }
 

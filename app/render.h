@@ -118,9 +118,8 @@ bool render_ctx_init(render_ctx *c, SDL_Renderer *r);
 void render_ctx_free(render_ctx *c);
 /// Fits the world into the output (letterboxed) for this frame, above c->band.
 void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double world_h);
-/// The world view of this frame: in the window, the band kept for the
-/// timeline when the HUD is on, the world fitted above it (headless: the
-/// whole frame; nothing without a world).
+/// The world view of this frame: the band kept for the timeline when the
+/// HUD is on, the world fitted above it (nothing without a world).
 void render_fit_world(render_ctx *c, const app *a);
 
 /* ------------------------------------------------------------------ render.c */
