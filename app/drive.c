@@ -12,8 +12,15 @@
  *   F click-agent K [B]   a click where the K-th live agent (0-based, in the
  *                         world's order) is drawn
  *   F move X Y            the mouse moves to window pixel X,Y
+ *   F text WORDS...       typed text (the rest of the line), as SDL text
+ *                         input: what the console (key `) reads
+ *   F click-field KEY     a click on the number KEY of the selected agent's
+ *                         self in its panel (the inspector: opens the console
+ *                         on its edit)
  *   F panels              prints `panel NAME X Y W H` for every panel drawn
  *                         in the last frame, then `panels: N in WxH`
+ *   F screenshot          saves this frame as P does (even while the
+ *                         console has the keys)
  *   F state               prints `state: frame=F tick=T agents=N selected=S
  *                         paused=0|1 help=0|1 plots=0|1 errors=E`
  *
@@ -30,7 +37,18 @@
 
 #define DRIVE_MAX_LINES 1024
 
-typedef enum drive_kind { D_KEY, D_CLICK, D_CLICK_WORLD, D_CLICK_AGENT, D_MOVE, D_PANELS, D_STATE } drive_kind;
+typedef enum drive_kind {
+    D_KEY,
+    D_CLICK,
+    D_CLICK_WORLD,
+    D_CLICK_AGENT,
+    D_MOVE,
+    D_PANELS,
+    D_STATE,
+    D_TEXT,
+    D_CLICK_FIELD,
+    D_SCREENSHOT
+} drive_kind;
 
 typedef struct drive_line {
     long frame;
@@ -39,6 +57,7 @@ typedef struct drive_line {
     bool shift;
     double x, y;
     int button;
+    char text[128]; ///< D_TEXT: the text; D_CLICK_FIELD: the key
 } drive_line;
 
 struct drive {
@@ -53,14 +72,33 @@ static const struct {
 } ACTIONS[] = {
     {"key", D_KEY, 1},           {"click", D_CLICK, 2},     {"click-world", D_CLICK_WORLD, 2},
     {"click-agent", D_CLICK_AGENT, 1}, {"move", D_MOVE, 2}, {"panels", D_PANELS, 0},
-    {"state", D_STATE, 0},
+    {"state", D_STATE, 0},       {"screenshot", D_SCREENSHOT, 0},
 };
+
+/* `F text WORDS...` and `F click-field KEY`: the rest of the line in l->text. */
+static bool parse_text(const char *text, const char *action, drive_line *l)
+{
+    bool field = strcmp(action, "click-field") == 0;
+    if (!field && strcmp(action, "text") != 0)
+        return false;
+    const char *rest = strstr(text, action) + strlen(action);
+    rest += *rest == ' ';
+    size_t n = strcspn(rest, "\r\n");
+    if (n == 0 || n >= sizeof l->text)
+        return false;
+    memcpy(l->text, rest, n);
+    l->text[n] = '\0';
+    l->kind = field ? D_CLICK_FIELD : D_TEXT;
+    return true;
+}
 
 /* One line's action and arguments into l; false (said on stderr) when bad. */
 static bool parse_line(char *text, drive_line *l, const char *path, int lineno)
 {
     char action[32], arg[3][64];
     int got = sscanf(text, "%ld %31s %63s %63s %63s", &l->frame, action, arg[0], arg[1], arg[2]);
+    if (got >= 3 && l->frame >= 0 && parse_text(text, action, l))
+        return true;
     for (size_t k = 0; got >= 2 && l->frame >= 0 && k < sizeof ACTIONS / sizeof ACTIONS[0]; k++) {
         if (strcmp(action, ACTIONS[k].name) != 0 || got - 2 < ACTIONS[k].nargs)
             continue;
@@ -202,11 +240,42 @@ static void print_panels(const render_ctx *c)
     printf("panels: %d in %dx%d\n", c->npanels, c->w, c->h);
 }
 
+static void push_text(const char *s)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_TEXTINPUT;
+    for (size_t n = strlen(s), at = 0; at < n;) {
+        size_t k = n - at < sizeof e.text.text - 1 ? n - at : sizeof e.text.text - 1;
+        memcpy(e.text.text, s + at, k);
+        e.text.text[k] = '\0';
+        SDL_PushEvent(&e);
+        at += k;
+    }
+}
+
+/* The middle of the inspector's number KEY (last frame), or false. */
+static bool field_at(const render_ctx *c, const char *key, SDL_FPoint *p)
+{
+    char dot[80];
+    snprintf(dot, sizeof dot, ".self.%s = ", key);
+    for (int i = 0; i < c->nfields; i++) {
+        if (strstr(c->fields[i].edit, dot) != NULL) {
+            p->x = c->fields[i].r.x + 20.0f;
+            p->y = c->fields[i].r.y + c->fields[i].r.h * 0.5f;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* One line's effect: events pushed, or a report printed. */
 static void run_line(app *a, const drive_line *l, const render_ctx *c, long frame)
 {
     SDL_FPoint p = {(float)l->x, (float)l->y};
     switch (l->kind) {
+    case D_SCREENSHOT:
+        return; /* drive_frame's caller saves it */
     case D_KEY:
         push_key(l);
         return;
@@ -216,6 +285,15 @@ static void run_line(app *a, const drive_line *l, const render_ctx *c, long fram
     case D_STATE:
         print_state(a, frame);
         return;
+    case D_TEXT:
+        push_text(l->text);
+        return;
+    case D_CLICK_FIELD:
+        if (!field_at(c, l->text, &p)) {
+            fprintf(stderr, "steer: --events: no field %s in the inspector at frame %ld\n", l->text, frame);
+            return;
+        }
+        break;
     case D_CLICK_WORLD:
         p = to_screen(c, st_v2(l->x, l->y));
         break;
@@ -234,10 +312,14 @@ static void run_line(app *a, const drive_line *l, const render_ctx *c, long fram
     push_mouse((int)(p.x + 0.5f), (int)(p.y + 0.5f), l->button, l->kind != D_MOVE);
 }
 
-void drive_frame(app *a, drive *d, const render_ctx *c, long frame)
+bool drive_frame(app *a, drive *d, const render_ctx *c, long frame)
 {
-    while (d != NULL && d->next < d->n && d->line[d->next].frame <= frame)
+    bool shot = false;
+    while (d != NULL && d->next < d->n && d->line[d->next].frame <= frame) {
+        shot |= d->line[d->next].kind == D_SCREENSHOT;
         run_line(a, &d->line[d->next++], c, frame);
+    }
+    return shot;
 }
 
 void drive_summary(app *a, long frames)

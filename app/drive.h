@@ -13,8 +13,9 @@ typedef struct drive drive;
 drive *drive_open(const char *path);
 void drive_free(drive *d);
 /// Runs the lines due at `frame` (0-based): inputs pushed to SDL's queue
-/// before the frame polls it, reports printed. d may be NULL.
-void drive_frame(app *a, drive *d, const render_ctx *c, long frame);
+/// before the frame polls it, reports printed. d may be NULL. True when a
+/// `screenshot` line asks for this frame to be saved.
+bool drive_frame(app *a, drive *d, const render_ctx *c, long frame);
 /// The line a --frames run ends with: frames, ticks, agents, checksum, errors.
 void drive_summary(app *a, long frames);
 

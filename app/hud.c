@@ -43,6 +43,8 @@ static const char *const HELP[][2] = {
     {"F9 / F10", "paths / HUD on and off"},
     {"F11", "ORCA of the selected agent (on)"},
     {"F12", "the scene's own (maze: nav overlay)"},
+    {"`", "Lua console (world, scene, agent(id));"},
+    {"", "click a number of the selected agent: edit it"},
     {"F1 / Esc", "this help / quit"},
     {"save", "a .lua file of the scene reloads it in place"},
 };
@@ -200,6 +202,35 @@ static void draw_stats(app *a, render_ctx *c)
     text(c, x, y, "F1 help", HUD_DIM);
 }
 
+/* The numbers among the lines of self ("key = 12.5") drawn from (x, y):
+ * clickable, each opening the console on its edit (input.c). */
+static void note_fields(render_ctx *c, unsigned long long serial, const char *self, float x, float y, float w,
+                        int max_lines)
+{
+    float lh = (float)font_line_height(c->font);
+    int row = 0;
+    for (const char *p = self; *p && row < max_lines;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[160], key[64];
+        int used = 0;
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+        if (sscanf(line, " %63[A-Za-z0-9_] = %n", key, &used) == 1 && used > 0 && c->nfields < RENDER_MAX_FIELDS) {
+            char *end = NULL;
+            strtod(line + used, &end);
+            if (end != line + used && *end == '\0') {
+                struct render_field *f = &c->fields[c->nfields++];
+                snprintf(f->edit, sizeof f->edit, "agent(%llu).self.%s = %s", serial, key, line + used);
+                f->r = (SDL_FRect){x, y + lh * (float)row, w, lh};
+            }
+        }
+        row += 1 + (int)(font_width(c->font, p, n) / w); /* text_block wraps long lines */
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+}
+
 /* The top-right panel: the selected agent's motion, each behaviour's share
  * of its last step (when traced) and its `self`. */
 static void draw_selected(app *a, render_ctx *c, st_agent_id id)
@@ -250,7 +281,9 @@ static void draw_selected(app *a, render_ctx *c, st_agent_id id)
     text(c, sx, sy, "self:", HUD_DIM);
     sy += lh;
     int left = room - (5 + ntr + (ms != ST_MOVE_IDLE));
-    text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, left < 30 ? left : 30);
+    left = left < 30 ? left : 30;
+    text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, left);
+    note_fields(c, (unsigned long long)st_agent_serial(a->world, id), self, sx + 10.0f, sy, w - 20.0f, left);
 }
 
 /* The bottom panel: the newest three script errors. */
@@ -314,6 +347,7 @@ void hud_draw(app *a, render_ctx *c)
      * timeline, the stats, the errors (always shown, whatever the HUD
      * toggle), the selected agent, the plots, a message, the help. */
     timeline_draw(a, c);
+    console_draw(a, c);
     if (a->overlays & OV_HUD)
         draw_stats(a, c);
     if (a->error_count > 0)

@@ -173,6 +173,9 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_RIGHT:
         travel(a, sym == SDLK_LEFT, shift);
         return true;
+    case SDLK_BACKQUOTE:
+        console_open(a, NULL);
+        return true;
     case SDLK_g:
         a->show_plots = !a->show_plots;
         app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "plots of the selected agent %s", a->show_plots ? "on" : "off");
@@ -204,8 +207,16 @@ static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
         a->seek_pending = true;
         return;
     }
-    if (render_panel_at(c, (float)m->x, (float)m->y) != NULL)
+    const char *panel = render_panel_at(c, (float)m->x, (float)m->y);
+    if (panel != NULL) {
+        /* the inspector: a number of the selected agent's self, to edit */
+        for (int i = 0; panel[0] == 'a' && m->button == SDL_BUTTON_LEFT && i < c->nfields; i++) {
+            const SDL_FRect *r = &c->fields[i].r;
+            if (m->x >= r->x && m->x < r->x + r->w && m->y >= r->y && m->y < r->y + r->h)
+                console_open(a, c->fields[i].edit);
+        }
         return;
+    }
     st_vec2 p = to_world(c, m->x, m->y);
     int button = m->button == SDL_BUTTON_LEFT ? 1 : m->button == SDL_BUTTON_RIGHT ? 2
                                                  : m->button == SDL_BUTTON_MIDDLE ? 3 : m->button;
@@ -220,6 +231,8 @@ static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
 
 void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result *out)
 {
+    if (console_handle(a, e))
+        return; /* typed into the console: neither the app's keys nor the scene's */
     switch (e->type) {
     case SDL_QUIT:
         a->quit = true;
@@ -230,7 +243,7 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
         SDL_Keycode sym = e->key.keysym.sym;
         /* Scene switches and restarts replace the world: the scene hears of
          * the key only when it is still the same scene. */
-        bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE;
+        bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE || sym == SDLK_BACKQUOTE;
         /* time travel keys are the app's: a scene hearing them in the past would branch */
         bool travel = a->paused && (sym == SDLK_LEFT || sym == SDLK_RIGHT);
         bool in_past = tt_head(a) > a->steps_run;

@@ -611,6 +611,7 @@ void render_frame(app *a, render_ctx *c, bool hud)
 {
     clear_frame(c);
     c->npanels = 0;
+    c->nfields = 0;
     if (a->world != NULL) {
         render_fit_world(c, a);
         draw_world(a, c);

@@ -69,6 +69,7 @@ enum {
 };
 
 #define RENDER_MAX_PANELS 16
+#define RENDER_MAX_FIELDS 32
 /// Pixels under the world view kept for the timeline while the HUD is on.
 #define RENDER_TIMELINE_BAND 38
 
@@ -94,6 +95,13 @@ struct render_ctx {
         SDL_FRect r;
     } panels[RENDER_MAX_PANELS];
     int npanels;
+    /// The selected agent's numbers in its panel (last frame): a click on one
+    /// opens the console on `agent(ID).self.KEY = VALUE`.
+    struct render_field {
+        char edit[128];
+        SDL_FRect r;
+    } fields[RENDER_MAX_FIELDS];
+    int nfields;
 };
 
 static inline SDL_FPoint to_screen(const render_ctx *c, st_vec2 p)
@@ -150,6 +158,8 @@ void gfx_push(lua_State *L, app *a);
 /* ------------------------------------------------------------------ hud.c */
 
 void hud_draw(app *a, render_ctx *c);
+/// The console's line and output, above the timeline, while it is open (console.c).
+void console_draw(app *a, render_ctx *c);
 /// Queues s at (x, y) on the HUD's text layer in font f (c->font or
 /// c->small; NULL draws nothing); returns the pen's final x.
 float hud_text(render_ctx *c, const font *f, float x, float y, const char *s, SDL_Color col);

@@ -119,8 +119,7 @@ static void run_frame(app *a, SDL_Window *win, render_ctx *c, double *last, driv
 {
     SDL_GetRendererOutputSize(c->r, &c->w, &c->h);
     render_fit_world(c, a);
-    drive_frame(a, d, c, frame_no);
-    input_result in = {false};
+    input_result in = {drive_frame(a, d, c, frame_no)};
     SDL_Event e;
     while (SDL_PollEvent(&e))
         input_handle(a, c, &e, &in);
