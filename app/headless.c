@@ -126,10 +126,11 @@ bool app_save_screenshot_headless(app *a, const char *path, int w, int h)
 
 /* --realtime: steps paced at the world's dt, the files polled between them,
  * until the ticks are done (ticks < 0: until stopped). Returns the ticks run. */
-static long run_realtime(app *a, long ticks)
+static long run_realtime(app *a, long ticks, offscreen *shot)
 {
     long done = 0;
     printf("realtime: %s (Ctrl-C to stop)\n", a->scene_path);
+    draw_tick(a, shot); /* the window's first frame: before any step */
     double start = app_clock();
     long base = 0; /* ticks already accounted for when the clock restarted */
     while (!stop_requested && !a->quit && (ticks < 0 || done < ticks)) {
@@ -145,6 +146,7 @@ static long run_realtime(app *a, long ticks)
         }
         while (done < due && (ticks < 0 || done < ticks)) {
             app_step(a);
+            draw_tick(a, shot);
             done++;
         }
         app_poll_files(a, now);
@@ -260,9 +262,9 @@ int app_run_headless(app *a)
     memset(&shot, 0, sizeof shot);
     int sw, sh;
     shot_size(a, &sw, &sh);
-    if ((o->draw || o->screenshot) && !o->realtime && a->world != NULL && !offscreen_open(&shot, sw, sh))
+    if ((o->draw || o->screenshot) && a->world != NULL && !offscreen_open(&shot, sw, sh))
         fprintf(stderr, "steer: cannot draw headless: %s\n", SDL_GetError());
-    long done = o->realtime ? run_realtime(a, ticks) : run_fixed(a, ticks, &shot);
+    long done = o->realtime ? run_realtime(a, ticks, &shot) : run_fixed(a, ticks, &shot);
     offscreen_close(&shot);
     if (o->plots)
         a->show_plots = true;

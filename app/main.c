@@ -72,7 +72,7 @@ static void usage(FILE *out)
             "                      the text of S in the past (a branch) and runs on from there\n"
             "  --draw              headless: draw every tick (scene.draw, brain.draw) with the\n"
             "                      software renderer, so draw errors count as in the window\n"
-            "                      (--screenshot implies it)\n"
+            "                      (--screenshot implies it; with --realtime too)\n"
             "  --frames N          window: quit after N frames, printing a summary line\n"
             "                      (frames, ticks, agents, checksum, errors)\n"
             "  --events FILE       window: feed the inputs in FILE (lines 'FRAME key F1',\n"
