@@ -15,7 +15,7 @@ CMAKE_ARGS ?=
 
 LUAS       ?= 5.1 5.3 luajit
 
-.PHONY: all deps build demo test test-release test-luas test-reach test-asan test-valgrind test-fuzz test-portable test-windows bench clean
+.PHONY: all deps build demo test test-release test-luas test-reach test-asan test-valgrind test-fuzz test-portable test-windows bench clean docs
 
 all: build
 
@@ -134,3 +134,10 @@ bench: build build-luajit
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks \
 	       $(BUILD_PORT) $(BUILD_CLANG) $(BUILD_WIN) $(BUILD_WIN)-lua51
+
+# The C API reference from include/steer.h and steer_lua.h (Doxygen, docs/Doxyfile):
+# $(BUILD)/docs/html/index.html. Not part of `make test`.
+docs: deps
+	mkdir -p $(BUILD)/docs
+	STEER_DOCS_OUT=$(BUILD)/docs STEER_VERSION=$$(sed -n 's/^#define ST_VERSION "\(.*\)"/\1/p' include/steer.h) doxygen docs/Doxyfile
+	@echo "docs: $(BUILD)/docs/html/index.html ($$(wc -l <$(BUILD)/docs/warnings.txt) warnings in $(BUILD)/docs/warnings.txt)"

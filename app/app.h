@@ -18,6 +18,9 @@
  *   trace.c     --trace: a CSV row per tick per agent
  *   plot.c      the selected agent's plots (key G)
  *   timeline.c  the timeline bar
+ *   layout.c    where the panels go (never over each other)
+ *   console.c   the Lua console (key `) and the inspector's edits
+ *   drive.c     --events / --frames: the window driven from a file
  */
 #ifndef STEER_APP_H
 #define STEER_APP_H
@@ -74,6 +77,9 @@ typedef struct app_options {
     const char *rewind_edit;  ///< --rewind-test T:N:FILE=SRC: instead, reload FILE with SRC's text there (a branch)
     long rewind_mb;         ///< --rewind-mb: the checkpoints' memory bound (default 64; 0: no checkpoints)
     long rewind_every;      ///< --rewind-every: ticks between checkpoints (default 30)
+    long frames;            ///< window: quit after this many frames, printing a summary (0: run until closed)
+    const char *events;     ///< window: --events FILE, inputs to feed at given frames (drive.c)
+    bool draw;              ///< headless: call scene.draw / brain.draw every tick (software renderer)
     int argc;               ///< what follows the scene: handed to scene.load as args
     char **argv;
 } app_options;
@@ -208,6 +214,13 @@ typedef struct app {
     bool seek_pending;      ///< a timeline click or drag asked for seek_to (done once a frame)
     long seek_to;
 
+    /* the Lua console (console.c) */
+    bool console_open;
+    bool console_skip;      ///< drop the text event of the ` that opened it
+    bool console_bad;       ///< console_out is an error
+    char console_text[256]; ///< the line being typed
+    char console_out[256];  ///< the last line's values or error
+
     bool quit;
 } app;
 
@@ -325,6 +338,18 @@ int tt_rewind_test(app *a, long by);
 void tt_frame(app *a);
 /// The timeline bar's tick under the window point (x, y), or -1.
 long timeline_hit(app *a, const render_ctx *c, int x, int y);
+
+/* ------------------------------------------------------------------ console.c */
+
+/// Opens the console with text on its line (NULL: empty).
+void console_open(app *a, const char *text);
+/// While the console is open: takes the event (true) unless it is the mouse's.
+bool console_handle(app *a, const SDL_Event *e);
+/// Runs a console line as an input: recorded (tt_console), then evaluated in
+/// the scene's state; its values or error are printed and shown.
+void app_console_run(app *a, const char *line);
+/// Records a console line (false: not the user's to run now, as tt_key).
+bool tt_console(app *a, const char *line);
 
 /* ------------------------------------------------------------------ plot.c, timeline.c */
 

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include <SDL_image.h>
@@ -31,6 +32,43 @@ static void sleep_for(double seconds)
     app_sleep(seconds);
 }
 
+/* A software renderer over a w x h surface (no video driver needed). */
+typedef struct offscreen {
+    SDL_Surface *s;
+    SDL_Renderer *r;
+    render_ctx c;
+} offscreen;
+
+static bool offscreen_open(offscreen *o, int w, int h)
+{
+    memset(o, 0, sizeof *o);
+    if (TTF_Init() != 0)
+        fprintf(stderr, "steer: SDL_ttf: %s (no text)\n", TTF_GetError());
+    o->s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    o->r = o->s ? SDL_CreateSoftwareRenderer(o->s) : NULL;
+    if (o->r == NULL) {
+        SDL_FreeSurface(o->s);
+        TTF_Quit();
+        return false;
+    }
+    render_ctx_init(&o->c, o->r);
+    o->c.surface = o->s;
+    o->c.w = w;
+    o->c.h = h;
+    return true;
+}
+
+static void offscreen_close(offscreen *o)
+{
+    if (o->r == NULL)
+        return;
+    render_ctx_free(&o->c);
+    SDL_DestroyRenderer(o->r);
+    SDL_FreeSurface(o->s);
+    TTF_Quit();
+    memset(o, 0, sizeof *o);
+}
+
 /// Renders `frames` frames into a w x h surface with SDL's software renderer
 /// (no video driver needed), then saves the last one to `path` if given.
 /// Returns the milliseconds per frame (building the batches and SDL
@@ -38,34 +76,47 @@ static void sleep_for(double seconds)
 /// submitted), or a negative number on failure.
 static double render_offscreen(app *a, int w, int h, long frames, const char *path)
 {
-    if (TTF_Init() != 0)
-        fprintf(stderr, "steer: SDL_ttf: %s (no text)\n", TTF_GetError());
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
-    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    offscreen o;
     double ms = -1.0;
-    if (r != NULL) {
-        render_ctx c;
-        render_ctx_init(&c, r);
-        c.surface = s;
-        c.w = w;
-        c.h = h;
+    if (offscreen_open(&o, w, h)) {
         double t0 = app_clock();
         for (long f = 0; f < frames; f++) {
-            render_frame(a, &c, true);
-            SDL_RenderPresent(r);
+            render_frame(a, &o.c, true);
+            SDL_RenderPresent(o.r);
         }
         ms = (app_clock() - t0) * 1000.0 / (double)frames;
-        if (path && IMG_SavePNG(s, path) != 0)
+        if (path && IMG_SavePNG(o.s, path) != 0)
             ms = -1.0;
-        render_ctx_free(&c);
-        SDL_DestroyRenderer(r);
+        offscreen_close(&o);
     }
     if (ms < 0.0)
         fprintf(stderr, "steer: cannot render%s%s: %s\n", path ? " the screenshot " : "", path ? path : "",
                 SDL_GetError());
-    SDL_FreeSurface(s);
-    TTF_Quit();
     return ms;
+}
+
+/* The headless frame: the world's size (and the timeline's band under it,
+ * as in the window), clamped. */
+static void shot_size(const app *a, int *w, int *h)
+{
+    double ww = a->world ? st_world_width(a->world) : 800.0;
+    double wh = (a->world ? st_world_height(a->world) : 600.0) + ((a->overlays & OV_HUD) ? RENDER_TIMELINE_BAND : 0);
+    *w = ww < 64.0 ? 64 : ww > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : (int)ww;
+    *h = wh < 64.0 ? 64 : wh > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : (int)wh;
+}
+
+/* --draw (and --screenshot): once after load and after every tick the
+ * scripts draw, as in the window, into a context whose batches are dropped unrasterised, so a draw
+ * error counts like any other and costs no pixels. */
+static void draw_tick(app *a, offscreen *o)
+{
+    if (o->r == NULL || a->world == NULL)
+        return;
+    render_ctx *c = &o->c;
+    render_fit_world(c, a);
+    app_draw_scripts(a, c);
+    for (int i = 0; i < LAYER_COUNT; i++)
+        batch_clear(&c->layer[i]);
 }
 
 bool app_save_screenshot_headless(app *a, const char *path, int w, int h)
@@ -75,10 +126,11 @@ bool app_save_screenshot_headless(app *a, const char *path, int w, int h)
 
 /* --realtime: steps paced at the world's dt, the files polled between them,
  * until the ticks are done (ticks < 0: until stopped). Returns the ticks run. */
-static long run_realtime(app *a, long ticks)
+static long run_realtime(app *a, long ticks, offscreen *shot)
 {
     long done = 0;
     printf("realtime: %s (Ctrl-C to stop)\n", a->scene_path);
+    draw_tick(a, shot); /* the window's first frame: before any step */
     double start = app_clock();
     long base = 0; /* ticks already accounted for when the clock restarted */
     while (!stop_requested && !a->quit && (ticks < 0 || done < ticks)) {
@@ -94,6 +146,7 @@ static long run_realtime(app *a, long ticks)
         }
         while (done < due && (ticks < 0 || done < ticks)) {
             app_step(a);
+            draw_tick(a, shot);
             done++;
         }
         app_poll_files(a, now);
@@ -126,15 +179,17 @@ static long select_tick(const app *a, long ticks)
 
 /* As fast as possible: `ticks` steps, with --select and --rewind-test done
  * on the way. Returns the ticks run. */
-static long run_fixed(app *a, long ticks)
+static long run_fixed(app *a, long ticks, offscreen *shot)
 {
     const app_options *o = &a->opt;
     bool rewound = false;
     long done = 0;
+    draw_tick(a, shot); /* the window's first frame: before any step */
     for (; done < ticks && !stop_requested; done++) {
         if (o->has_select && done == select_tick(a, ticks) && a->world != NULL)
             select_nearest(a);
         app_step(a);
+        draw_tick(a, shot);
         if (o->rewind_at > 0 && a->steps_run == o->rewind_at && !rewound) {
             rewound = true;
             if (tt_rewind_test(a, o->rewind_by) != 0)
@@ -171,10 +226,8 @@ static int run_status(app *a)
 static bool render_outputs(app *a, int agents)
 {
     const app_options *o = &a->opt;
-    int w = a->world ? (int)st_world_width(a->world) : 800;
-    int h = a->world ? (int)st_world_height(a->world) : 600;
-    w = w < 64 ? 64 : w > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : w;
-    h = h < 64 ? 64 : h > MAX_SHOT_SIDE ? MAX_SHOT_SIDE : h;
+    int w, h;
+    shot_size(a, &w, &h);
     bool ok = true;
     if (o->draw_frames > 0) {
         double ms = render_offscreen(a, w, h, o->draw_frames, NULL);
@@ -205,7 +258,14 @@ int app_run_headless(app *a)
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    long done = o->realtime ? run_realtime(a, ticks) : run_fixed(a, ticks);
+    offscreen shot;
+    memset(&shot, 0, sizeof shot);
+    int sw, sh;
+    shot_size(a, &sw, &sh);
+    if ((o->draw || o->screenshot) && a->world != NULL && !offscreen_open(&shot, sw, sh))
+        fprintf(stderr, "steer: cannot draw headless: %s\n", SDL_GetError());
+    long done = o->realtime ? run_realtime(a, ticks, &shot) : run_fixed(a, ticks, &shot);
+    offscreen_close(&shot);
     if (o->plots)
         a->show_plots = true;
 

@@ -10,7 +10,7 @@
 #include "render.h"
 #include "steer_host.h"
 
-static const SDL_Color HUD_BG = {0, 0, 0, 165};
+static const SDL_Color HUD_BG = {0, 0, 0, 215};
 static const SDL_Color HUD_TEXT = {225, 228, 235, 255};
 static const SDL_Color HUD_DIM = {150, 156, 170, 255};
 static const SDL_Color HUD_OK = {110, 220, 130, 255};
@@ -19,40 +19,60 @@ static const SDL_Color HUD_WARN = {255, 200, 90, 255};
 
 #define PAD 8.0f
 
-/* Every key the app handles; F1 shows this list. */
-static const char *const HELP[] = {
-    "Space      pause / resume",
-    "N          one step (while paused)",
-    "+ / -      time scale x2 / x0.5",
-    "R          restart the scene (same seed)",
-    "Tab        next scene in scripts/ (Shift+Tab: previous)",
-    "P          screenshot (PNG in the current folder)",
-    "[ / ]      max speed of every agent -10% / +10%",
-    "; / '      max force of every agent -10% / +10%",
-    "click      select the nearest agent (click empty space: none)",
-    "Left/Right while paused: a tick back / forward (Shift: 1 s);",
-    "           an edit, key or click in the past branches from there",
-    "G          plots of the selected agent (speed, force, self), last 10 s",
-    "           the bar at the bottom: ticks, reloads, errors, world:mark;",
-    "           click or drag on it to jump to a tick",
-    "F2         velocity          F3   steering force",
-    "F4         wander circle     F5   view cone",
-    "F6         feelers and detection box",
-    "F7         neighbour links   F8   state names",
-    "F9         paths             F10  HUD on / off",
-    "F11        ORCA half-planes, preferred and chosen velocity",
-    "           of the selected agent (on by default)",
-    "F12        the scene's own (maze: nav grid, paths, flow field)",
-    "F1         this help         Esc  quit",
-    "",
-    "Overlays apply to every agent; the selected one shows all of its own.",
-    "Every key and click also reaches scene.keypressed / scene.mousepressed.",
-    "Save any .lua file of the scene to reload it in place.",
+/* Every key the app handles; F1 shows this list (key, what it does). */
+static const char *const HELP[][2] = {
+    {"Space", "pause / resume"},
+    {"N", "one step (while paused)"},
+    {"+ / -", "time scale x2 / x0.5"},
+    {"R", "restart the scene (same seed)"},
+    {"Tab", "next scene in scripts/ (Shift: previous)"},
+    {"P", "screenshot (PNG in the current folder)"},
+    {"[ / ]", "max speed of every agent -10% / +10%"},
+    {"; / '", "max force of every agent -10% / +10%"},
+    {"click", "an agent: select it (the app's)"},
+    {"", "empty space: none (the scene hears it)"},
+    {"Left/Right", "paused: a tick back / forward (Shift: 1 s)"},
+    {"", "a key, click or edit in the past branches"},
+    {"G", "plots of the selected agent, last 10 s"},
+    {"timeline", "ticks, reloads, restarts, errors, marks;"},
+    {"", "click or drag on it to jump to a tick"},
+    {"F2 / F3", "velocity / steering force"},
+    {"F4 / F5", "wander circle / view cone"},
+    {"F6", "feelers and detection box"},
+    {"F7 / F8", "neighbour links / state names"},
+    {"F9 / F10", "paths / HUD on and off"},
+    {"F11", "ORCA of the selected agent (on)"},
+    {"F12", "the scene's own (maze: nav overlay)"},
+    {"`", "Lua console (world, scene, agent(id));"},
+    {"", "click a number of the selected agent: edit it"},
+    {"F1 / Esc", "this help / quit"},
+    {"save", "a .lua file of the scene reloads it in place"},
 };
 
-static void panel(render_ctx *c, float x, float y, float w, float h)
+void render_panel(render_ctx *c, const char *name, float x, float y, float w, float h)
 {
-    batch_rect(&c->layer[LAYER_HUD], x, y, w, h, HUD_BG);
+    if (c->npanels < RENDER_MAX_PANELS)
+        c->panels[c->npanels++] = (struct render_panel){name, {x, y, w, h}};
+}
+
+const char *render_panel_at(const render_ctx *c, float x, float y)
+{
+    for (int i = c->npanels - 1; i >= 0; i--) {
+        const SDL_FRect *r = &c->panels[i].r;
+        if (x >= r->x && x < r->x + r->w && y >= r->y && y < r->y + r->h)
+            return c->panels[i].name;
+    }
+    return NULL;
+}
+
+/* A panel placed clear of the others (layout.c) and its background;
+ * false when it fits nowhere this frame. */
+static bool panel(render_ctx *c, const char *name, float x, float *y, float w, float *h, float min_h, bool up)
+{
+    if (!layout_place(c, name, x, y, w, h, min_h, up))
+        return false;
+    batch_rect(&c->layer[LAYER_HUD], x, *y, w, *h, HUD_BG);
+    return true;
 }
 
 float hud_text(render_ctx *c, const font *f, float x, float y, const char *s, SDL_Color col)
@@ -143,16 +163,25 @@ static void draw_stats(app *a, render_ctx *c)
     float lh = (float)font_line_height(c->font);
     char line[512];
     int agents = a->world ? st_world_count(a->world, ST_TAG_ANY) : 0;
-    unsigned long long tick = a->world ? (unsigned long long)st_world_tick(a->world) : 0;
-    float x = PAD + 6.0f, y = PAD + 4.0f;
-    panel(c, PAD, PAD, 360.0f, lh * 7.0f + 10.0f);
+    /* the timeline's tick (steps since start); the world's own restarts with R */
+    long wtick = a->world ? (long)st_world_tick(a->world) : 0;
+    char world_tick[48] = "";
+    if (wtick != a->steps_run)
+        snprintf(world_tick, sizeof world_tick, " (world %ld)", wtick);
+    float py = PAD, ph = lh * 7.0f + 10.0f;
+    if (!panel(c, "stats", PAD, &py, 360.0f, &ph, ph, false))
+        return;
+    float x = PAD + 6.0f, y = py + 4.0f;
     app_format(line, sizeof line, "%s  (%s.lua)", a->title[0] ? a->title : a->scene_module, a->scene_module);
-    text(c, x, y, line, HUD_TEXT);
+    float xx = text(c, x, y, line, HUD_TEXT);
+    if (tt_recording(a) && !tt_replaying(a))
+        text(c, xx + 10.0f, y, "REC", HUD_BAD);
     y += lh;
     if (a->opt.headless)
-        snprintf(line, sizeof line, "headless   step %.3f ms   tick %llu", a->ms_per_step, tick);
+        snprintf(line, sizeof line, "headless   step %.3f ms   tick %ld%s", a->ms_per_step, a->steps_run, world_tick);
     else
-        snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %llu", a->fps, a->ms_per_step, tick);
+        snprintf(line, sizeof line, "FPS %.0f   step %.3f ms   tick %ld%s", a->fps, a->ms_per_step, a->steps_run,
+                 world_tick);
     text(c, x, y, line, HUD_TEXT);
     y += lh;
     snprintf(line, sizeof line, "agents %d   time x%g   seed %llu%s", agents, a->time_scale,
@@ -173,6 +202,35 @@ static void draw_stats(app *a, render_ctx *c)
     text(c, x, y, "F1 help", HUD_DIM);
 }
 
+/* The numbers among the lines of self ("key = 12.5") drawn from (x, y):
+ * clickable, each opening the console on its edit (input.c). */
+static void note_fields(render_ctx *c, unsigned long long serial, const char *self, float x, float y, float w,
+                        int max_lines)
+{
+    float lh = (float)font_line_height(c->font);
+    int row = 0;
+    for (const char *p = self; *p && row < max_lines;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[160], key[64];
+        int used = 0;
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+        if (sscanf(line, " %63[A-Za-z0-9_] = %n", key, &used) == 1 && used > 0 && c->nfields < RENDER_MAX_FIELDS) {
+            char *end = NULL;
+            strtod(line + used, &end);
+            if (end != line + used && *end == '\0') {
+                struct render_field *f = &c->fields[c->nfields++];
+                snprintf(f->edit, sizeof f->edit, "agent(%llu).self.%s = %s", serial, key, line + used);
+                f->r = (SDL_FRect){x, y + lh * (float)row, w, lh};
+            }
+        }
+        row += 1 + (int)(font_width(c->font, p, n) / w); /* text_block wraps long lines */
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+}
+
 /* The top-right panel: the selected agent's motion, each behaviour's share
  * of its last step (when traced) and its `self`. */
 static void draw_selected(app *a, render_ctx *c, st_agent_id id)
@@ -184,9 +242,14 @@ static void draw_selected(app *a, render_ctx *c, st_agent_id id)
     int ntr = a->trace_world == a->world && st_id_equal(a->traced, id) ? st_world_trace(a->world, &tr) : 0;
     st_move_state ms = st_agent_move_state(a->world, id);
     int nl = count_lines(self) + 5 + ntr + (ms != ST_MOVE_IDLE);
-    float w = 320.0f, px = (float)c->w - w - PAD;
-    panel(c, px, PAD, w, lh * (float)nl + 10.0f);
-    float sy = PAD + 4.0f, sx = px + 6.0f;
+    float w = 320.0f, px = (float)c->w - w - PAD, py = PAD, ph = lh * (float)nl + 10.0f;
+    /* at least its motion and a few lines of self; the rest is cut */
+    if (!panel(c, "agent", px, &py, w, &ph, lh * 8.0f + 10.0f, false))
+        return;
+    int room = (int)((ph - 10.0f) / lh); /* lines that fit */
+    if (5 + ntr + (ms != ST_MOVE_IDLE) > room)
+        ntr = 0; /* the forces go first */
+    float sy = py + 4.0f, sx = px + 6.0f;
     st_vec2 p = st_agent_pos(a->world, id);
     snprintf(line, sizeof line, "agent %llu", (unsigned long long)st_agent_serial(a->world, id));
     text(c, sx, sy, line, HUD_WARN);
@@ -217,7 +280,10 @@ static void draw_selected(app *a, render_ctx *c, st_agent_id id)
     }
     text(c, sx, sy, "self:", HUD_DIM);
     sy += lh;
-    text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, 30);
+    int left = room - (5 + ntr + (ms != ST_MOVE_IDLE));
+    left = left < 30 ? left : 30;
+    text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, left);
+    note_fields(c, (unsigned long long)st_agent_serial(a->world, id), self, sx + 10.0f, sy, w - 20.0f, left);
 }
 
 /* The bottom panel: the newest three script errors. */
@@ -227,8 +293,11 @@ static void draw_errors(app *a, render_ctx *c)
     float w = (float)c->w - 2.0f * PAD;
     int shown = a->error_count < 3 ? a->error_count : 3;
     float h = lh * (float)(shown * 5) + 10.0f;
-    float y = (float)c->h - h - PAD;
-    panel(c, PAD, y, w, h);
+    float y = (float)c->h - h - PAD; /* above the timeline: placed from the bottom up */
+    if (!panel(c, "errors", PAD, &y, w, &h, lh * 5.0f + 10.0f, true))
+        return;
+    shown = (int)((h - 10.0f) / (lh * 5.0f)); /* as many as fit, the newest */
+    shown = shown > a->error_count ? a->error_count : shown;
     y += 4.0f;
     for (int i = a->error_count - shown; i < a->error_count; i++) {
         const app_error *e = &a->errors[i];
@@ -244,37 +313,47 @@ static void draw_flash(app *a, render_ctx *c)
 {
     float lh = (float)font_line_height(c->font);
     float tw = font_width(c->font, a->flash, strlen(a->flash));
-    float x = ((float)c->w - tw) * 0.5f, y = PAD + 4.0f;
-    panel(c, x - 8.0f, y - 4.0f, tw + 16.0f, lh + 8.0f);
-    text(c, x, y, a->flash, a->flash_bad ? HUD_BAD : HUD_OK);
+    float x = ((float)c->w - tw) * 0.5f, y = PAD, h = lh + 8.0f;
+    if (!panel(c, "flash", x - 8.0f, &y, tw + 16.0f, &h, h, false))
+        return;
+    text(c, x, y + 4.0f, a->flash, a->flash_bad ? HUD_BAD : HUD_OK);
 }
 
+/* The F1 help: a column on the left, under the stats;
+ * cut short (saying so) where the window is too low for all of it. */
 static void draw_help(render_ctx *c)
 {
-    float lh = (float)font_line_height(c->font);
+    const font *f = c->font;
+    float lh = (float)font_line_height(f);
     int n = (int)(sizeof HELP / sizeof HELP[0]);
-    float w = 560.0f, h = lh * (float)(n + 2) + 16.0f;
-    float x = ((float)c->w - w) * 0.5f, y = ((float)c->h - h) * 0.5f;
-    panel(c, x, y, w, h);
-    text(c, x + 12.0f, y + 8.0f, "steer - keys", HUD_WARN);
-    for (int i = 0; i < n; i++)
-        text(c, x + 12.0f, y + 8.0f + lh * (float)(i + 2), HELP[i], HUD_TEXT);
+    float w = 420.0f, x = PAD, y = PAD, h = lh * (float)(n + 2) + 12.0f;
+    if (!panel(c, "help", x, &y, w, &h, lh * 6.0f + 12.0f, false))
+        return;
+    hud_text(c, c->font, x + 10.0f, y + 6.0f, "steer - keys (F1 closes)", HUD_WARN);
+    int room = (int)((h - 12.0f) / lh) - 2;
+    for (int i = 0; i < n && i < room; i++) {
+        float ly = y + 6.0f + lh * (float)(i + 2);
+        bool last = i == room - 1 && room < n;
+        hud_text(c, f, x + 10.0f, ly, last ? "..." : HELP[i][0], HUD_WARN);
+        hud_text(c, f, x + 100.0f, ly, last ? "(a taller window shows the rest)" : HELP[i][1], HUD_TEXT);
+    }
 }
 
 void hud_draw(app *a, render_ctx *c)
 {
     double now = app_clock();
     update_fps(a, now);
-    if (a->overlays & OV_HUD) {
+    /* Placed in this order, each clear of those before it (layout.c): the
+     * timeline, the stats, the errors (always shown, whatever the HUD
+     * toggle), the selected agent, the plots, a message, the help. */
+    timeline_draw(a, c);
+    console_draw(a, c);
+    if (a->overlays & OV_HUD)
         draw_stats(a, c);
-        if (a->world && st_agent_alive(a->world, a->selected))
-            draw_selected(a, c, a->selected);
-    }
-    /* errors: always shown, whatever the HUD toggle */
     if (a->error_count > 0)
         draw_errors(a, c);
-    /* time travel: the timeline bar and the plot panel */
-    timeline_draw(a, c);
+    if ((a->overlays & OV_HUD) && a->world && st_agent_alive(a->world, a->selected))
+        draw_selected(a, c, a->selected);
     plot_draw(a, c);
     if (a->flash[0] && now < a->flash_until)
         draw_flash(a, c);

@@ -46,6 +46,7 @@ static void cycle_scene(app *a, int dir)
     tt_scene_switched(a, paths[next]);
     app_switch_scene(a, paths[next]);
     a->selected = st_null_agent();
+    a->show_plots = false; /* the plots were the old scene's agent's */
 }
 
 static void toggle(app *a, unsigned flag, const char *name)
@@ -172,6 +173,9 @@ static bool app_key(app *a, const SDL_KeyboardEvent *k, input_result *out)
     case SDLK_RIGHT:
         travel(a, sym == SDLK_LEFT, shift);
         return true;
+    case SDLK_BACKQUOTE:
+        console_open(a, NULL);
+        return true;
     case SDLK_g:
         a->show_plots = !a->show_plots;
         app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "plots of the selected agent %s", a->show_plots ? "on" : "off");
@@ -188,6 +192,10 @@ static void key_name(SDL_Keycode sym, char *out, size_t n)
         *p = (char)tolower((unsigned char)*p);
 }
 
+/* A click: on the timeline it seeks; on any other panel it is the panel's
+ * and nothing else happens; a left click near an agent selects it and is
+ * the app's; any other click (a left click on empty space also clears the
+ * selection) reaches scene.mousepressed. */
 static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
 {
     if (a->world == NULL)
@@ -199,18 +207,32 @@ static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
         a->seek_pending = true;
         return;
     }
+    const char *panel = render_panel_at(c, (float)m->x, (float)m->y);
+    if (panel != NULL) {
+        /* the inspector: a number of the selected agent's self, to edit */
+        for (int i = 0; panel[0] == 'a' && m->button == SDL_BUTTON_LEFT && i < c->nfields; i++) {
+            const SDL_FRect *r = &c->fields[i].r;
+            if (m->x >= r->x && m->x < r->x + r->w && m->y >= r->y && m->y < r->y + r->h)
+                console_open(a, c->fields[i].edit);
+        }
+        return;
+    }
     st_vec2 p = to_world(c, m->x, m->y);
     int button = m->button == SDL_BUTTON_LEFT ? 1 : m->button == SDL_BUTTON_RIGHT ? 2
                                                  : m->button == SDL_BUTTON_MIDDLE ? 3 : m->button;
     if (button == 1) {
         st_query q = st_default_query(p, SELECT_RADIUS_PX / c->scale);
         a->selected = st_world_nearest(a->world, &q, NULL);
+        if (!st_id_is_null(a->selected))
+            return;
     }
     app_mousepressed(a, p, button);
 }
 
 void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result *out)
 {
+    if (console_handle(a, e))
+        return; /* typed into the console: neither the app's keys nor the scene's */
     switch (e->type) {
     case SDL_QUIT:
         a->quit = true;
@@ -221,7 +243,7 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
         SDL_Keycode sym = e->key.keysym.sym;
         /* Scene switches and restarts replace the world: the scene hears of
          * the key only when it is still the same scene. */
-        bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE;
+        bool replaces = sym == SDLK_TAB || sym == SDLK_r || sym == SDLK_ESCAPE || sym == SDLK_BACKQUOTE;
         /* time travel keys are the app's: a scene hearing them in the past would branch */
         bool travel = a->paused && (sym == SDLK_LEFT || sym == SDLK_RIGHT);
         bool in_past = tt_head(a) > a->steps_run;
@@ -242,7 +264,8 @@ void input_handle(app *a, const render_ctx *c, const SDL_Event *e, input_result 
         break;
     case SDL_MOUSEMOTION:
         a->mouse = to_world(c, e->motion.x, e->motion.y);
-        a->mouse_valid = true;
+        /* over a panel the mouse is the app's: the scene sees none */
+        a->mouse_valid = render_panel_at(c, (float)e->motion.x, (float)e->motion.y) == NULL;
         if (e->motion.state & SDL_BUTTON_LMASK) {
             long tick = timeline_hit(a, c, e->motion.x, e->motion.y);
             if (tick >= 0) {

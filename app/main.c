@@ -28,7 +28,8 @@ static void usage(FILE *out)
             "                      interrupted)\n"
             "  --seed S            world seed (default: the scene's config.seed, else 1)\n"
             "  --screenshot F.png  after a headless run, save a frame as PNG (software\n"
-            "                      renderer, no display needed)\n"
+            "                      renderer, no display needed; the world's size plus the\n"
+            "                      timeline's band); implies --draw\n"
             "  --select X,Y        headless: select the agent nearest the world point X,Y\n"
             "                      before the last step (its overlays show in --screenshot)\n"
             "  --draw-frames N     after a headless run, render N frames with the software\n"
@@ -43,7 +44,8 @@ static void usage(FILE *out)
             "                      (default 5; 0: unlimited; needs a budget)\n"
             "  --memory MB         memory cap in MiB for Lua and the worlds, navgrids,\n"
             "                      snapshots... scripts make (default 1024; 0: unlimited)\n"
-            "\n"
+            "\n");
+    fprintf(out,
             "time travel (README \"Time travel\"):\n"
             "  --record FILE       record the session: seed, scene, every source loaded or\n"
             "                      reloaded, keys, clicks, the mouse, a checksum every 60 ticks\n"
@@ -68,6 +70,15 @@ static void usage(FILE *out)
             "                      forward one tick at a time and compare every checksum\n"
             "                      with the first pass; T:N:F=S instead reloads file F with\n"
             "                      the text of S in the past (a branch) and runs on from there\n"
+            "  --draw              headless: draw every tick (scene.draw, brain.draw) with the\n"
+            "                      software renderer, so draw errors count as in the window\n"
+            "                      (--screenshot implies it; with --realtime too)\n"
+            "  --frames N          window: quit after N frames, printing a summary line\n"
+            "                      (frames, ticks, agents, checksum, errors)\n"
+            "  --events FILE       window: feed the inputs in FILE (lines 'FRAME key F1',\n"
+            "                      'FRAME click X Y [B]', 'FRAME click-world X Y [B]',\n"
+            "                      'FRAME click-agent K [B]', 'FRAME move X Y', 'FRAME panels',\n"
+            "                      'FRAME state'), as if typed, through the same routing\n"
             "  --version           print the version\n"
             "  -h, --help          this text\n"
             "\n"
@@ -218,6 +229,9 @@ static const cli_option OPTIONS[] = {
     LONG_OPT("--rewind-every", rewind_every, 1, 1000000),
     FN_OPT("--reload-at", add_reload_at),
     FN_OPT("--rewind-test", set_rewind_test),
+    LONG_OPT("--frames", frames, 1, 100000000L),
+    TEXT_OPT("--events", events),
+    FLAG_OPT("--draw", draw),
 };
 
 #undef FLAG_OPT
@@ -304,6 +318,9 @@ static int check_combinations(const app_options *o)
         {o->rewind_at > 0 && !o->headless, "--rewind-test needs --headless (use Left / Right in the window)"},
         {o->nreload_at > 0 && !o->headless, "--reload-at needs --headless (save the file in the window)"},
         {o->plots && !o->screenshot, "--plots needs --screenshot (press G in the window)"},
+        {o->frames > 0 && o->headless, "--frames is for the window (headless: --ticks)"},
+        {o->events && o->headless, "--events is for the window (headless: --select, --reload-at)"},
+        {o->draw && !o->headless, "--draw needs --headless (the window always draws)"},
     };
     for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++) {
         if (rules[k].bad) {

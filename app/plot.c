@@ -185,7 +185,7 @@ void plot_sample(app *a)
 
 /* ------------------------------------------------------------------ drawing */
 
-static const SDL_Color BG = {0, 0, 0, 175};
+static const SDL_Color BG = {0, 0, 0, 215};
 static const SDL_Color AXIS = {90, 96, 110, 255};
 static const SDL_Color TEXT = {225, 228, 235, 255};
 static const SDL_Color DIM = {150, 156, 170, 255};
@@ -293,15 +293,24 @@ void plot_draw(app *a, render_ctx *c)
     plotter *p = a->plot;
     if (!a->show_plots || p == NULL || a->world == NULL)
         return;
+    /* selected while paused (or just now): its first sample, taken here
+     * (sampling only reads), so the panel shows it at once */
+    if (a->world != NULL && st_agent_alive(a->world, a->selected) &&
+        (p->n == 0 || p->world != a->world || !st_id_equal(p->id, a->selected)))
+        plot_sample(a);
+    bool empty = p->n == 0 || !st_agent_alive(a->world, p->id) || !st_id_equal(p->id, a->selected);
     int series = 2 + p->nkeys;
     float pad = 8.0f, w = 380.0f;
-    float h = (float)series * (STRIP_H + STRIP_GAP) + 26.0f;
+    float h = empty ? 26.0f : (float)series * (STRIP_H + STRIP_GAP) + 26.0f;
     float x0 = (float)c->w - w - pad;
-    float y0 = (float)c->h - h - 40.0f; /* above the timeline */
-    if (y0 < pad)
-        y0 = pad;
+    float y0 = (float)c->h - h - pad; /* from the bottom up, clear of the timeline and the rest */
+    float min_h = empty ? h : STRIP_H + STRIP_GAP + 26.0f;
+    if (!layout_place(c, "plots", x0, &y0, w, &h, min_h, true))
+        return;
+    series = empty ? 0 : (int)((h - 26.0f) / (STRIP_H + STRIP_GAP)); /* the strips that fit */
+    series = series > 2 + p->nkeys ? 2 + p->nkeys : series;
     batch_rect(&c->layer[LAYER_HUD], x0, y0, w, h, BG);
-    if (p->n == 0) {
+    if (empty) {
         hud_text(c, c->small, x0 + 8.0f, y0 + 6.0f, "plots: select an agent (click)", DIM);
         return;
     }
@@ -314,5 +323,6 @@ void plot_draw(app *a, render_ctx *c)
     plot_geom g = {x0 + 8.0f, w - 16.0f, y0 + 22.0f, PLOT_SECONDS / (a->dt > 0.0 ? a->dt : 1.0 / 60.0), last->tick};
     for (int k = 0; k < series; k++)
         draw_series(c, p, &g, k);
-    draw_state_changes(c, p, &g, series);
+    if (series > 0)
+        draw_state_changes(c, p, &g, series);
 }

@@ -710,6 +710,9 @@ static void replay_event(app *a, replayer *p, rec_event *e)
     case EV_SCALE:
         app_scale_agents(a, e->button != 0, e->x);
         break;
+    case EV_CONSOLE:
+        app_console_run(a, e->text);
+        break;
     case EV_MARK:
     case EV_SUM:
         break;
@@ -898,6 +901,17 @@ bool tt_key(app *a, const char *key)
     return true;
 }
 
+bool tt_console(app *a, const char *line)
+{
+    if (user_input_blocked(a))
+        return false;
+    char l[sizeof a->console_text];
+    one_line(line, l, sizeof l);
+    rec_mouse(a); /* the line may read steer.mouse() */
+    rec_printf(a, "console %ld %s\n", a->steps_run, l);
+    return true;
+}
+
 bool tt_click(app *a, st_vec2 p, int button)
 {
     if (user_input_blocked(a))
@@ -913,6 +927,7 @@ bool tt_restart(app *a)
         return false;
     rewind_new_epoch(a);
     rec_printf(a, "restart %ld\n", a->steps_run);
+    tt_mark(a, MARK_SCENE, "restart");
     return true;
 }
 
@@ -1033,6 +1048,9 @@ static void write_event(FILE *f, const rec_event *e)
         break;
     case EV_SUM:
         fprintf(f, "sum %ld %016llx\n", e->tick, (unsigned long long)e->sum);
+        break;
+    case EV_CONSOLE:
+        fprintf(f, "console %ld %s\n", e->tick, e->text);
         break;
     }
 }

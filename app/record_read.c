@@ -262,7 +262,7 @@ static const struct {
     {"key", EV_KEY, parse_key_event},          {"click", EV_CLICK, parse_click_event},
     {"mouse", EV_MOUSE, parse_mouse_event},    {"restart", EV_RESTART, parse_restart_event},
     {"scale", EV_SCALE, parse_scale_event},    {"mark", EV_MARK, parse_mark_event},
-    {"sum", EV_SUM, parse_sum_event},
+    {"sum", EV_SUM, parse_sum_event},          {"console", EV_CONSOLE, parse_key_event},
 };
 
 static bool push_event(reader *rd, const rec_event *ev)

@@ -29,6 +29,7 @@ typedef enum ev_kind {
     EV_SCALE,   ///< [ ] ; ': every agent's max speed (button 1) or force (0) times x
     EV_MARK,    ///< a timeline mark (button: its kind, text: label)
     EV_SUM,     ///< world checksum after the step
+    EV_CONSOLE, ///< a line run in the Lua console (text)
 } ev_kind;
 
 typedef struct rec_event {

@@ -94,12 +94,21 @@ void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double 
 {
     c->w = out_w;
     c->h = out_h;
-    double sx = out_w / world_w, sy = out_h / world_h;
+    int view_h = out_h - c->band > 1 ? out_h - c->band : 1;
+    double sx = out_w / world_w, sy = view_h / world_h;
     c->scale = sx < sy ? sx : sy;
     if (!(c->scale > 0.0) || !isfinite(c->scale))
         c->scale = 1.0;
     c->ox = (out_w - world_w * c->scale) * 0.5;
-    c->oy = (out_h - world_h * c->scale) * 0.5;
+    c->oy = (view_h - world_h * c->scale) * 0.5;
+}
+
+void render_fit_world(render_ctx *c, const app *a)
+{
+    if (a->world == NULL)
+        return;
+    c->band = (a->overlays & OV_HUD) ? RENDER_TIMELINE_BAND : 0;
+    render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -601,8 +610,10 @@ static void flush_layers(app *a, render_ctx *c, bool hud)
 void render_frame(app *a, render_ctx *c, bool hud)
 {
     clear_frame(c);
+    c->npanels = 0;
+    c->nfields = 0;
     if (a->world != NULL) {
-        render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
+        render_fit_world(c, a);
         draw_world(a, c);
         follow_selection(a);
         draw_agents(a, c);

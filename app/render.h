@@ -68,6 +68,11 @@ enum {
     LAYER_COUNT
 };
 
+#define RENDER_MAX_PANELS 16
+#define RENDER_MAX_FIELDS 32
+/// Pixels under the world view kept for the timeline while the HUD is on.
+#define RENDER_TIMELINE_BAND 38
+
 struct render_ctx {
     SDL_Renderer *r;
     /// The surface a software renderer draws into, when the caller made it
@@ -75,6 +80,7 @@ struct render_ctx {
     SDL_Surface *surface;
     int w, h;               ///< output size in pixels
     double scale, ox, oy;   ///< screen = o + world * scale
+    int band;               ///< pixels along the bottom kept for the timeline, outside the world view
     /// How far the frame is into the next fixed step (0..1): agents are drawn
     /// at st_agent_render_pos(alpha), between their last two steps. 1 headless
     /// and while paused (where they are).
@@ -82,6 +88,20 @@ struct render_ctx {
     font *font;             ///< may be NULL
     font *small;            ///< may be NULL
     batch layer[LAYER_COUNT];
+    /// The panels (HUD, help, plots, timeline...) drawn in the last frame:
+    /// input over one of them is the app's and never reaches the scene.
+    struct render_panel {
+        const char *name;
+        SDL_FRect r;
+    } panels[RENDER_MAX_PANELS];
+    int npanels;
+    /// The selected agent's numbers in its panel (last frame): a click on one
+    /// opens the console on `agent(ID).self.KEY = VALUE`.
+    struct render_field {
+        char edit[128];
+        SDL_FRect r;
+    } fields[RENDER_MAX_FIELDS];
+    int nfields;
 };
 
 static inline SDL_FPoint to_screen(const render_ctx *c, st_vec2 p)
@@ -104,13 +124,27 @@ static inline SDL_Color rgba(Uint8 r, Uint8 g, Uint8 b, Uint8 a)
 /// Sets up a context over a renderer (fonts from STEER_FONT_PATH).
 bool render_ctx_init(render_ctx *c, SDL_Renderer *r);
 void render_ctx_free(render_ctx *c);
-/// Fits the world into the output (letterboxed) for this frame.
+/// Fits the world into the output (letterboxed) for this frame, above c->band.
 void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double world_h);
+/// The world view of this frame: the band kept for the timeline when the
+/// HUD is on, the world fitted above it (nothing without a world).
+void render_fit_world(render_ctx *c, const app *a);
 
 /* ------------------------------------------------------------------ render.c */
 
 /// The colour a behaviour's force is drawn in (ST_BEHAVIOR_COUNT: st_agent_apply).
 SDL_Color behavior_color(st_behavior_type type);
+
+/// Notes a panel's rectangle for this frame (input routing, --events' `panels`).
+void render_panel(render_ctx *c, const char *name, float x, float y, float w, float h);
+/// Places a panel of w x h at (x, *y) clear of the panels placed before it
+/// this frame: moved down (up: moved up from its bottom) past any in the
+/// way, or cut short before one when at least min_h is free; notes it as
+/// render_panel does. Writes the place and height got; false (nothing noted)
+/// when it fits nowhere (layout.c).
+bool layout_place(render_ctx *c, const char *name, float x, float *y, float w, float *h, float min_h, bool up);
+/// The name of the panel under the window point (x, y) in the last frame, or NULL.
+const char *render_panel_at(const render_ctx *c, float x, float y);
 
 /// A whole frame: world, agents, overlays, scripts' drawing, HUD. Does not present.
 void render_frame(app *a, render_ctx *c, bool hud);
@@ -124,6 +158,8 @@ void gfx_push(lua_State *L, app *a);
 /* ------------------------------------------------------------------ hud.c */
 
 void hud_draw(app *a, render_ctx *c);
+/// The console's line and output, above the timeline, while it is open (console.c).
+void console_draw(app *a, render_ctx *c);
 /// Queues s at (x, y) on the HUD's text layer in font f (c->font or
 /// c->small; NULL draws nothing); returns the pen's final x.
 float hud_text(render_ctx *c, const font *f, float x, float y, const char *s, SDL_Color col);

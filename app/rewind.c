@@ -68,6 +68,8 @@ rewinder *rewind_new(size_t budget_mb, long every)
     r->budget = budget_mb * 1024u * 1024u;
     r->every = every > 0 ? every : 30;
     r->unavailable = budget_mb == 0;
+    if (r->unavailable) /* said at the first rewind, as a failed snapshot is */
+        snprintf(r->why, sizeof r->why, "--rewind-mb 0");
     return r;
 }
 

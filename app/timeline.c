@@ -84,6 +84,7 @@ void timeline_draw(app *a, render_ctx *c)
     geom g;
     layout(a, c, &g);
     long now = g.now, end = g.end;
+    render_panel(c, "timeline", g.x0, g.y0, g.w, g.h); /* placed first: the others keep clear of it */
     if (compact(a)) {
         /* the strip: the track, the marks as ticks, no labels */
         float span = end > 0 ? (float)end : 1.0f;

@@ -13,6 +13,7 @@
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 
+#include "drive.h"
 #include "input.h"
 
 #define MAX_STEPS_PER_FRAME 16
@@ -40,7 +41,7 @@ static bool save_screenshot(app *a, SDL_Renderer *r, int w, int h)
 static void window_size(app *a, int *w, int *h)
 {
     double ww = a->world ? st_world_width(a->world) : 800.0;
-    double wh = a->world ? st_world_height(a->world) : 600.0;
+    double wh = (a->world ? st_world_height(a->world) : 600.0) + RENDER_TIMELINE_BAND;
     SDL_Rect usable;
     if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
         double s = 1.0;
@@ -114,12 +115,11 @@ static void update_title(app *a, SDL_Window *win)
 }
 
 /* One frame: events, steps, files, drawing (cut short when the app quits). */
-static void run_frame(app *a, SDL_Window *win, render_ctx *c, double *last)
+static void run_frame(app *a, SDL_Window *win, render_ctx *c, double *last, drive *d, long frame_no)
 {
     SDL_GetRendererOutputSize(c->r, &c->w, &c->h);
-    if (a->world)
-        render_ctx_fit(c, c->w, c->h, st_world_width(a->world), st_world_height(a->world));
-    input_result in = {false};
+    render_fit_world(c, a);
+    input_result in = {drive_frame(a, d, c, frame_no)};
     SDL_Event e;
     while (SDL_PollEvent(&e))
         input_handle(a, c, &e, &in);
@@ -160,15 +160,29 @@ int app_run_window(app *a)
     SDL_Window *win = open_window(a, &r);
     if (win == NULL)
         return 2;
+    drive *d = NULL;
+    if (a->opt.events != NULL && (d = drive_open(a->opt.events)) == NULL) {
+        SDL_DestroyRenderer(r);
+        SDL_DestroyWindow(win);
+        return 2;
+    }
     render_ctx c;
     render_ctx_init(&c, r);
     double last = app_clock();
-    while (!a->quit)
-        run_frame(a, win, &c, &last);
+    long frame = 0;
+    for (; !a->quit && (a->opt.frames <= 0 || frame < a->opt.frames); frame++)
+        run_frame(a, win, &c, &last, d, frame);
+    int status = 0;
+    if (a->opt.frames > 0) {
+        /* a scripted run: its summary, and the headless run's verdict */
+        drive_summary(a, frame);
+        status = a->scene_ok && a->error_total == 0 ? 0 : 1;
+    }
+    drive_free(d);
     render_ctx_free(&c);
     SDL_DestroyRenderer(r);
     SDL_DestroyWindow(win);
     IMG_Quit();
     TTF_Quit();
-    return 0;
+    return status;
 }

@@ -112,7 +112,7 @@ end
 function scene.mousepressed(world, x, y, button)
     if button == 1 then
         spawn_prey(world, { x, y })
-    elseif button == 3 then
+    elseif button == 2 then -- right (as in LÖVE: 1 left, 2 right, 3 middle)
         spawn_hunter(world, { x, y })
     end
 end

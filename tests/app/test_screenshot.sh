@@ -29,7 +29,9 @@ E_COLOURS=$3 E_BG=$4
 echo "demo:  ${W}x${H}, $COLOURS colours, background share $BG"
 echo "no agents: $E_COLOURS colours, background share $E_BG"
 
-[ "$W" -eq 960 ] && [ "$H" -eq 640 ] || fail "the screenshot is ${W}x${H}, not the scene's 960x640"
+# the scene's 960x640 at scale 1, and the timeline's band of 38 pixels under
+# it (as in the window: the panels keep off the scene's own drawing)
+[ "$W" -eq 960 ] && [ "$H" -eq 678 ] || fail "the screenshot is ${W}x${H}, not the scene's 960x640 + 38"
 [ "$COLOURS" -ge 20 ] || fail "only $COLOURS colours: a blank frame"
 [ "$COLOURS" -gt "$E_COLOURS" ] || fail "no more colours than the demo without agents"
 # 43 agents of ~40 px each (plus the hunters' stamina bars) cover at least
