@@ -26,7 +26,7 @@ void sl_think_push_field(lua_State *L, sl_agent *a, bool age)
 void sl_think_assign(lua_State *L, sl_agent *a, int idx, const sl_src *src)
 {
     int isnum = 0;
-    lua_Integer n = lua_tointegerx(L, idx, &isnum);
+    lua_Integer n = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isnum) : 0;
     if (!isnum)
         sl_raise_type(L, src, idx, "integer");
     if (n < 1 || n > MAX_THINK_EVERY)
