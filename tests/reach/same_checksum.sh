@@ -9,7 +9,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$1; shift
 fail() { echo "FAIL: $*" >&2; exit 1; }
 TICKS=600
-for scene in hunt flocking crowd_crossing; do
+for scene in hunt flocking crowd_crossing stealth; do
     app=$("$SRC/$BUILD/steer" --headless --ticks $TICKS "$SRC/scripts/$scene.lua" | sed 's/ ms_per_step=[0-9.]*//') \
         || fail "the app on $scene"
     for dir in "$BUILD" "$@"; do
