@@ -845,6 +845,11 @@ static int step_once(lua_State *L, sl_world *sw, double dt)
     lua_pushnil(L);
     lua_setiuservalue(L, 1, SL_WUV_REQUESTS);
     int status = LUA_OK;
+    if (sw->brains == 0 && sw->msgq != NULL) {
+        sw->stepping = true;
+        sl_messages_deliver(L, 1, sw); /* nobody to hear them: due messages go */
+        sw->stepping = false;
+    }
     if (sw->brains > 0) {
         int walking = sw->walking;
         sw->stepping = true;

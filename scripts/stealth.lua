@@ -73,10 +73,8 @@ local function sense(self, a)
             self.heard = p.position
         end
     end
-    for _, m in ipairs(a:memory()) do
-        self.last, self.confidence = m.position, m.confidence
-        break
-    end
+    local m = a:memory()[1] -- the strongest memory: the player, the only tag perceived
+    if m then self.last, self.confidence = m.position, m.confidence end
 end
 
 local function spotted(self, a)
@@ -107,7 +105,7 @@ local machine = fsm.new({
         end,
     },
     chase = {
-        enter = function(self, a)
+        enter = function(_, a)
             a:stop_moving()
             a.max_speed = CHASE_SPEED
         end,

@@ -151,7 +151,8 @@ describe("world:send", function()
     local gone = w:spawn {}
     w:remove(gone)
     local other = open_world():spawn {}
-    raises(function() w:send(5, "k") end, "bad argument #1 to 'send'", "agent, list of agents or tag expected, got number")
+    raises(function() w:send(5, "k") end, "bad argument #1 to 'send'",
+      "agent, list of agents or tag expected, got number")
     raises(function() w:send({ a, 3 }, "k") end, "bad argument #1 to 'send'", "[2]:")
     raises(function() w:send(gone, "k") end, "bad argument #1 to 'send' (agent is removed)")
     raises(function() w:send(other, "k") end, "agent belongs to another world")

@@ -252,7 +252,8 @@ describe("perception errors", function()
     local gone = w:spawn {}
     w:remove(gone)
     raises(function() a:perceive() end, "bad argument #1 to 'perceive' (table expected, got no value)")
-    raises(function() a:perceive { sight = 5 } end, "bad argument #1 to 'perceive' (field 'sight': table expected, got number)")
+    raises(function() a:perceive { sight = 5 } end,
+      "bad argument #1 to 'perceive' (field 'sight': table expected, got number)")
     raises(function() a:perceive { sight = { range = -1 } } end, "field 'sight.range': must be >= 0")
     raises(function() a:perceive { sight = { range = H.nan } } end, "field 'sight.range'")
     raises(function() a:perceive { sight = { range = 1, fov = 0 } } end, "field 'sight.fov': must be > 0")

@@ -595,7 +595,8 @@ describe("stealth.lua", function()
     local guards = {}
     for g in world:agents("guard") do guards[#guards + 1] = g end
     local function player()
-        for p in world:agents("player") do return p end
+        local iter, state, ctl = world:agents("player")
+        return iter(state, ctl)
     end
     -- No clear ray to the player's centre nor to either side of it (a
     -- little wider than its disc: it moved since the guard looked).

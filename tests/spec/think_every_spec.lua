@@ -9,7 +9,8 @@ local raises, open_world = H.raises, H.open_world
 
 -- The first agent in spawn order.
 local function first(w)
-  for a in w:agents() do return a end
+  local iter, state, ctl = w:agents()
+  return iter(state, ctl)
 end
 
 -- A crowd whose brains wander and keep a clock from dt.
@@ -74,7 +75,7 @@ describe("a.think_every", function()
     assert.near((seen[#seen][3] + 1) * w.dt, total, 1e-9)
   end)
 
-  it("moves the same as an every-tick brain when it steers by standing behaviours, and reacts within n - 1 ticks", function()
+  it("moves as an every-tick brain when it steers by standing behaviours, reacting within n - 1 ticks", function()
     -- the brain decides at spawn (a standing arrive, run in C every tick)
     -- and its update only watches for the arrival: thinking less changes
     -- no motion, and notices the arrival at most n - 1 ticks late
@@ -112,7 +113,9 @@ describe("a.think_every", function()
   it("keeps the phase, the steps and their time across snapshot and restore", function()
     local w = open_world()
     local log = {}
-    local brain = { update = function(_, a, dt) log[#log + 1] = ("%d@%d:%g:%d"):format(a.id, w.tick, dt, a.think_age) end }
+    local brain = { update = function(_, a, dt)
+      log[#log + 1] = ("%d@%d:%g:%d"):format(a.id, w.tick, dt, a.think_age)
+    end }
     for i = 1, 5 do w:spawn { brain = brain }.think_every = i + 1 end
     for _ = 1, 7 do w:step() end
     local snap = w:snapshot()
