@@ -381,6 +381,7 @@ enum {
     AF_WANDER_JITTER, AF_ID, AF_ALIVE, AF_WORLD, AF_SELF, AF_BEHAVIORS,
     AF_TURN_RATE, AF_PATH_INDEX,
     AF_MOVE_STATE, AF_MOVE_REMAINING, AF_MOVE_GOAL, AF_MOVE_GROUP, AF_MOVE_SLOT,
+    AF_THINK_EVERY, AF_THINK_AGE, /* think.c */
     AF_AVOID = 32, /* AF_AVOID + k: sl_avoid_fields[k] */
     AF_READONLY = 64 /* flag: assigning raises */
 };
@@ -414,6 +415,8 @@ static const sl_code agent_fields[] = {
     {"move_group", AF_MOVE_GROUP | AF_READONLY},
     {"move_slot", AF_MOVE_SLOT | AF_READONLY},
     {"path_index", AF_PATH_INDEX},
+    {"think_every", AF_THINK_EVERY},
+    {"think_age", AF_THINK_AGE | AF_READONLY},
     {NULL, 0},
 };
 
@@ -511,6 +514,8 @@ static int agent_index(lua_State *L)
     case AF_BEHAVIORS: push_behaviors_copy(L, 1); break;
     case AF_TURN_RATE: lua_pushnumber(L, st_agent_turn_rate(w, id)); break;
     case AF_MOVE_STATE: sl_move_push_field(L, a, SL_MOVE_STATE); break;
+    case AF_THINK_EVERY: sl_think_push_field(L, a, false); break;
+    case AF_THINK_AGE: sl_think_push_field(L, a, true); break;
     case AF_MOVE_REMAINING: sl_move_push_field(L, a, SL_MOVE_REMAINING); break;
     case AF_MOVE_GOAL: sl_move_push_field(L, a, SL_MOVE_GOAL); break;
     case AF_MOVE_GROUP: sl_move_push_field(L, a, SL_MOVE_GROUP); break;
@@ -547,6 +552,7 @@ static int agent_newindex(lua_State *L)
     sl_src src = sl_assign(k);
     switch (code) {
     case AF_POS: st_agent_set_pos(w, id, sl_point(L, 3, &src)); break;
+    case AF_THINK_EVERY: sl_think_assign(L, a, 3, &src); break;
     case AF_VEL: st_agent_set_vel(w, id, sl_point(L, 3, &src)); break;
     case AF_MAX_SPEED: st_agent_set_max_speed(w, id, sl_number_min(L, 3, &src, 0.0, false)); break;
     case AF_MAX_FORCE: st_agent_set_max_force(w, id, sl_number_min(L, 3, &src, 0.0, false)); break;
@@ -1075,6 +1081,10 @@ static const luaL_Reg agent_methods[] = {
     {"move_to", sl_agent_move_to},
     {"stop_moving", sl_agent_stop_moving},
     {"move_route", sl_agent_move_route},
+    {"send", sl_agent_send},
+    {"perceive", sl_agent_perceive},
+    {"memory", sl_agent_memory},
+    {"forget", sl_agent_forget},
     {NULL, NULL},
 };
 #undef METHOD_REG

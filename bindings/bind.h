@@ -61,7 +61,9 @@ enum {
     SL_WUV_NAVS,       /* navgrids orders plan on (navgrid -> true), and the
                         * world's default one under "default" (move.c) */
     SL_WUV_LINKS,      /* navgrid link id -> the table nav:link returned */
-    SL_WUV_COUNT = SL_WUV_LINKS
+    SL_WUV_MESSAGES,   /* message seq -> the message table (message.c) */
+    SL_WUV_NOISES,     /* noise seq -> its data (perceive.c) */
+    SL_WUV_COUNT = SL_WUV_NOISES
 };
 
 #define SL_TAG_CACHE 4
@@ -93,6 +95,11 @@ typedef struct sl_world {
     const void *tag_cache_str[SL_TAG_CACHE];
     int32_t tag_cache_id[SL_TAG_CACHE];
     int tag_cache_next;
+    /* messages and perception (message.c, perceive.c): made on first use */
+    st_msgq *msgq;
+    st_perception *perc;
+    st_percept *percepts;   /* a:perceive's results, grown on demand */
+    int percepts_cap;
 } sl_world;
 
 
@@ -116,6 +123,10 @@ typedef struct sl_agent {
     bool removed;
     bool paused;        /* brain stopped by a runtime error until a reload */
     bool has_brain;
+    /* brain scheduling (think.c): update every think_every ticks */
+    uint32_t think_every;   /* >= 1 */
+    uint32_t think_steps;   /* steps since its update last ran */
+    double think_dt;        /* their dt summed (think_every > 1) */
 } sl_agent;
 
 /* A new agent userdata's fields (its metatable is the caller's to set). */
@@ -129,6 +140,9 @@ static inline void sl_agent_init(sl_agent *a, sl_world *sw, st_agent_id id, uint
     a->removed = removed;
     a->paused = false;
     a->has_brain = has_brain;
+    a->think_every = 1;
+    a->think_steps = 0;
+    a->think_dt = 0.0;
 }
 
 /* The agent at idx, or NULL: a full userdata of sl_agent's size whose first
@@ -506,6 +520,31 @@ void sl_brain_failed(lua_State *L, int world_idx, int agent_idx);
  * returns whether one was pushed. */
 bool sl_take_pending(lua_State *L, int world_idx);
 int sl_reload(lua_State *L);
+
+/* ---- message.c, perceive.c, think.c: the decision layer's C side ---- */
+int sl_world_send(lua_State *L);
+int sl_agent_send(lua_State *L);
+/* Delivers the messages due at this step to brain.message (world at
+ * world_idx; inside the step, before the updates). */
+void sl_messages_deliver(lua_State *L, int world_idx, sl_world *sw);
+int sl_agent_perceive(lua_State *L);
+int sl_agent_memory(lua_State *L);
+int sl_agent_forget(lua_State *L);
+int sl_world_noise(lua_State *L);
+/* Room for every agent's perception record before a step (no allocation in it). */
+void sl_perception_reserve(lua_State *L, sl_world *sw);
+/* Frees the world's message queue and perception (world __gc). */
+void sl_decide_free(sl_world *sw);
+/* a.think_every, a.think_age */
+void sl_think_push_field(lua_State *L, sl_agent *a, bool age);
+void sl_think_assign(lua_State *L, sl_agent *a, int idx, const sl_src *src);
+/* Whether the brain of a runs its update this step (tick: the world's tick
+ * as the step began); when it does, *dt becomes the time it covers. */
+bool sl_think_due(sl_agent *a, uint64_t tick, double *dt);
+/* Snapshots: pushes a table of the world's messages, perception and brain
+ * schedules (save), or puts such a table (at idx; nil: empty) back. */
+void sl_decide_save(lua_State *L, int world_idx);
+void sl_decide_load(lua_State *L, int world_idx, int idx);
 
 /* ---- hotswap.c ---- */
 /* Sets package.loaded's __newindex, which records each module's load-time

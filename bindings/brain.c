@@ -386,6 +386,7 @@ typedef struct brain_run {
     sl_world *sw;
     sl_state *st;
     double dt;
+    uint64_t tick;      /* the world's tick as the step began (think.c's phase) */
     int next, n;        /* next index of brain_list to run; agents past n were
                          * spawned by brains during this step */
     sl_agent *cur;      /* the agent whose update is running */
@@ -415,6 +416,11 @@ static int run_brains(lua_State *L)
         sl_agent *a = push_brain_agent(L, agents, sw, r->next++);
         if (a == NULL)
             continue;
+        double dt = r->dt;
+        if (!sl_think_due(a, r->tick, &dt)) {
+            lua_settop(L, name);
+            continue;
+        }
         if (lua_getiuservalue(L, agent, SL_AUV_BRAIN) == LUA_TTABLE
             && get_callback_keep(L, name) == LUA_TFUNCTION) {
             if (lua_getiuservalue(L, agent, SL_AUV_SELF) != LUA_TTABLE) {
@@ -422,7 +428,7 @@ static int run_brains(lua_State *L)
                 sl_pushself(L, agent);
             }
             lua_pushvalue(L, agent);
-            lua_pushnumber(L, r->dt);
+            lua_pushnumber(L, dt);
             r->cur = a;
             r->saved = st->used;
             r->saved_started = st->started;
@@ -432,6 +438,8 @@ static int run_brains(lua_State *L)
             r->calling = true;
             lua_call(L, 3, 0);
             r->calling = false;
+            a->think_steps = 0;
+            a->think_dt = 0.0;
             st->depth--;
             st->used = r->saved;
             st->started = r->saved_started;
@@ -503,6 +511,7 @@ int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt)
     r.sw = sw;
     r.st = sl_getstate(L);
     r.dt = dt;
+    r.tick = st_world_tick(sw->w);
     r.n = sw->brain_count;
     sw->walking++;
     lua_pushcfunction(L, msghandler);

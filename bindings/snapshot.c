@@ -806,6 +806,12 @@ static void encode_user_and_scene(lua_State *L, enc *e)
     lua_pop(L, 1);
     e->prefix = "scene data";
     e_value(e, WS_SCENE);
+    /* messages, perception, brain schedules (decide_snapshot.c): after the
+     * scene's value, so bytes written before they existed still read */
+    e->prefix = "messages and perception";
+    sl_decide_save(L, WS_WORLD);
+    e_value(e, lua_gettop(L));
+    lua_pop(L, 1);
 }
 
 /* world:snapshot([scene_data]) */
@@ -858,6 +864,7 @@ typedef struct lua_state_rd {
     int names_idx;           /* brain index -> module name */
     uint32_t nbrains;
     int user_idx, scene_idx; /* world.user (or nil), the scene's value */
+    int decide_idx;          /* messages, perception, schedules (or nil) */
 } lua_state_rd;
 
 /* Sets r up to read the Lua state of snapshot sn (userdata at snap_idx)
@@ -1123,6 +1130,11 @@ static void decode_names_and_values(lua_State *L, lua_state_rd *r)
     d_value(d);
     r->scene_idx = lua_gettop(L);
     if (d->p != d->end)
+        d_value(d);
+    else
+        lua_pushnil(L); /* written before messages and perception */
+    r->decide_idx = lua_gettop(L);
+    if (d->p != d->end)
         d_bad(d, "bytes left over");
     for (uint32_t i = 1; i <= r->records; i++) {
         lua_rawgeti(L, r->recs_idx, i);
@@ -1270,6 +1282,7 @@ static void apply_lua_state(lua_State *L, int snap_idx, sl_snap *sn, int world_i
         lua_pushvalue(L, r.user_idx);
         lua_setiuservalue(L, world_idx, SL_WUV_USER);
     }
+    sl_decide_load(L, world_idx, r.decide_idx);
     lua_pushvalue(L, r.scene_idx);
     lua_replace(L, base + 1);
     lua_settop(L, base + 1);

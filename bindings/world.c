@@ -326,6 +326,7 @@ static int world_gc(lua_State *L)
     if (sw->w != NULL)
         st_world_destroy(sw->w);
     sw->w = NULL;
+    sl_decide_free(sw);
     free(sw->scratch);
     free(sw->scratch_dist);
     free(sw->brain_list);
@@ -837,16 +838,23 @@ static int step_once(lua_State *L, sl_world *sw, double dt)
     /* Brains run in spawn order: a world that is mostly brains keeps its
      * storage in spawn order too (see st_world_set_resort). */
     st_world_set_resort(sw->w, (int64_t)sw->brains * 8 <= st_world_count(sw->w, ST_TAG_ANY));
+    sl_perception_reserve(L, sw); /* perceiving in the step never allocates */
     st_world_step_begin(sw->w, dt);
     /* the behaviours asked for since the last step are forces now: the
      * paths and fields they named may go */
     lua_pushnil(L);
     lua_setiuservalue(L, 1, SL_WUV_REQUESTS);
     int status = LUA_OK;
+    if (sw->brains == 0 && sw->msgq != NULL) {
+        sw->stepping = true;
+        sl_messages_deliver(L, 1, sw); /* nobody to hear them: due messages go */
+        sw->stepping = false;
+    }
     if (sw->brains > 0) {
         int walking = sw->walking;
         sw->stepping = true;
         sl_move_events(L, 1, sw); /* brain.arrived, brain.move_failed: before the updates */
+        sl_messages_deliver(L, 1, sw); /* brain.message: before the updates too */
         status = sl_brains_step(L, 1, sw, dt);
         sw->stepping = false;
         sw->walking = walking;
@@ -970,6 +978,8 @@ static const luaL_Reg world_methods[] = {
     {"move_group", sl_world_move_group},
     {"group_slots", sl_world_group_slots},
     {"raycast", sl_world_raycast},
+    {"send", sl_world_send},
+    {"noise", sl_world_noise},
     {"snapshot", sl_world_snapshot},
     {"restore", sl_world_restore},
     {NULL, NULL},

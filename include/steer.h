@@ -562,6 +562,155 @@ int st_world_link_event_count(const st_world *w);
 st_link_event st_world_link_event(const st_world *w, int k);
 
 /* ------------------------------------------------------------------------ */
+/* messages (message.c)                                                     */
+/* ------------------------------------------------------------------------ */
+
+/// A queue of messages between agents, in delivery order: by delivery tick,
+/// then by send order (seq). The host keeps each message's contents under
+/// its seq (the Lua bindings: a table); the queue holds when and to whom.
+typedef struct st_msgq st_msgq;
+
+/// One queued message to one recipient.
+typedef struct st_message {
+    uint64_t tick;      ///< delivered by the first delivery pass at a world tick >= this
+    uint64_t seq;       ///< send order, from 1; unique within the queue's life
+    st_agent_id to;     ///< the recipient
+} st_message;
+
+/// An empty queue; NULL when memory runs out.
+st_msgq *st_msgq_create(void);
+void st_msgq_destroy(st_msgq *q);
+/// Queues a message to `to` for tick `tick` and returns its seq (> 0), or 0
+/// when memory runs out. May allocate (amortised doubling); never called by
+/// the step itself: hosts queue from scripts.
+uint64_t st_msgq_push(st_msgq *q, uint64_t tick, st_agent_id to);
+/// Queued messages.
+int st_msgq_count(const st_msgq *q);
+/// The i-th (0 <= i < count) in delivery order.
+st_message st_msgq_at(const st_msgq *q, int i);
+/// Removes the first n messages (those st_msgq_due counted).
+void st_msgq_pop(st_msgq *q, int n);
+/// How many messages at the front are due at `tick` (tick field <= tick).
+int st_msgq_due(const st_msgq *q, uint64_t tick);
+/// The next seq st_msgq_push will hand out.
+uint64_t st_msgq_next_seq(const st_msgq *q);
+/// Empties the queue and sets the next seq (>= 1), for restoring a saved
+/// queue with st_msgq_put.
+void st_msgq_reset(st_msgq *q, uint64_t next_seq);
+/// Puts back a saved message as it was (its seq < the next seq). False when
+/// memory runs out or the seq is not below the next one.
+bool st_msgq_put(st_msgq *q, st_message m);
+
+/* ------------------------------------------------------------------------ */
+/* perception (perceive.c)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/// What agents perceive and remember: sight (range, view cone, line of
+/// sight by st_world_raycast against obstacles and walls), hearing of
+/// noises made in the world, and each perceiver's memory of the agents it
+/// sensed. One per world; the host owns it.
+typedef struct st_perception st_perception;
+
+/// Senses for one st_perceive call.
+typedef struct st_senses {
+    double sight_range;   ///< >= 0; 0: no sight
+    double fov;           ///< full view-cone angle in radians, (0, 2*pi]; >= 2*pi: all around
+    double hearing_range; ///< >= 0; 0: no hearing
+    double memory;        ///< seconds a memory takes to fade from confidence 1 to 0, > 0
+    int32_t tag;          ///< agents seen: this tag only; ST_TAG_ANY for all
+} st_senses;
+
+/// Sight 0, fov 2*pi, hearing 0, memory ST_MEMORY_DEFAULT, any tag.
+st_senses st_senses_default(void);
+#define ST_MEMORY_DEFAULT 5.0
+/// Memories a perceiver keeps; a new one replaces its weakest.
+#define ST_MEMORY_SLOTS 8
+/// Noises kept for hearing; a newer one replaces the oldest.
+#define ST_NOISE_SLOTS 256
+/// A noise can be heard this many ticks after it was made (then it is gone).
+#define ST_NOISE_TICKS 60
+
+enum { ST_SENSE_SEEN = 1, ST_SENSE_HEARD = 2 };
+
+/// One thing perceived now.
+typedef struct st_percept {
+    st_agent_id agent;    ///< what was seen, or the noise's source (null: none)
+    st_vec2 pos;          ///< where (the agent, or the noise)
+    double distance;      ///< from the perceiver
+    int sense;            ///< ST_SENSE_SEEN or ST_SENSE_HEARD
+    uint64_t noise;       ///< the noise's seq (heard), else 0
+} st_percept;
+
+/// One memory of a perceiver about one agent.
+typedef struct st_memory {
+    st_agent_id target;
+    st_vec2 pos;          ///< where it was last sensed
+    double time;          ///< st_world_time then
+    uint64_t tick;        ///< st_world_tick then
+    double span;          ///< the senses' memory (seconds to fade)
+    int sense;            ///< how it was last sensed (ST_SENSE_*)
+} st_memory;
+
+/// One noise.
+typedef struct st_noise {
+    uint64_t seq;         ///< from 1, in the order made
+    uint64_t tick;        ///< st_world_tick when made
+    st_vec2 pos;
+    double radius;        ///< how far it carries, >= 0
+    st_agent_id source;   ///< who made it (null: nobody in particular)
+} st_noise;
+
+/// Empty; NULL when memory runs out.
+st_perception *st_perception_create(void);
+/// Handle slots the world has handed out (every live id's index is below it).
+int st_world_slot_count(const st_world *w);
+void st_perception_destroy(st_perception *p);
+/// Makes room for perceivers in slots [0, slots) (a world's st_agent_id
+/// index). Allocates; call it outside a step with the world's slot count
+/// (st_world_slot_count), so st_perceive never needs to. False when memory
+/// runs out.
+bool st_perception_reserve(st_perception *p, int slots);
+int st_perception_slots(const st_perception *p);
+/// Records a noise (pos finite, radius >= 0) at the world's tick; returns
+/// its seq. Never allocates.
+uint64_t st_perception_noise(st_perception *p, const st_world *w, st_vec2 pos, double radius, st_agent_id source);
+/// What `who` perceives now with senses s: the agents it sees (within
+/// sight range and the cone about its heading, with a clear line of sight
+/// from its position to the target's centre or to either side of the
+/// target's disc), nearest first (ties in spawn order); then the noises it
+/// hears (made in the last ST_NOISE_TICKS ticks, not heard by it before,
+/// within radius + hearing range), in the order made. Writes up to cap and
+/// returns how many in all. Updates who's memories of what it perceived
+/// (up to cap: raise cap to remember more) and forgets memories whose
+/// confidence reached 0 and memories of removed agents. Reads the world;
+/// never allocates; -1 when who is dead or outside the reserved slots.
+/// `scratch` (cap_scratch ids) holds the candidates of the sight query.
+int st_perceive(st_perception *p, st_world *w, st_agent_id who, const st_senses *s, st_percept *out, int cap,
+                st_agent_id *scratch, int cap_scratch);
+/// Confidence of memory m at world time `now`: 1 - (now - m.time) / m.span, in [0, 1].
+double st_memory_confidence(const st_memory *m, double now);
+/// who's memories (removed targets and faded ones left out), strongest
+/// first (then most recent, then the target's spawn order); up to cap.
+/// Returns how many.
+int st_perception_memories(const st_perception *p, const st_world *w, st_agent_id who, st_memory *out, int cap);
+/// Forgets who's memories (all of them when target is null, else the one of target).
+void st_perception_forget(st_perception *p, st_agent_id who, st_agent_id target);
+/// Stores a memory for who as it was (restoring a saved one). False when
+/// who is outside the reserved slots.
+bool st_perception_put_memory(st_perception *p, st_agent_id who, const st_memory *m);
+/// The last noise seq who has heard (a snapshot keeps it).
+uint64_t st_perception_heard(const st_perception *p, st_agent_id who);
+void st_perception_set_heard(st_perception *p, st_agent_id who, uint64_t seq);
+/// Noises kept (oldest first) and the next seq.
+int st_perception_noise_count(const st_perception *p);
+st_noise st_perception_noise_at(const st_perception *p, int i);
+uint64_t st_perception_next_noise(const st_perception *p);
+/// Forgets everything (memories, noises) and sets the next noise seq.
+void st_perception_reset(st_perception *p, uint64_t next_noise);
+/// Puts back a saved noise (restore, oldest first).
+void st_perception_put_noise(st_perception *p, st_noise n);
+
+/* ------------------------------------------------------------------------ */
 /* neighbour queries                                                        */
 /* ------------------------------------------------------------------------ */
 

@@ -25,7 +25,7 @@ echo "$out" | tr -d '\r' | sed 's/ *checksum=/ /'
 out=$($RUNNER "$BUILD/steer_embed_c$ext") || { echo "checksum_sheet: embed_c failed in $BUILD" >&2; exit 1; }
 echo "$out" | tr -d '\r' | sed -n 's/^agents=[0-9]* checksum=/embed_c /p'
 if [ -z "$RUNNER" ] && [ -f "$BUILD/steer.so" ] && command -v lua5.4 >/dev/null 2>&1; then
-    for scene in hunt flocking crowd_crossing maze tiles formation doors queue; do
+    for scene in hunt flocking crowd_crossing maze tiles formation doors queue stealth; do
         line=$(cd "$SRC" && LUA_CPATH="$BUILD/?.so;;" lua5.4 tools/run_scene.lua "scripts/$scene.lua" 600) \
             || { echo "checksum_sheet: $scene failed with $BUILD/steer.so" >&2; exit 1; }
         echo "scene/$scene $(echo "$line" | sed -n 's/.*checksum=\([0-9a-f]*\).*/\1/p')"

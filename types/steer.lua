@@ -279,6 +279,32 @@ function world:obstacles() end
 ---@return steer.raycast_hit|nil
 function world:raycast(from, to, opts) end
 
+---(extension) Sends a message: `to` is an agent, a list of agents, or a tag
+---(every live agent with that tag now, in spawn order). Each recipient's
+---brain.message(self, agent, msg) gets it at the first step whose brain
+---pass starts at world.tick >= now + ceil(delay / world.dt), before the
+---updates, in the order (delivery tick, send order; a list in list order).
+---A message sent during a step arrives at a later step. A recipient
+---removed, brainless, paused or without brain.message drops it. Snapshots
+---keep queued messages. Raises for a bad recipient, a kind that is not a
+---string, or a delay that is negative or not finite.
+---@param to steer.agent|steer.agent[]|string
+---@param kind string
+---@param data any
+---@param delay? number seconds, >= 0; default 0 (the next step)
+---@return integer recipients
+function world:send(to, kind, data, delay) end
+
+---(extension) A noise at pos carrying `radius` world units: heard by the
+---next a:perceive (once per agent, within ST_NOISE_TICKS = 60 ticks) of
+---agents whose hearing range reaches it (distance <= radius + hearing.range).
+---data (any value) comes with it; when data is an agent, or a table whose
+---`from` is one, that agent is the noise's source and hearers remember it.
+---@param pos steer.point
+---@param radius number >= 0
+---@param data? any
+function world:noise(pos, radius, data) end
+
 ---A segment for avoid_walls.
 ---@param from steer.point
 ---@param to steer.point
@@ -681,6 +707,8 @@ function flowfield:distance(p) end
 ---@field move_goal steer.vec2|nil       (extension) read only: where its order ends (a group member: its slot once it has one)
 ---@field move_group integer|nil         (extension) read only: its group from world:move_group
 ---@field move_slot integer|nil          (extension) read only: its slot in the group (index into world:group_slots)
+---@field think_every integer          (extension) its brain.update runs every n ticks (1..1000000, default 1), staggered: at ticks where (tick + id) % n == 0; dt is then the time since its last update
+---@field think_age integer            (extension) read only: steps since its brain.update last ran (inside the update: the steps it covers)
 ---@field path_index integer|nil         the waypoint (1-based) it heads for on the path it follows (predict mode: the end of its segment); nil until it first follows one. Writing i (integer >= 1) makes it head for waypoint i from its next follow_path on that path (past an open path's end: its last point; on a loop i wraps)
 local agent = {}
 
@@ -712,6 +740,67 @@ local agent = {}
 ---@param goal steer.point
 ---@param opts? steer.move_opts
 function agent:move_to(goal, opts) end
+
+---(extension) A message and its delivery (API.md "Messages").
+---@class steer.message
+---@field kind string
+---@field data any
+---@field from? steer.agent the sender, for agent:send
+---@field sent integer world.tick when sent
+---@field delivered integer world.tick when delivered
+
+---(extension) Senses for agent:perceive.
+---@class steer.senses
+---@field sight? { range: number, fov?: number } range >= 0; fov in radians, > 0, default 2*pi (all around), centred on the heading
+---@field hearing? { range: number } range >= 0
+---@field tag? string only agents with this tag are seen
+---@field memory? number seconds a memory takes to fade from confidence 1 to 0; > 0, default 5
+
+---(extension) One thing perceived.
+---@class steer.percept
+---@field agent? steer.agent what was seen, or the noise's source
+---@field position steer.vec2
+---@field distance number
+---@field sense "sight"|"hearing"
+---@field data? any the noise's data
+
+---(extension) One memory of a perceived agent.
+---@class steer.memory
+---@field agent steer.agent
+---@field position steer.vec2 where it was last sensed
+---@field time number world.time then
+---@field tick integer world.tick then
+---@field age number seconds since
+---@field confidence number 1 - age / memory, in (0, 1]
+---@field sense "sight"|"hearing" how it was last sensed
+
+---(extension) What the agent perceives now: the agents it sees (within
+---sight range and fov, with a clear line of sight against obstacles and
+---walls to the target's centre or either side of it), nearest first, ties
+---in spawn order; then the noises it hears, in the order made. Updates its
+---memories (8 at most; a new one replaces the weakest).
+---@param senses steer.senses
+---@return steer.percept[]
+function agent:perceive(senses) end
+
+---(extension) Its memories, strongest first (then newest, then spawn
+---order), or the one of `target` (nil when none). Faded memories and those
+---of removed agents are gone.
+---@param target? steer.agent
+---@return steer.memory[]|steer.memory|nil
+function agent:memory(target) end
+
+---(extension) Forgets its memory of target, or all of them.
+---@param target? steer.agent
+function agent:forget(target) end
+
+---(extension) world:send with msg.from set to this agent.
+---@param to steer.agent|steer.agent[]|string
+---@param kind string
+---@param data any
+---@param delay? number
+---@return integer recipients
+function agent:send(to, kind, data, delay) end
 
 ---(extension) Cancels the agent's order ("idle"); its behaviours are its own again.
 function agent:stop_moving() end
@@ -995,6 +1084,7 @@ function formation:set_anchor(pos, heading) end
 ---@field reload? fun(self: table, agent: steer.agent)
 ---@field arrived? fun(self: table, agent: steer.agent) (extension) its order arrived (start of the step after)
 ---@field move_failed? fun(self: table, agent: steer.agent, reason: string) (extension) its order failed: a nav reason or "stuck"
+---@field message? fun(self: table, agent: steer.agent, msg: steer.message) (extension) a message (world:send, agent:send) reached it: at the start of a step, before the updates
 ---@field traverse_link? fun(self: table, agent: steer.agent, link: steer.nav_link) after a step in which the agent, following a navgrid path, reached the start of one of its off-mesh links: move it across (set agent.pos near link.to to teleport, or steer); without it the agent walks straight across
 
 -- ---------------------------------------------------------------- module functions

@@ -1,7 +1,7 @@
 /*
  * bench.c — steer's benchmark: prints figures, asserts nothing about speed.
  *
- *   steer_bench [--quick] [--only flock|brains|draw|orca|goals|nav|tiles|orders|raycast|snapshot|rewind] [--map F.map --scen F.scen]
+ *   steer_bench [--quick] [--only flock|brains|draw|orca|goals|nav|tiles|orders|raycast|decide|snapshot|rewind] [--map F.map --scen F.scen]
  *               [--scripts DIR] [--app PATH]
  *
  * 1. standing flock (radius 50, view 270 deg, 1.5/1/1, wrap) at constant
@@ -50,6 +50,10 @@
  * 15. raycasts (--only raycast; raycast.c): rays per second against 100 ..
  *    10,000 obstacles with walls, short and long rays, and with 10k agents
  *
+ * 16. perception and brain scheduling (--only decide; decide.c): 1,000
+ *    guards perceiving among 10,000 agents (C calls, and Lua brains), and
+ *    10,000 Lua brains with think_every = 1 and = 4
+ *
  * 13. each core's speed (cores.c), before the rows and after them: a
  *    2-thread row is held back by the slower core
  *
@@ -74,6 +78,7 @@
 #include "kernel.h"
 #include "orca.h"
 #include "raycast.h"
+#include "decide.h"
 #include "tiles.h"
 #include "orders.h"
 #include "steer.h"
@@ -845,15 +850,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--map") && i + 1 < argc) map = argv[++i];
         else if (!strcmp(argv[i], "--scen") && i + 1 < argc) scen = argv[++i];
         else {
-            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|goals|nav|tiles|orders|raycast|snapshot|rewind] "
+            fprintf(stderr, "usage: steer_bench [--quick] [--only flock|brains|draw|orca|goals|nav|tiles|orders|raycast|decide|snapshot|rewind] "
                             "[--map F.map --scen F.scen] [--scripts DIR] [--app PATH]\n");
             return 2;
         }
     }
     if (only && strcmp(only, "flock") && strcmp(only, "brains") && strcmp(only, "draw") && strcmp(only, "orca") &&
-        strcmp(only, "goals") && strcmp(only, "nav") && strcmp(only, "tiles") && strcmp(only, "orders") && strcmp(only, "raycast") && strcmp(only, "snapshot") &&
+        strcmp(only, "goals") && strcmp(only, "nav") && strcmp(only, "tiles") && strcmp(only, "orders") && strcmp(only, "raycast") && strcmp(only, "decide") && strcmp(only, "snapshot") &&
         strcmp(only, "rewind")) {
-        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, goals, nav, tiles, orders, raycast, snapshot or rewind, not '%s'\n",
+        fprintf(stderr, "steer_bench: --only takes flock, brains, draw, orca, goals, nav, tiles, orders, raycast, decide, snapshot or rewind, not '%s'\n",
                 only);
         return 2;
     }
@@ -862,7 +867,8 @@ int main(int argc, char **argv)
          do_goals = do_orca || !strcmp(only, "goals"),
          do_nav = !only || !strcmp(only, "nav"), do_snapshot = !only || !strcmp(only, "snapshot"),
          do_rewind = !only || !strcmp(only, "rewind"), do_tiles = !only || !strcmp(only, "tiles"),
-         do_orders = !only || !strcmp(only, "orders"), do_raycast = !only || !strcmp(only, "raycast");
+         do_orders = !only || !strcmp(only, "orders"), do_raycast = !only || !strcmp(only, "raycast"),
+         do_decide = !only || !strcmp(only, "decide");
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("steer %s benchmark — %ld cores; flock radius 50, fov 270, sep/align/coh 1.5/1/1, wrap, ~15 neighbours\n",
@@ -954,6 +960,7 @@ int main(int argc, char **argv)
     if (do_tiles) tile_rows(quick, map, scen);
     if (do_orders) order_rows(quick);
     if (do_raycast) raycast_rows(quick);
+    if (do_decide) decide_rows(quick);
     if (do_snapshot) snapshot_rows(scripts, quick);
 
     if (do_draw) {

@@ -11,7 +11,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$1; shift
 fail() { echo "FAIL: $*" >&2; exit 1; }
 TICKS=600
-for entry in hunt flocking crowd_crossing hunt:mixed; do
+for entry in hunt flocking crowd_crossing stealth hunt:mixed; do
     scene=${entry%%:*}
     extra=""
     [ "$entry" = "$scene" ] || extra="-- ${entry#*:}"

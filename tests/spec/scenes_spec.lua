@@ -15,7 +15,7 @@ local steer = require "steer"
 local runner = require "scene_runner"
 
 local EXPECTED = { "hunt", "maze", "seek_flee_arrive", "pursuit_evade", "wander", "flocking",
-                   "obstacles_walls", "path_following", "formation", "hide_interpose", "queue" }
+                   "obstacles_walls", "path_following", "formation", "hide_interpose", "queue", "stealth" }
 
 -- Every module in scripts/ that is a scene (returns a table with load).
 local function discover()
@@ -583,5 +583,81 @@ describe("tiles.lua", function()
         assert.equals(walls + 1, #world:obstacles()) -- the door's wall, from add_tiles{ nav = ... }
         scene.set_door(world, 1, true)
         assert.equals(walls, #world:obstacles())
+    end)
+end)
+
+describe("stealth.lua", function()
+    -- One run shared by the assertions: 60 simulated seconds with the
+    -- scripted player, each guard's state changes and messages logged.
+    local scene, world = runner.load("stealth")
+    local seen_states, alerted, caught_ticks = {}, 0, {}
+    local visible_when_chasing = true
+    local guards = {}
+    for g in world:agents("guard") do guards[#guards + 1] = g end
+    local function player()
+        local iter, state, ctl = world:agents("player")
+        return iter(state, ctl)
+    end
+    -- No clear ray to the player's centre nor to either side of it (a
+    -- little wider than its disc: it moved since the guard looked).
+    local function hidden_by_wall(from, p)
+        local d = p.pos - from
+        local side = d:perp():normalized() * (p.radius + 2)
+        return world:raycast(from, p.pos) ~= nil and world:raycast(from, p.pos + side) ~= nil
+            and world:raycast(from, p.pos - side) ~= nil
+    end
+    runner.run(scene, world, 3600, { each = function()
+        for _, g in ipairs(guards) do
+            local s = g.self.state
+            seen_states[s] = (seen_states[s] or 0) + 1
+            if s == "search" and g.self.previous_state == "patrol" then alerted = alerted + 1 end
+            -- a guard that has just started chasing saw the player: no wall between
+            if s == "chase" and g.self.state_time == 0 and hidden_by_wall(g.pos, player()) then
+                visible_when_chasing = false
+            end
+        end
+        if world.user.caught > #caught_ticks then caught_ticks[#caught_ticks + 1] = world.tick end
+    end })
+
+    it("has its guards patrol, chase, search and return", function()
+        for _, s in ipairs { "patrol", "chase", "search", "return" } do
+            assert.is_true((seen_states[s] or 0) > 0, "no guard ever in state " .. s)
+        end
+    end)
+
+    it("has a guard start a chase only when no wall hides the player", function()
+        assert.is_true(visible_when_chasing)
+    end)
+
+    it("has guards alerted by a message search without seeing the player themselves", function()
+        assert.is_true(alerted > 0)
+    end)
+
+    it("catches the player now and then, not all the time", function()
+        assert.is_true(#caught_ticks >= 1, "never caught")
+        assert.is_true(#caught_ticks < 20, "caught " .. #caught_ticks .. " times in a minute")
+    end)
+
+    it("remembers where the player was when the guards lose sight", function()
+        local any = false
+        for _, g in ipairs(guards) do
+            if g.self.last then any = true end
+        end
+        assert.is_true(any)
+    end)
+
+    it("thinks every 3 ticks and gives the same checksum on 1 and 2 threads", function()
+        for _, g in ipairs(guards) do assert.are.equal(3, g.think_every) end
+        local function run(threads)
+            local real = steer.world
+            steer.world = function(def) def.threads = threads; return real(def) end -- luacheck: ignore
+            local ok, s, w = pcall(runner.load, "stealth")
+            steer.world = real -- luacheck: ignore
+            assert(ok, s)
+            assert.are.equal(threads, w.threads)
+            runner.run(s, w, 900)
+            return w:checksum()
+        end
+        assert.are.equal(run(1), run(2))
     end)
 end)

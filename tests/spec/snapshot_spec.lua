@@ -51,7 +51,7 @@ local function load_scene(name, threads)
 end
 
 local SCENES = { "crowd_crossing", "flocking", "formation", "hide_interpose", "hunt", "maze", "obstacles_walls",
-                 "path_following", "pursuit_evade", "queue", "seek_flee_arrive", "wander" }
+                 "path_following", "pursuit_evade", "queue", "seek_flee_arrive", "stealth", "wander" }
 
 describe("snapshots", function()
   for _, name in ipairs(SCENES) do
