@@ -58,8 +58,8 @@ static uint8_t *string_rows(lua_State *L, int t, int w, int *cols, int *rows)
     lua_Integer c = (lua_Integer)lua_rawlen(L, -1);
     lua_pop(L, 1);
     if (c < 1) sl_raise(L, &src, "row 1 is empty");
-    if ((double)c * (double)n > ST_NAV_MAX_CELLS)
-        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)n, ST_NAV_MAX_CELLS);
+    if ((double)c * (double)n > ST_NAV_MAX_TILES)
+        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)n, ST_NAV_MAX_TILES);
     uint8_t *b = new_bytes(L, c, n);
     int ud = lua_gettop(L);
     for (lua_Integer y = 0; y < n; y++) {
@@ -95,8 +95,8 @@ static uint8_t *data_layer(lua_State *L, int t, int w, int *cols, int *rows)
     if (!isnum || c < 1) sl_raise(L, &src, "width must be an integer >= 1");
     lua_Integer r = lua_tointegerx(L, -2, &isnum);
     if (!isnum || r < 1) sl_raise(L, &src, "height must be an integer >= 1");
-    if ((double)c * (double)r > ST_NAV_MAX_CELLS)
-        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)r, ST_NAV_MAX_CELLS);
+    if ((double)c * (double)r > ST_NAV_MAX_TILES)
+        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)r, ST_NAV_MAX_TILES);
     if (!lua_istable(L, -1)) sl_raise(L, &src, "data: table expected, got %s", luaL_typename(L, -1));
     if ((lua_Integer)lua_rawlen(L, -1) != c * r)
         sl_raise(L, &src, "data has %lld values, width * height is %lld", (long long)lua_rawlen(L, -1),

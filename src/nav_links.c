@@ -45,11 +45,12 @@ int st_navgrid_link(st_navgrid *g, st_vec2 a, st_vec2 b, const st_nav_link_def *
     nav_links *L = &g->links;
     if (L->n == INT32_MAX / 4 || g->w->link_serial == INT32_MAX) return -1;
     if (!st__grow(&g->w->mem, (void **)&L->v, &L->cap, L->n + 1, sizeof *L->v)) return -1;
-    if (!grow_out(g, L->n + 1)) return -1;
-    uint8_t **flags = g->tiles ? &L->step_link : &L->via;
-    if (!*flags) {
-        *flags = st__calloc(&g->w->mem, (size_t)g->cells, 1);
-        if (!*flags) return -1;
+    // Obstacle grids: room for a path through every cell and its links;
+    // tile grids grow theirs with their paths (nav_tilepath.c).
+    if (!g->tiles && !grow_out(g, L->n + 1)) return -1;
+    if (!g->tiles && !L->via) {
+        L->via = st__calloc(&g->w->mem, (size_t)g->cells, 1);
+        if (!L->via) return -1;
     }
     int32_t id = ++g->w->link_serial;
     L->v[L->n++] = (nav_link){id, a, b, d.cost, d.both};
