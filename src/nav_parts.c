@@ -52,9 +52,13 @@ void nav__label_parts(st_navgrid *g)
                 p[c] = -1;
                 continue;
             }
-            p[c] = c;
-            if (x > 0 && p[c - 1] >= 0) unite(p, c - 1, c);
-            if (y > 0 && p[c - cols] >= 0) unite(p, c - cols, c);
+            bool left = x > 0 && p[c - 1] >= 0, up = y > 0 && p[c - cols] >= 0;
+            if (left) { // into the left one's part, which may meet the upper one's here
+                p[c] = find(p, c - 1);
+                if (up) unite(p, p[c], c - cols);
+            } else {
+                p[c] = up ? find(p, c - cols) : c;
+            }
         }
     int32_t parts = 0;
     for (int c = 0; c < g->cells; c++) // a parent is lower: already a label
