@@ -1371,7 +1371,7 @@ bool st_snapshot_set_user(st_snapshot *s, const void *data, size_t n);
 const void *st_snapshot_user(const st_snapshot *s, size_t *n);
 
 /// The snapshot file format's version; st_snapshot_decode refuses others.
-#define ST_SNAPSHOT_FORMAT 2
+#define ST_SNAPSHOT_FORMAT 3
 /// Bytes of the header that starts every encoded snapshot.
 #define ST_SNAPSHOT_HEADER 64
 
