@@ -538,7 +538,10 @@ int st_navgrid_update(st_navgrid *g)
     if (!stamp_new_walls(g, &touched) || !sync_obstacles(g, &touched)) return -1;
     g->epoch = w->obstacle_epoch;
     g->synced = true;
-    if (touched > 0) g->map++;
+    if (touched > 0) {
+        g->map++;
+        g->links.dirty = true; // an end's free cell may have changed
+    }
     return touched;
 }
 
@@ -957,8 +960,9 @@ static int link_points(st_navgrid *g, int m)
         const nav_link *k = NULL;
         for (int j = 0; j < g->links.n; j++)
             if (g->links.v[j].id == lk[i]) k = &g->links.v[j];
-        int x, y;
-        bool fwd = nav__cell_of(g, o[i], &x, &y) == nav__cell_of(g, k->a, &x, &y);
+        int x, y, from = nav__cell_of(g, o[i], &x, &y), to = nav__cell_of(g, o[i + 1], &x, &y);
+        int edge = nav__links_edge(&g->links, from, to, lk[i]); // its ends may have snapped off blocked cells
+        bool fwd = edge >= 0 ? !g->links.e[edge].back : from == nav__cell_of(g, k->a, &x, &y);
         memmove(o + i + 3, o + i + 1, (size_t)(m - i - 1) * sizeof *o);
         memmove(lk + i + 3, lk + i + 1, (size_t)(m - i - 1) * sizeof *lk);
         o[i + 1] = fwd ? k->a : k->b;
