@@ -4,8 +4,9 @@
  * planner's own line test), and the world, the grid and its search
  * buffers stay within 128 MB (7.6 bytes a tile), counted by the world's
  * own memory budget (every block the core allocates asks it first), at
- * the peak as well as after. And the connected parts a tile change keeps
- * up to date locally are the parts a fresh labelling finds.
+ * the peak as well as after; a query asked again gives the same bytes.
+ * And the connected parts a tile change keeps up to date locally are the
+ * parts a fresh labelling finds.
  *
  * Under valgrind (STEER_TEST_LIGHT) the map is 1024 x 1024, with the same
  * limit a tile.
@@ -138,6 +139,20 @@ static void big_map(void)
     int n;
     st_nav_result r = st_navgrid_path_radius(g, ends[1][0], ends[1][1], 1.5, &p, &n);
     CHECK(r == ST_NAV_OK || r == ST_NAV_NO_ROUTE, "radius 1.5: result %d", (int)r);
+    // The same query again, its table now grown and full of other
+    // searches' stale slots: the same bytes (results never depend on it).
+    st_vec2 *first = NULL;
+    int first_n = 0;
+    if (st_navgrid_path_radius(g, ends[0][0], ends[0][1], 0.0, &p, &n) == ST_NAV_OK) {
+        first = malloc((size_t)n * sizeof *first);
+        if (first) memcpy(first, p, (size_t)n * sizeof *first);
+        first_n = n;
+    }
+    st_navgrid_path_radius(g, ends[1][0], ends[1][1], 0.5, &p, &n);
+    r = st_navgrid_path_radius(g, ends[0][0], ends[0][1], 0.0, &p, &n);
+    CHECK(first && r == ST_NAV_OK && n == first_n && memcmp(p, first, (size_t)n * sizeof *p) == 0,
+          "the same path again: %d points, then %d", first_n, n);
+    free(first);
     const double limit = 7.6 * side * side; // 128 MB at 4096 x 4096
     CHECK(use.now <= limit, "%zu bytes held after the paths, limit %.0f", use.now, limit);
     CHECK(use.peak <= limit, "%zu bytes at the peak, limit %.0f", use.peak, limit);
