@@ -5,7 +5,8 @@
  * Two forms, as games keep them:
  *   - a list of strings, one a row, one character a tile ('.' free unless
  *     `walkable` says otherwise: a string of the free characters, a set
- *     table {['.'] = true, ...}, or a function(char) -> truthy);
+ *     table {['.'] = true, ...}, or a function(char) -> truthy, asked once
+ *     a character, so a 4096 x 4096 map reads in a byte loop);
  *   - {width =, height =, data = {...}} with width * height numbers,
  *     row-major (a Tiled JSON layer, or STI's layer.data flattened): 0 free
  *     unless `walkable` says otherwise (a set table {[0] = true, [7] = true}
@@ -58,10 +59,12 @@ static uint8_t *string_rows(lua_State *L, int t, int w, int *cols, int *rows)
     lua_Integer c = (lua_Integer)lua_rawlen(L, -1);
     lua_pop(L, 1);
     if (c < 1) sl_raise(L, &src, "row 1 is empty");
-    if ((double)c * (double)n > ST_NAV_MAX_CELLS)
-        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)n, ST_NAV_MAX_CELLS);
+    if ((double)c * (double)n > ST_NAV_MAX_TILES)
+        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)n, ST_NAV_MAX_TILES);
     uint8_t *b = new_bytes(L, c, n);
     int ud = lua_gettop(L);
+    signed char rule[256]; // per character: -1 not asked yet, else walkable
+    memset(rule, -1, sizeof rule);
     for (lua_Integer y = 0; y < n; y++) {
         lua_rawgeti(L, t, y + 1);
         size_t len;
@@ -71,9 +74,13 @@ static uint8_t *string_rows(lua_State *L, int t, int w, int *cols, int *rows)
             sl_raise(L, &src, "row %lld has %lld tiles, row 1 has %lld", (long long)(y + 1), (long long)len,
                      (long long)c);
         for (lua_Integer x = 0; x < c; x++) {
-            lua_pushlstring(L, row + x, 1);
-            b[y * c + x] = !walkable(L, w, true);
-            lua_pop(L, 1);
+            unsigned char ch = (unsigned char)row[x];
+            if (rule[ch] < 0) { // the rule asked once a character
+                lua_pushlstring(L, row + x, 1);
+                rule[ch] = walkable(L, w, true);
+                lua_pop(L, 1);
+            }
+            b[y * c + x] = !rule[ch];
         }
         lua_pop(L, 1);
     }
@@ -95,8 +102,8 @@ static uint8_t *data_layer(lua_State *L, int t, int w, int *cols, int *rows)
     if (!isnum || c < 1) sl_raise(L, &src, "width must be an integer >= 1");
     lua_Integer r = lua_tointegerx(L, -2, &isnum);
     if (!isnum || r < 1) sl_raise(L, &src, "height must be an integer >= 1");
-    if ((double)c * (double)r > ST_NAV_MAX_CELLS)
-        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)r, ST_NAV_MAX_CELLS);
+    if ((double)c * (double)r > ST_NAV_MAX_TILES)
+        sl_raise(L, &src, "%lld x %lld tiles is more than %d", (long long)c, (long long)r, ST_NAV_MAX_TILES);
     if (!lua_istable(L, -1)) sl_raise(L, &src, "data: table expected, got %s", luaL_typename(L, -1));
     if ((lua_Integer)lua_rawlen(L, -1) != c * r)
         sl_raise(L, &src, "data has %lld values, width * height is %lld", (long long)lua_rawlen(L, -1),

@@ -1178,12 +1178,14 @@ typedef struct st_navgrid_def {
 
 st_navgrid_def st_default_navgrid_def(void);
 /// NULL when the def is invalid (non-finite, cell <= 0, clearance < 0,
-/// more than ST_NAV_MAX_CELLS cells, about 60 bytes each) or memory runs
-/// out. The grid reads the world at every query: destroy it before the
+/// more than ST_NAV_MAX_CELLS cells, about 60 bytes each; a tile map:
+/// more than ST_NAV_MAX_TILES tiles, about 6 bytes each plus what its
+/// searches touch) or memory runs out. The grid reads the world at every query: destroy it before the
 /// world. Its queries share its search buffers: one query at a time.
 st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def);
 void st_navgrid_destroy(st_navgrid *g);
 #define ST_NAV_MAX_CELLS (1 << 22)
+#define ST_NAV_MAX_TILES (1 << 26)
 
 /// Brings the cells up to date with the world's obstacles and walls; only
 /// the cells under what changed are recomputed. Returns how many cells were
@@ -1518,7 +1520,7 @@ bool st_snapshot_set_user(st_snapshot *s, const void *data, size_t n);
 const void *st_snapshot_user(const st_snapshot *s, size_t *n);
 
 /// The snapshot file format's version; st_snapshot_decode refuses others.
-#define ST_SNAPSHOT_FORMAT 2
+#define ST_SNAPSHOT_FORMAT 3
 /// Bytes of the header that starts every encoded snapshot.
 #define ST_SNAPSHOT_HEADER 64
 

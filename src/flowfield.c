@@ -191,6 +191,10 @@ st_flowfield *st_flowfield_create(st_navgrid *g, st_vec2 goal, st_nav_result *wh
     if (!why) why = &dummy;
     *why = ST_NAV_OK;
     g->queries++; // the search buffers (nav_job.c)
+    if (!nav__cell_buffers(g)) { // a tile grid's first flow field
+        *why = ST_NAV_NO_MEMORY;
+        return NULL;
+    }
     int t = goal_cell(g, goal, why);
     if (t < 0) return NULL;
     st_flowfield *f = st__calloc(&g->w->mem, 1, sizeof *f);

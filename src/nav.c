@@ -113,16 +113,62 @@ int32_t nav__heap_pop(nav_heap *h, const double *key)
 
 /* ---- create / destroy ---- */
 
-/// A tile grid's map, query and buffers; its cells blocked as its tiles.
+static void free_cell_buffers(st_navgrid *g)
+{
+    void **p[] = {(void **)&g->count, (void **)&g->g, (void **)&g->key, (void **)&g->parent, (void **)&g->stamp,
+                  (void **)&g->closed, (void **)&g->heap.items, (void **)&g->heap.pos};
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
+        st__free(*p[k]);
+        *p[k] = NULL;
+    }
+}
+
+/// The buffers of one cell each that obstacle-grid searches and flow
+/// fields use (cell counts, costs, parents, stamps, the heap): made with
+/// an obstacle grid, and for a tile grid with its first flow field (its
+/// paths use its query, whose memory grows with the search, not the map).
+bool nav__cell_buffers(st_navgrid *g)
+{
+    if (g->count) return true;
+    size_t n = (size_t)g->cells;
+    const st_mem *m = &g->w->mem;
+    g->count = st__calloc(m, n, sizeof *g->count);
+    g->g = st__alloc(m, n * sizeof *g->g);
+    g->key = st__alloc(m, n * sizeof *g->key);
+    g->parent = st__alloc(m, n * sizeof *g->parent);
+    g->stamp = st__calloc(m, n, sizeof *g->stamp);
+    g->closed = st__calloc(m, n, sizeof *g->closed);
+    g->heap.items = st__alloc(m, n * sizeof *g->heap.items);
+    g->heap.pos = st__alloc(m, n * sizeof *g->heap.pos);
+    if (!g->count || !g->g || !g->key || !g->parent || !g->stamp || !g->closed || !g->heap.items || !g->heap.pos) {
+        free_cell_buffers(g);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) g->heap.pos[i] = -1;
+    if (g->tiles)
+        for (int y = 0; y < g->rows; y++)
+            for (int x = 0; x < g->cols; x++)
+                g->count[y * g->cols + x] = nav__tile_blocked(g->tiles, x, y);
+    return true;
+}
+
+/// A tile grid's map and query; its parts labelled.
 static bool tiles_init(st_navgrid *g, const uint8_t *tiles)
 {
     g->tiles = nav__tiles_create(&g->w->mem, g->cols, g->rows, tiles);
     g->query = g->tiles ? nav__query_create(&g->w->mem, g->tiles->cells) : NULL;
-    g->dense = st__alloc(&g->w->mem, (size_t)g->cells * sizeof *g->dense);
-    if (!g->tiles || !g->query || !g->dense) return false;
-    for (int c = 0; c < g->cells; c++) g->count[c] = tiles[c] ? 1 : 0;
+    if (!g->tiles || !g->query) return false;
     nav__label_parts(g); // now, not in the first query
     return true;
+}
+
+/// An obstacle grid's buffers: one per cell for its searches, and room
+/// for a path through every cell.
+static bool cells_init(st_navgrid *g)
+{
+    g->out_cap = g->cells + 4;
+    g->out = st__alloc(&g->w->mem, (size_t)g->out_cap * sizeof *g->out);
+    return g->out && nav__cell_buffers(g);
 }
 
 st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
@@ -131,13 +177,16 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
         !(def->clearance >= 0.0))
         return NULL;
     double cols = ceil(st_world_width(w) / def->cell), rows = ceil(st_world_height(w) / def->cell);
+    double most = ST_NAV_MAX_CELLS;
     if (def->tiles) {
         cols = def->tile_cols;
         rows = def->tile_rows;
+        most = ST_NAV_MAX_TILES;
         if (cols * def->cell > st_world_width(w) * (1 + 1e-12) || rows * def->cell > st_world_height(w) * (1 + 1e-12))
             return NULL;
     }
-    if (!(cols >= 1.0 && rows >= 1.0 && cols * rows <= (double)ST_NAV_MAX_CELLS)) return NULL;
+    if (!(cols >= 1.0 && rows >= 1.0 && cols * rows <= most))
+        return NULL;
     st_navgrid *g = st__calloc(&w->mem, 1, sizeof *g);
     if (!g) return NULL;
     g->w = w;
@@ -146,26 +195,9 @@ st_navgrid *st_navgrid_create(st_world *w, const st_navgrid_def *def)
     g->cols = (int)cols;
     g->rows = (int)rows;
     g->cells = g->cols * g->rows;
-    size_t n = (size_t)g->cells;
-    g->count = st__calloc(&g->w->mem, n, sizeof *g->count);
-    g->comp = st__alloc(&g->w->mem, n * sizeof *g->comp);
-    g->g = st__alloc(&g->w->mem, n * sizeof *g->g);
-    g->key = st__alloc(&g->w->mem, n * sizeof *g->key);
-    g->parent = st__alloc(&g->w->mem, n * sizeof *g->parent);
-    g->stamp = st__calloc(&g->w->mem, n, sizeof *g->stamp);
-    g->closed = st__calloc(&g->w->mem, n, sizeof *g->closed);
-    g->heap.items = st__alloc(&g->w->mem, n * sizeof *g->heap.items);
-    g->heap.pos = st__alloc(&g->w->mem, n * sizeof *g->heap.pos);
-    g->out_cap = g->cells + 4;
-    g->out = st__alloc(&g->w->mem, (size_t)g->out_cap * sizeof *g->out);
-    if (!g->count || !g->comp || !g->g || !g->key || !g->parent || !g->stamp || !g->closed || !g->heap.items ||
-        !g->heap.pos || !g->out) {
-        st_navgrid_destroy(g);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) g->heap.pos[i] = -1;
+    g->comp = st__alloc(&g->w->mem, (size_t)g->cells * sizeof *g->comp);
     g->comp_dirty = true;
-    if (def->tiles && !tiles_init(g, def->tiles)) {
+    if (!g->comp || (def->tiles ? !tiles_init(g, def->tiles) : !cells_init(g))) {
         st_navgrid_destroy(g);
         return NULL;
     }
@@ -201,15 +233,8 @@ void st_navgrid_destroy(st_navgrid *g)
     for (int i = 0; i < g->wall_count; i++) st__free(g->walls[i].cells);
     st__free(g->obs);
     st__free(g->walls);
-    st__free(g->count);
+    free_cell_buffers(g);
     st__free(g->comp);
-    st__free(g->g);
-    st__free(g->key);
-    st__free(g->parent);
-    st__free(g->stamp);
-    st__free(g->closed);
-    st__free(g->heap.items);
-    st__free(g->heap.pos);
     st__free(g->out);
     nav__tiles_destroy(g->tiles);
     nav__query_destroy(g->query);
@@ -513,14 +538,17 @@ int st_navgrid_update(st_navgrid *g)
     if (!stamp_new_walls(g, &touched) || !sync_obstacles(g, &touched)) return -1;
     g->epoch = w->obstacle_epoch;
     g->synced = true;
-    if (touched > 0) g->map++;
+    if (touched > 0) {
+        g->map++;
+        g->links.dirty = true; // an end's free cell may have changed
+    }
     return touched;
 }
 
 bool st_navgrid_blocked(const st_navgrid *g, int cx, int cy)
 {
     if (cx < 0 || cy < 0 || cx >= g->cols || cy >= g->rows) return true;
-    return g->count[cy * g->cols + cx] > 0;
+    return nav__blocked(g, cy * g->cols + cx);
 }
 
 static bool inside_world(const st_navgrid *g, st_vec2 p)
@@ -536,37 +564,10 @@ bool st_navgrid_blocked_at(st_navgrid *g, st_vec2 p)
     if (!inside_world(g, p)) return true;
     st_navgrid_update(g);
     int cx, cy;
-    return g->count[nav__cell_of(g, p, &cx, &cy)] > 0;
+    return nav__blocked(g, nav__cell_of(g, p, &cx, &cy));
 }
 
 /* ---- moves between cells ---- */
-
-/// Labels the connected parts of the free cells (8-connected without
-/// corner cutting, which is symmetric), using parent as the queue.
-void nav__label_parts(st_navgrid *g)
-{
-    if (!g->comp_dirty) return;
-    for (int c = 0; c < g->cells; c++) g->comp[c] = g->count[c] ? -1 : INT32_MAX;
-    int32_t part = 0;
-    for (int s = 0; s < g->cells; s++) {
-        if (g->comp[s] != INT32_MAX) continue;
-        int head = 0, tail = 0;
-        g->parent[tail++] = s;
-        g->comp[s] = part;
-        while (head < tail) {
-            int c = g->parent[head++], x = c % g->cols, y = c / g->cols;
-            for (int k = 0; k < 8; k++) {
-                int n = nav__step(g, x, y, k);
-                if (n >= 0 && g->comp[n] == INT32_MAX) {
-                    g->comp[n] = part;
-                    g->parent[tail++] = n;
-                }
-            }
-        }
-        part++;
-    }
-    g->comp_dirty = false;
-}
 
 int nav__snap(st_navgrid *g, st_vec2 p, int32_t comp)
 {
@@ -578,7 +579,7 @@ int nav__snap(st_navgrid *g, st_vec2 p, int32_t comp)
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             int c = y * g->cols + x;
-            if (g->count[c] || (comp >= 0 && g->comp[c] != comp)) continue;
+            if (nav__blocked(g, c) || (comp >= 0 && g->comp[c] != comp)) continue;
             double d2 = st_v2_dist2(p, nav__center(g, c));
             if (d2 < best_d2) { // scan order breaks ties: lowest index
                 best_d2 = d2;
@@ -959,8 +960,9 @@ static int link_points(st_navgrid *g, int m)
         const nav_link *k = NULL;
         for (int j = 0; j < g->links.n; j++)
             if (g->links.v[j].id == lk[i]) k = &g->links.v[j];
-        int x, y;
-        bool fwd = nav__cell_of(g, o[i], &x, &y) == nav__cell_of(g, k->a, &x, &y);
+        int x, y, from = nav__cell_of(g, o[i], &x, &y), to = nav__cell_of(g, o[i + 1], &x, &y);
+        int edge = nav__links_edge(&g->links, from, to, lk[i]); // its ends may have snapped off blocked cells
+        bool fwd = edge >= 0 ? !g->links.e[edge].back : from == nav__cell_of(g, k->a, &x, &y);
         memmove(o + i + 3, o + i + 1, (size_t)(m - i - 1) * sizeof *o);
         memmove(lk + i + 3, lk + i + 1, (size_t)(m - i - 1) * sizeof *lk);
         o[i + 1] = fwd ? k->a : k->b;

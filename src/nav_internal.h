@@ -33,7 +33,9 @@ struct st_navgrid {
     double cell, clearance;
     int cols, rows, cells;
     uint32_t *count;         // footprints over each cell: blocked when > 0
+                             // (tile grids: their tiles, NULL until a flow field)
     int32_t *comp;           // connected part of each free cell (-1 blocked)
+    int32_t parts;           // how many parts comp numbers (0 .. parts - 1)
     bool comp_dirty;
     uint64_t epoch;          // the world's obstacle_epoch when last updated
     bool synced;             // epoch is meaningful
@@ -41,7 +43,8 @@ struct st_navgrid {
     int obs_count, obs_cap;
     nav_footprint *walls;    // walls are never removed: index order
     int wall_count, wall_cap;
-    // Search buffers, one per cell, kept between queries.
+    // Search buffers, one per cell, kept between queries (nav__cell_buffers;
+    // a tile grid has them only once it made a flow field).
     double *g;               // A*: cost so far; fast marching: arrival time
     double *key;             // heap keys
     int32_t *parent;
@@ -52,10 +55,12 @@ struct st_navgrid {
     st_vec2 *out;            // the last path
     int out_count, out_cap;
     // Tile grids (st_navgrid_def.tiles): the map, its query, and the
-    // tiles of the last path one step at a time. NULL otherwise.
+    // tiles of the last path one step at a time (dense_cap of them: as
+    // long as the longest path yet). NULL otherwise.
     nav_tiles *tiles;
     nav_query *query;
     int32_t *dense;
+    int dense_cap;
     // Sliced searches (nav_job.c): every query that uses the search
     // buffers bumps `queries`, so a job that finds it changed since its
     // last slice knows its state was overwritten; `map` counts changes of
@@ -136,12 +141,28 @@ static inline int nav__step(const st_navgrid *g, int x, int y, int k)
     return c;
 }
 
+/// Whether cell c (row-major, unpadded) is blocked.
+static inline bool nav__blocked(const st_navgrid *g, int c)
+{
+    if (g->tiles) return g->tiles->clr[nav__tile_index(g->tiles, c % g->cols, c / g->cols)] == 0;
+    return g->count[c] > 0;
+}
+
+/// The per-cell search buffers (see st_navgrid), made when missing: a
+/// tile grid's on its first flow field. False when memory ran out.
+bool nav__cell_buffers(st_navgrid *g);
+
 /// The nearest free cell to p within the snap radius (whose connected part
 /// is `comp` unless comp < 0), -1 when none; ties by the lower index.
 int nav__snap(st_navgrid *g, st_vec2 p, int32_t comp);
 
-/// Labels the connected parts of the free cells into comp (when dirty).
+/// Labels the connected parts of the free cells into comp (when dirty;
+/// nav_parts.c).
 void nav__label_parts(st_navgrid *g);
+/// Tile (x, y) of a tile grid was just blocked or freed: its parts kept
+/// up to date when the change is local to its neighbours, else marked
+/// dirty (a later path labels them again).
+void nav__parts_tile_changed(st_navgrid *g, int x, int y, bool blocked);
 
 /// A tile-grid search for an agent of radius r (in tiles) and its room
 /// in eighths of a tile (nav_tiles.h).

@@ -45,11 +45,12 @@ int st_navgrid_link(st_navgrid *g, st_vec2 a, st_vec2 b, const st_nav_link_def *
     nav_links *L = &g->links;
     if (L->n == INT32_MAX / 4 || g->w->link_serial == INT32_MAX) return -1;
     if (!st__grow(&g->w->mem, (void **)&L->v, &L->cap, L->n + 1, sizeof *L->v)) return -1;
-    if (!grow_out(g, L->n + 1)) return -1;
-    uint8_t **flags = g->tiles ? &L->step_link : &L->via;
-    if (!*flags) {
-        *flags = st__calloc(&g->w->mem, (size_t)g->cells, 1);
-        if (!*flags) return -1;
+    // Obstacle grids: room for a path through every cell and its links;
+    // tile grids grow theirs with their paths (nav_tilepath.c).
+    if (!g->tiles && !grow_out(g, L->n + 1)) return -1;
+    if (!g->tiles && !L->via) {
+        L->via = st__calloc(&g->w->mem, (size_t)g->cells, 1);
+        if (!L->via) return -1;
     }
     int32_t id = ++g->w->link_serial;
     L->v[L->n++] = (nav_link){id, a, b, d.cost, d.both};
@@ -100,11 +101,14 @@ static int edge_order(const void *pa, const void *pb)
     return (a->link > b->link) - (a->link < b->link);
 }
 
-/// The search cell of point p: a padded tile or an obstacle-grid cell.
-static int search_cell(const st_navgrid *g, st_vec2 p)
+/// The search cell of point p: a padded tile, or an obstacle-grid cell
+/// (the nearest free one within the snap radius when p's is blocked; -1
+/// when none is).
+static int search_cell(st_navgrid *g, st_vec2 p)
 {
     int x, y, c = nav__cell_of(g, p, &x, &y);
-    return g->tiles ? nav__tile_index(g->tiles, x, y) : c;
+    if (g->tiles) return nav__tile_index(g->tiles, x, y);
+    return nav__blocked(g, c) ? nav__snap(g, p, -1) : c;
 }
 
 /// The distance the search's own metric gives between two cells' centres
@@ -162,9 +166,9 @@ bool nav__links_view(st_navgrid *g)
     for (int i = 0; i < L->n; i++) {
         const nav_link *k = &L->v[i];
         int ca = search_cell(g, k->a), cb = search_cell(g, k->b);
-        if (ca == cb) continue; // within one cell: the search needs no edge
-        L->e[L->ne++] = (nav_edge){ca, cb, i, k->cost * unit};
-        if (k->both) L->e[L->ne++] = (nav_edge){cb, ca, i, k->cost * unit};
+        if (ca == cb || ca < 0 || cb < 0) continue; // within one cell, or an end with no free cell near
+        L->e[L->ne++] = (nav_edge){ca, cb, i, 0, k->cost * unit};
+        if (k->both) L->e[L->ne++] = (nav_edge){cb, ca, i, 1, k->cost * unit};
     }
     qsort(L->e, (size_t)L->ne, sizeof *L->e, edge_order);
     L->nshort = 0;
@@ -173,6 +177,13 @@ bool nav__links_view(st_navgrid *g)
     if (g->tiles && L->ne > 0 && !stop_bits(g)) return false;
     L->dirty = false;
     return true;
+}
+
+int nav__links_edge(const nav_links *L, int from, int to, int32_t id)
+{
+    for (int k = nav__links_first(L, from); k < L->ne && L->e[k].from == from; k++)
+        if (L->e[k].to == to && L->v[L->e[k].link].id == id) return k;
+    return -1;
 }
 
 int nav__links_between(const nav_links *L, int from, int to)

@@ -6,7 +6,11 @@
  * The grid keeps its links as given (nav_link, world units); before a
  * search the edges are derived from them once per change (nav_links_view):
  * sorted by the cell they leave from, in the units of the search (world
- * units for Lazy Theta*, tiles for jump point search), the "short" ones
+ * units for Lazy Theta*, tiles for jump point search; on an obstacle grid
+ * an end in a blocked cell, as a ledge beside a wall within the clearance
+ * is, leaves from or lands on the nearest free cell within the snap
+ * radius, and a link with an end that has none is left out until one
+ * has), the "short" ones
  * (cheaper than the octile or straight distance between their ends, so
  * the plain heuristic could overestimate through them) apart, and for tile
  * grids the link starts as bits in the layout of nav_bits, so a jump stops
@@ -31,6 +35,7 @@ typedef struct nav_link {
 typedef struct nav_edge {
     int32_t from, to;  // cells (obstacle grids) or padded tiles (tile grids)
     int32_t link;      // index into nav_links.v
+    int32_t back;      // 1: the way back (b to a) of a two-way link
     double cost;
 } nav_edge;
 
@@ -64,6 +69,9 @@ static inline int nav__links_first(const nav_links *L, int from)
 /// The cheapest link from cell `from` to cell `to` (the one a search
 /// took): its index into v, -1 when none.
 int nav__links_between(const nav_links *L, int from, int to);
+/// The edge of link id `id` from cell `from` to cell `to`: its index into
+/// e, -1 when none.
+int nav__links_edge(const nav_links *L, int from, int to, int32_t id);
 
 /// Runs a path's sections between links through fix (string pulling and
 /// the like, which keeps each section's ends): o[0..m) with lk[i] != 0 when

@@ -4,21 +4,36 @@
  * stamps and the open list. The map stays read-only, so several queries
  * can search it at once, and a query can stop between slices.
  *
- * Its memory is allocated here: a node for every tile of the map at
- * creation, and the open list, which grows (rarely, and only here) when a
- * search offers more tiles than it has ever held. A stamp per tile stands
- * for "cleared": a new search bumps the query's id instead of wiping.
+ * Its memory is allocated here, and grows with the searches, never with
+ * the map: a table of the tiles a search touched (hashed by tile index,
+ * half full at most, doubled when it would be more), the open list and the
+ * result, each grown (rarely, and only here) when a search needs more
+ * than any before it on this query. A stamp per slot stands for
+ * "cleared": a new search bumps the query's id instead of wiping.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "nav_tiles.h"
 
-static void prefault(void *p, size_t bytes)
+/// The table's first size (slots) and the open list's.
+#define NAV_QUERY_SLOTS 4096
+#define NAV_QUERY_OPEN 1024
+
+/// A table of `slots` (a power of two) empty slots (stamp 0: ids start
+/// at 1), or NULL.
+static nav_node *new_table(const st_mem *mem, uint32_t slots) { return st__calloc(mem, slots, sizeof(nav_node)); }
+
+/// q's table made t (of `slots`).
+static void use_table(nav_query *q, nav_node *t, uint32_t slots)
 {
-    volatile unsigned char *c = p;
-    for (size_t i = 0; i < bytes; i += 4096) c[i] = c[i];
+    q->node = t;
+    q->node_mask = slots - 1;
+    int bits = 0;
+    while ((1u << bits) < slots) bits++;
+    q->node_shift = 32 - bits;
 }
 
 nav_query *nav__query_create(const st_mem *mem, int cells)
@@ -26,23 +41,17 @@ nav_query *nav__query_create(const st_mem *mem, int cells)
     nav_query *q = st__calloc(mem, 1, sizeof *q);
     if (!q) return NULL;
     q->mem = mem;
-    size_t n = (size_t)cells;
     q->cells = cells;
-    q->node = st__alloc(mem, n * sizeof *q->node);
-    q->heap_cap = cells < 4096 ? cells + 16 : cells / 4;
+    q->heap_cap = NAV_QUERY_OPEN;
     q->heap = st__alloc(mem, (size_t)q->heap_cap * sizeof *q->heap);
     q->out_cap = 64;
     q->out = st__alloc(mem, (size_t)q->out_cap * sizeof *q->out);
-    if (!q->node || !q->heap || !q->out) {
+    nav_node *t = new_table(mem, NAV_QUERY_SLOTS);
+    if (t) use_table(q, t, NAV_QUERY_SLOTS);
+    if (!q->heap || !q->out || !t) {
         nav__query_destroy(q);
         return NULL;
     }
-    // Every node stamped "never" now, so the first searches do not pay
-    // for faulting the pages in (prefault: the compiler may have turned
-    // malloc + memset 0 into calloc, which touches nothing).
-    memset(q->node, 0, n * sizeof *q->node);
-    prefault(q->node, n * sizeof *q->node);
-    prefault(q->heap, (size_t)q->heap_cap * sizeof *q->heap);
     return q;
 }
 
@@ -62,13 +71,47 @@ void nav__query_destroy(nav_query *q)
 void nav__query_reset(nav_query *q)
 {
     if (++q->id == 0) { // wrapped: forget every stamp
-        for (int c = 0; c < q->cells; c++) q->node[c].stamp = 0;
+        for (uint32_t i = 0; i <= q->node_mask; i++) q->node[i].stamp = 0;
         q->id = 1;
     }
+    q->node_n = 0;
     q->heap_n = 0;
     q->out_n = 0;
     q->expanded = 0;
     q->state = NAV_SEARCH_IDLE;
+}
+
+/// The empty slot tile c goes in (c is not in the table).
+static nav_node *home(const nav_query *q, int32_t c)
+{
+    uint32_t i = ((uint32_t)c * 2654435761u) >> q->node_shift;
+    while (q->node[i].stamp == q->id) i = (i + 1) & q->node_mask;
+    return &q->node[i];
+}
+
+/// Twice the slots, this search's moved over (in slot order, so the new
+/// table is the same on every run).
+static bool grow_table(nav_query *q)
+{
+    uint32_t slots = q->node_mask + 1;
+    nav_node *old = q->node, *t = slots < 1u << 30 ? new_table(q->mem, 2 * slots) : NULL;
+    if (!t) return false;
+    use_table(q, t, 2 * slots);
+    for (uint32_t i = 0; i < slots; i++)
+        if (old[i].stamp == q->id) *home(q, old[i].cell) = old[i];
+    st__free(old);
+    return true;
+}
+
+nav_node *nav__query_touch(nav_query *q, int32_t c)
+{
+    nav_node *n = nav__query_find(q, c);
+    if (n) return n;
+    if (2 * (uint32_t)(q->node_n + 1) > q->node_mask + 1 && !grow_table(q)) return NULL;
+    n = home(q, c);
+    *n = (nav_node){.g = INFINITY, .cell = c, .parent = -1, .stamp = q->id};
+    q->node_n++;
+    return n;
 }
 
 /// Pops first: the lower f; on a tie the larger g (deeper, nearer the

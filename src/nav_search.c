@@ -27,6 +27,11 @@ typedef struct jps {
     int gx, gy;          // the goal's padded column and row
     const nav_bits *bits;
     const nav_links *links; // NULL: none
+    // The tile being expanded: its cost, parent, and whether a link led
+    // there (copied out of its slot, which offers may move).
+    double cg;
+    int cparent;
+    bool cvia;
 } jps;
 
 static inline bool ok(const jps *j, int c) { return j->clr[c] >= j->need; }
@@ -126,18 +131,6 @@ static int jump_diagonal(const jps *j, int c, int dx, int dy)
     }
 }
 
-static inline nav_node *touch(nav_query *q, int c)
-{
-    nav_node *n = &q->node[c];
-    if (n->stamp != q->id) {
-        n->stamp = q->id;
-        n->g = INFINITY;
-        n->closed = 0;
-        n->via = 0;
-    }
-    return n;
-}
-
 /// Offers jump point n, reached from c, to the open list. (When the list
 /// cannot grow the offer is lost; the search then says FAILED through
 /// q->state, set here.)
@@ -158,7 +151,11 @@ static inline double heuristic(const nav_query *q, const jps *j, int n)
 /// Offers tile n, reached from c at cost g, to the open list.
 static void offer_at(nav_query *q, const jps *j, int c, int n, double g, bool via)
 {
-    nav_node *e = touch(q, n);
+    nav_node *e = nav__query_touch(q, n);
+    if (!e) {
+        q->state = NAV_SEARCH_FAILED; // no memory for the tile
+        return;
+    }
     if (e->closed) return;
     if (g < e->g) {
         e->g = g;
@@ -171,7 +168,7 @@ static void offer_at(nav_query *q, const jps *j, int c, int n, double g, bool vi
 static void offer(nav_query *q, const jps *j, int c, int n)
 {
     if (n < 0) return;
-    offer_at(q, j, c, n, q->node[c].g + octile(j->stride, c, n), false);
+    offer_at(q, j, c, n, j->cg + octile(j->stride, c, n), false);
 }
 
 /// The links out of c whose two ends have room.
@@ -179,7 +176,7 @@ static void offer_links(nav_query *q, const jps *j, int c)
 {
     const nav_links *L = j->links;
     for (int k = nav__links_first(L, c); k < L->ne && L->e[k].from == c; k++)
-        if (ok(j, L->e[k].to)) offer_at(q, j, c, L->e[k].to, q->node[c].g + L->e[k].cost, true);
+        if (ok(j, L->e[k].to)) offer_at(q, j, c, L->e[k].to, j->cg + L->e[k].cost, true);
 }
 
 static inline int sign(int v) { return (v > 0) - (v < 0); }
@@ -204,7 +201,7 @@ static void expand(nav_query *q, const jps *j, int c)
     int s = j->stride;
     if (j->links && link_start(j, c)) offer_links(q, j, c);
     // The start, and a link's end (as a new start): every direction.
-    if (c == q->start || q->node[c].via) {
+    if (c == q->start || j->cvia) {
         for (int k = -1; k <= 1; k += 2) {
             offer(q, j, c, jump_straight(j, c, k, s));
             offer(q, j, c, jump_straight(j, c, k * s, 1));
@@ -213,7 +210,7 @@ static void expand(nav_query *q, const jps *j, int c)
         }
         return;
     }
-    int p = q->node[c].parent;
+    int p = j->cparent;
     int dx = sign(c % s - p % s), dy = sign(c / s - p / s) * s;
     if (dx && dy) {
         offer(q, j, c, jump_straight(j, c, dx, dy));
@@ -248,8 +245,12 @@ bool nav__search_begin(nav_query *q, const nav_tiles *t, int s, int goal, int ne
         }
         q->link_k = cost + on;
     }
-    jps j = {t->clr, t->stride, goal, need, goal % t->stride, goal / t->stride, q->use, L};
-    nav_node *n = touch(q, s);
+    jps j = {t->clr, t->stride, goal, need, goal % t->stride, goal / t->stride, q->use, L, 0.0, 0, false};
+    nav_node *n = nav__query_touch(q, s);
+    if (!n) {
+        q->state = NAV_SEARCH_FAILED;
+        return false;
+    }
     n->g = 0.0;
     n->parent = s;
     nav__query_push(q, s, heuristic(q, &j, s), 0.0);
@@ -260,7 +261,7 @@ bool nav__search_begin(nav_query *q, const nav_tiles *t, int s, int goal, int ne
 static bool collect(nav_query *q)
 {
     q->out_n = 0;
-    for (int c = q->goal;; c = q->node[c].parent) {
+    for (int c = q->goal;; c = nav__query_find(q, c)->parent) {
         if (q->out_n == q->out_cap && !nav__query_grow_out(q)) return false;
         q->out[q->out_n++] = c;
         if (c == q->start) return true;
@@ -271,15 +272,18 @@ int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
 {
     if (q->state != NAV_SEARCH_RUNNING) return q->state;
     const nav_links *L = q->links && q->links->ne > 0 ? q->links : NULL;
-    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use, L};
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use, L, 0.0, 0, false};
     for (long k = 0; k < budget && q->state == NAV_SEARCH_RUNNING; k++) {
         if (q->heap_n == 0) return q->state = NAV_SEARCH_FAILED;
         q->pops++;
         nav_open e = nav__query_pop(q);
         int c = e.c;
-        nav_node *n = &q->node[c];
+        nav_node *n = nav__query_find(q, c);
         if (n->closed || e.g != n->g) continue; // stale: a cheaper offer came later
         n->closed = 1;
+        j.cg = n->g;
+        j.cparent = n->parent;
+        j.cvia = n->via;
         if (c == q->goal) {
             q->state = collect(q) ? NAV_SEARCH_FOUND : NAV_SEARCH_FAILED;
             return q->state;
@@ -290,7 +294,7 @@ int nav__search_run(nav_query *q, const nav_tiles *t, long budget)
     return q->state;
 }
 
-double nav__search_cost(const nav_query *q) { return q->node[q->goal].g; }
+double nav__search_cost(const nav_query *q) { return nav__query_find(q, q->goal)->g; }
 
 int nav__search_cells_links(const nav_query *q, const nav_tiles *t, int32_t *out, uint8_t *link, int cap)
 {
@@ -299,7 +303,7 @@ int nav__search_cells_links(const nav_query *q, const nav_tiles *t, int32_t *out
     out[n++] = q->out[q->out_n - 1];
     for (int k = q->out_n - 1; k > 0; k--) {
         int a = q->out[k], b = q->out[k - 1];
-        if (q->node[b].via) { // over a link: no tiles between
+        if (nav__query_find(q, b)->via) { // over a link: no tiles between
             if (n == cap) return -1;
             if (link) link[n - 1] = 1;
             out[n++] = b;
@@ -317,6 +321,18 @@ int nav__search_cells_links(const nav_query *q, const nav_tiles *t, int32_t *out
     return n;
 }
 
+int nav__search_steps(const nav_query *q, const nav_tiles *t)
+{
+    long n = q->out_n > 0 ? 1 : 0;
+    int s = t->stride;
+    for (int k = q->out_n - 1; k > 0; k--) {
+        int a = q->out[k], b = q->out[k - 1], dx = abs(b % s - a % s), dy = abs(b / s - a / s);
+        n += nav__query_find(q, b)->via ? 1 : dx > dy ? dx : dy;
+        if (n > INT32_MAX / 2) return -1;
+    }
+    return (int)n;
+}
+
 int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int cap)
 {
     return nav__search_cells_links(q, t, out, NULL, cap);
@@ -324,7 +340,7 @@ int nav__search_cells(const nav_query *q, const nav_tiles *t, int32_t *out, int 
 
 int nav__jump_check(const nav_query *q, const nav_tiles *t, int c, int d)
 {
-    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use, NULL};
+    jps j = {t->clr, t->stride, q->goal, q->need, q->goal % t->stride, q->goal / t->stride, q->use, NULL, 0.0, 0, false};
     int p = d == 1 || d == -1 ? t->stride : 1;
     int a = jump_straight_ref(&j, c, d, p), b = jump_straight(&j, c, d, p);
     return a == b ? a : -2;

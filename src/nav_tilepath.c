@@ -197,11 +197,40 @@ st_nav_result nav__tile_begin(st_navgrid *g, st_vec2 from, st_vec2 to, double ra
     return ST_NAV_OK;
 }
 
+/// Room for the last search's path in g->dense, g->out, g->out_link and
+/// the links' step marks: its tiles, its ends, and two points for each
+/// link. They grow to the longest path yet (never to the map's size).
+static bool tile_room(st_navgrid *g)
+{
+    int steps = nav__search_steps(g->query, g->tiles);
+    if (steps < 0 || steps > INT_MAX / 4 - 2 * g->links.n - 8) return false;
+    int need = steps + 4 + 2 * g->links.n;
+    if (need <= g->dense_cap) return true;
+    int cap = need > INT_MAX / 4 - g->dense_cap ? need : need + g->dense_cap; // at least doubles
+    const st_mem *m = &g->w->mem;
+    int32_t *d = st__realloc(m, g->dense, (size_t)cap * sizeof *d);
+    if (!d) return false;
+    g->dense = d;
+    st_vec2 *o = st__realloc(m, g->out, (size_t)cap * sizeof *o);
+    if (!o) return false;
+    g->out = o;
+    int32_t *lk = st__realloc(m, g->out_link, (size_t)cap * sizeof *lk);
+    if (!lk) return false;
+    g->out_link = lk;
+    g->out_cap = cap;
+    uint8_t *sl = st__realloc(m, g->links.step_link, (size_t)cap);
+    if (!sl) return false;
+    g->links.step_link = sl;
+    g->dense_cap = cap;
+    return true;
+}
+
 /// The search's tiles as tile-space points in g->out, with the ends.
 static int tile_points(st_navgrid *g, const nav_tile_ends *e)
 {
     const nav_tiles *t = e->k.t;
-    int m = nav__search_cells(g->query, t, g->dense, g->cells);
+    if (!tile_room(g)) return -1;
+    int m = nav__search_cells(g->query, t, g->dense, g->dense_cap);
     if (m < 0) return -1;
     st_vec2 a = e->a, b = e->b, *o = g->out;
     int c = 0;
@@ -233,7 +262,8 @@ static int tile_points_links(st_navgrid *g, const nav_tile_ends *e)
 {
     const nav_tiles *t = e->k.t;
     const nav_links *L = &g->links;
-    int m = nav__search_cells_links(g->query, t, g->dense, L->step_link, g->cells);
+    if (!tile_room(g)) return -1;
+    int m = nav__search_cells_links(g->query, t, g->dense, L->step_link, g->dense_cap);
     if (m < 0) return -1;
     st_vec2 *o = g->out, b = e->b;
     int32_t *lk = g->out_link;
@@ -346,6 +376,10 @@ st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double rad
     int need = nav__tiles_need(radius / g->cell);
     if (need > NAV_CLR_MAX) return NULL;
     if (need <= NAV_CLR_FREE) return st_flowfield_create(g, goal, why); // every free tile
+    if (!nav__cell_buffers(g)) {
+        *why = ST_NAV_NO_MEMORY;
+        return NULL;
+    }
     // While the field is made, the tiles without room for the radius count
     // as blocked: the field's cells are the grid's.
     uint32_t *room = st__alloc(&g->w->mem, (size_t)g->cells * sizeof *room), *own = g->count;
@@ -368,9 +402,9 @@ st_flowfield *st_flowfield_create_radius(st_navgrid *g, st_vec2 goal, double rad
 bool st_navgrid_set_tile(st_navgrid *g, int x, int y, bool blocked)
 {
     if (!g->tiles || x < 0 || y < 0 || x >= g->cols || y >= g->rows) return false;
+    if (nav__tile_blocked(g->tiles, x, y) == blocked) return true;
     nav__tiles_set(g->tiles, x, y, blocked);
-    uint32_t was = g->count[y * g->cols + x];
-    g->count[y * g->cols + x] = blocked;
-    if (was != (uint32_t)blocked) g->comp_dirty = true;
+    if (g->count) g->count[y * g->cols + x] = blocked;
+    nav__parts_tile_changed(g, x, y, blocked);
     return true;
 }

@@ -43,23 +43,38 @@ static inline int64_t twice_gap(int64_t k) { return k == 0 ? 0 : 2 * k - 1; }
 
 /// Pass one: for every tile, how many tiles up or down its column the
 /// nearest blocked one is (the rows outside the map count), up to REACH.
-static void column_gaps(int cols, int rows, const uint8_t *blocked, uint8_t *vd)
+/// Row by row (each column's last blocked row in `last`, cols of them),
+/// so a big map is read in the order it lies in memory.
+static void column_gaps(int cols, int rows, const uint8_t *blocked, uint8_t *vd, int32_t *last)
 {
-    for (int x = 0; x < cols; x++) {
-        int last = -1; // the row of the last blocked tile above (-1: outside)
-        for (int y = 0; y < rows; y++) {
-            if (blocked[(size_t)y * cols + x]) last = y;
-            int d = y - last;
-            vd[(size_t)y * cols + x] = (uint8_t)(d > NAV_CLR_REACH ? NAV_CLR_REACH : d);
-        }
-        last = rows;
-        for (int y = rows - 1; y >= 0; y--) {
-            if (blocked[(size_t)y * cols + x]) last = y;
-            int d = last - y;
-            uint8_t *v = &vd[(size_t)y * cols + x];
-            if (d < *v) *v = (uint8_t)d;
+    for (int x = 0; x < cols; x++) last[x] = -1; // the row above the map
+    for (int y = 0; y < rows; y++) {
+        const uint8_t *b = blocked + (size_t)y * cols;
+        uint8_t *v = vd + (size_t)y * cols;
+        for (int x = 0; x < cols; x++) {
+            if (b[x]) last[x] = y;
+            int d = y - last[x];
+            v[x] = (uint8_t)(d > NAV_CLR_REACH ? NAV_CLR_REACH : d);
         }
     }
+    for (int x = 0; x < cols; x++) last[x] = rows; // the row below
+    for (int y = rows - 1; y >= 0; y--) {
+        const uint8_t *b = blocked + (size_t)y * cols;
+        uint8_t *v = vd + (size_t)y * cols;
+        for (int x = 0; x < cols; x++) {
+            if (b[x]) last[x] = y;
+            int d = last[x] - y;
+            if (d < v[x]) v[x] = (uint8_t)d;
+        }
+    }
+}
+
+/// The stored clearance of a squared twice-distance q: 8 * sqrt(q) / 2,
+/// rounded down, at most NAV_CLR_MAX.
+static uint8_t eighths_of(int64_t q)
+{
+    int64_t e = isqrt(16 * q);
+    return (uint8_t)(e > NAV_CLR_MAX ? NAV_CLR_MAX : e);
 }
 
 /// Pass two for tile x of a row: the nearest column's blocked tile, in
@@ -79,8 +94,36 @@ static uint8_t tile_clearance(const uint8_t *row, int base, int cols, int x)
             if (q < best) best = q;
         }
     }
-    int64_t e = isqrt(16 * best); // 8 * sqrt(best) / 2
-    return (uint8_t)(e > NAV_CLR_MAX ? NAV_CLR_MAX : e);
+    return eighths_of(best);
+}
+
+/// Pass two over a whole row, as tile_clearance for each free tile, in
+/// the form that reads fastest: sq[i + REACH] the squared twice-gap of
+/// column i (0 beyond the map: blocked), eighths[q] the stored value of a
+/// squared twice-distance q.
+static void row_clearance(nav_tiles *t, const uint8_t *blocked, const uint8_t *vd, int y, uint16_t *sq,
+                          const uint8_t *eighths)
+{
+    const int cols = t->cols, R = NAV_CLR_REACH;
+    const int cap = 4 * R * R;
+    for (int x = 0; x < cols; x++) {
+        int g = twice_gap(vd[x]);
+        sq[x + R] = (uint16_t)(g * g);
+    }
+    uint8_t *out = t->clr + nav__tile_index(t, 0, y);
+    for (int x = 0; x < cols; x++) {
+        if (blocked[x]) continue;
+        const uint16_t *c = sq + x + R;
+        int best = c[0] < cap ? c[0] : cap;
+        for (int k = 1; k <= R; k++) {
+            int gx = (2 * k - 1) * (2 * k - 1);
+            if (gx >= best) break;
+            int lo = gx + c[-k], hi = gx + c[k];
+            best = lo < best ? lo : best;
+            best = hi < best ? hi : best;
+        }
+        out[x] = eighths[best];
+    }
 }
 
 nav_tiles *nav__tiles_create(const st_mem *mem, int cols, int rows, const uint8_t *blocked)
@@ -94,17 +137,26 @@ nav_tiles *nav__tiles_create(const st_mem *mem, int cols, int rows, const uint8_
     t->cells = t->stride * (rows + 2);
     t->clr = st__calloc(mem, (size_t)t->cells, 1);
     uint8_t *vd = st__alloc(mem, (size_t)cols * rows);
-    if (!t->clr || !vd) {
+    const int R = NAV_CLR_REACH, cap = 4 * R * R;
+    uint16_t *sq = st__calloc(mem, (size_t)cols + 2 * R, sizeof *sq); // the padding stays 0: blocked
+    uint8_t *eighths = st__alloc(mem, (size_t)cap + 1);
+    int32_t *last = st__alloc(mem, (size_t)cols * sizeof *last);
+    if (!t->clr || !vd || !sq || !eighths || !last) {
         st__free(vd);
+        st__free(sq);
+        st__free(eighths);
+        st__free(last);
         nav__tiles_destroy(t);
         return NULL;
     }
-    column_gaps(cols, rows, blocked, vd);
+    for (int q = 0; q <= cap; q++) eighths[q] = eighths_of(q);
+    column_gaps(cols, rows, blocked, vd, last);
+    st__free(last);
     for (int y = 0; y < rows; y++)
-        for (int x = 0; x < cols; x++)
-            if (!blocked[(size_t)y * cols + x])
-                t->clr[nav__tile_index(t, x, y)] = tile_clearance(vd + (size_t)y * cols, 0, cols, x);
+        row_clearance(t, blocked + (size_t)y * cols, vd + (size_t)y * cols, y, sq, eighths);
     st__free(vd);
+    st__free(sq);
+    st__free(eighths);
     return t;
 }
 
@@ -173,6 +225,19 @@ static inline double clampd(double v, double lo, double hi) { return v < lo ? lo
 // values here are finite).
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
+// floor and ceil, likewise: without SSE4.1 the compiler expands them into
+// some forty instructions each, and the walk takes four a column. Exact
+// for the tile coordinates here (|v| < 2^31).
+static inline int ifloor(double v)
+{
+    int i = (int)v;
+    return i - (v < i);
+}
+static inline int iceil(double v)
+{
+    int i = (int)v;
+    return i + (v > i);
+}
 
 /// Distance from p to the box [x0, x1] x [y0, y1].
 static double point_box(st_vec2 p, double x0, double y0, double x1, double y1)
@@ -208,16 +273,16 @@ static bool segment_meets_box(st_vec2 a, st_vec2 b, double x0, double y0, double
     return true;
 }
 
-/// Distance from segment a-b to the box (0 when they meet): for disjoint
-/// convex shapes the nearest pair holds an end of the segment or a corner.
-static double segment_box(st_vec2 a, st_vec2 b, double x0, double y0, double x1, double y1)
+/// Whether segment a-b comes nearer than r to the box (touching it
+/// counts): for disjoint convex shapes the nearest pair holds an end of
+/// the segment or a corner, so the segment is nearer than r when one of
+/// those six distances is. The first that is decides.
+static bool segment_box_near(st_vec2 a, st_vec2 b, double x0, double y0, double x1, double y1, double r)
 {
-    if (segment_meets_box(a, b, x0, y0, x1, y1)) return 0.0;
-    double d = dmin(point_box(a, x0, y0, x1, y1), point_box(b, x0, y0, x1, y1));
-    d = dmin(d, point_segment(st_v2(x0, y0), a, b));
-    d = dmin(d, point_segment(st_v2(x1, y0), a, b));
-    d = dmin(d, point_segment(st_v2(x0, y1), a, b));
-    return dmin(d, point_segment(st_v2(x1, y1), a, b));
+    if (segment_meets_box(a, b, x0, y0, x1, y1)) return true;
+    return point_box(a, x0, y0, x1, y1) < r || point_box(b, x0, y0, x1, y1) < r ||
+           point_segment(st_v2(x0, y0), a, b) < r || point_segment(st_v2(x1, y0), a, b) < r ||
+           point_segment(st_v2(x0, y1), a, b) < r || point_segment(st_v2(x1, y1), a, b) < r;
 }
 
 static inline bool blocked_sw(const nav_tiles *t, int i, int j, bool swap)
@@ -242,7 +307,7 @@ bool nav__tiles_clear(const nav_tiles *t, st_vec2 a, st_vec2 b, double r)
         b = tmp;
     }
     double dx = b.x - a.x, dy = b.y - a.y;
-    int i0 = (int)ceil(a.x - 1.0 - r), i1 = (int)floor(b.x + r);
+    int i0 = iceil(a.x - 1.0 - r), i1 = ifloor(b.x + r);
     for (int k = i0; k <= i1; k++) {
         int i = back ? i0 + i1 - k : k;
         // The part of the segment within the column, widened by r.
@@ -253,11 +318,11 @@ bool nav__tiles_clear(const nav_tiles *t, st_vec2 a, st_vec2 b, double r)
             yb = a.y + (xb - a.x) * dy / dx;
         }
         double ylo = dmin(ya, yb), yhi = dmax(ya, yb);
-        int j0 = (int)ceil(ylo - 1.0 - r), j1 = (int)floor(yhi + r);
+        int j0 = iceil(ylo - 1.0 - r), j1 = ifloor(yhi + r);
         for (int j = j0; j <= j1; j++) {
             if (!blocked_sw(t, i, j, swap)) continue;
             if (r == 0.0) return false; // the column's piece meets the closed tile
-            if (segment_box(a, b, i, j, i + 1, j + 1) < r) return false;
+            if (segment_box_near(a, b, i, j, i + 1, j + 1, r)) return false;
         }
     }
     return true;

@@ -78,11 +78,15 @@ typedef struct nav_bits {
     uint32_t version;         // the map's version they were made from
 } nav_bits;
 
-/// One tile's search state, packed so a visit touches one cache line.
+/// One tile's search state: a slot of the query's table, which holds only
+/// the tiles a search touched (open addressing by tile index, linear
+/// probing). A slot whose stamp is not the query's id is empty, so a new
+/// search empties the table by bumping the id.
 typedef struct nav_node {
     double g;        // octile cost from the start
+    int32_t cell;    // the tile (padded index) this slot is for
     int32_t parent;
-    uint32_t stamp;  // == the query's id: g and parent belong to this search
+    uint32_t stamp;  // == the query's id: the slot is in use in this search
     uint8_t closed;
     uint8_t via;     // reached from its parent over a link
 } nav_node;
@@ -95,12 +99,17 @@ typedef struct nav_open {
     int32_t c;
 } nav_open;
 
-/// The search state of one query: costs, parents and the open list for
-/// every tile of the map it was made for. A map may have any number.
+/// The search state of one query: costs, parents and the open list of the
+/// tiles its search touched, in memory that grows with the search (never
+/// with the map: a 4096 x 4096 map's query starts at a few hundred kB).
+/// A map may have any number.
 typedef struct nav_query {
     int cells;
     const st_mem *mem;  // the budget its buffers count against (alloc.h)
-    nav_node *node;
+    nav_node *node;     // node_mask + 1 slots, a power of two
+    uint32_t node_mask;
+    int node_shift;     // 32 - log2(slots): a tile's home slot is the top bits of its hash
+    int node_n;         // slots in use in this search
     nav_open *heap;
     int heap_n, heap_cap;
     uint32_t id;
@@ -128,6 +137,21 @@ nav_query *nav__query_create(const st_mem *mem, int cells);
 void nav__query_destroy(nav_query *q);
 /// A new stamp: every tile's g and parent from earlier searches are stale.
 void nav__query_reset(nav_query *q);
+
+/// The slot of tile c in this search, NULL when the search has not
+/// touched it.
+static inline nav_node *nav__query_find(const nav_query *q, int32_t c)
+{
+    for (uint32_t i = ((uint32_t)c * 2654435761u) >> q->node_shift;; i = (i + 1) & q->node_mask) {
+        nav_node *n = &q->node[i];
+        if (n->stamp != q->id) return NULL;
+        if (n->cell == c) return n;
+    }
+}
+/// The slot of tile c, made (g = infinity, open) when new. NULL when the
+/// table was full and could not grow. A later touch may move the slots:
+/// the pointer holds until then.
+nav_node *nav__query_touch(nav_query *q, int32_t c);
 /// Open-list operations (ties by the larger g, then the lower index).
 /// Push is false when the list was full and could not grow.
 bool nav__query_push(nav_query *q, int32_t c, double f, double g);
@@ -146,6 +170,9 @@ const nav_bits *nav__query_bits(nav_query *q, const nav_tiles *t, int need);
 bool nav__search_begin(nav_query *q, const nav_tiles *t, int s, int goal, int need);
 int nav__search_run(nav_query *q, const nav_tiles *t, long budget);
 
+/// How many tiles nav__search_cells gives for the last FOUND search (-1:
+/// more than fit in an int's half).
+int nav__search_steps(const nav_query *q, const nav_tiles *t);
 /// Tiles the path of the last FOUND search visits, start to goal, one step
 /// at a time (a dense octile path), into `out` (room for `cap`). Returns the
 /// count, or -1 when it does not fit.

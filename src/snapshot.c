@@ -319,6 +319,9 @@ static void take_scalars(st_world *c, const st_world *w)
     c->mover = NULL; // the snapshot's own copy is st_snapshot.mover
     c->navs = NULL;  // the world's own grids
     c->nav_n = c->nav_cap = 0;
+    c->link_events = NULL; // the world's own buffer of the last step's link events
+    c->link_event_count = c->link_event_cap = 0;
+    c->link_event_want = false;
 }
 
 static bool copy_arrays(st_snapshot *s, const st_world *w)
@@ -685,6 +688,14 @@ static void give_scalars(st_world *w, const st_world *c)
     w->navs = keep.navs;
     w->nav_n = keep.nav_n;
     w->nav_cap = keep.nav_cap;
+    // The grids' links are the grids' (not captured) and stay: their ids
+    // never come round again. The restored world has had no step yet, so
+    // no link events; their buffer stays the world's.
+    w->link_serial = keep.link_serial > c->link_serial ? keep.link_serial : c->link_serial;
+    w->link_events = keep.link_events;
+    w->link_event_cap = keep.link_event_cap;
+    w->link_event_want = keep.link_event_want;
+    w->link_event_count = 0;
     // The game loop's accumulator is the caller's time, not the world's.
     w->advance_acc = keep.advance_acc;
     w->advance_max = keep.advance_max;

@@ -26,6 +26,10 @@
  * has one (st_snapshot_encodable), so a file's follow_flow entries never
  * name one and decode with none.
  *
+ * Format 3 (steer 1.2): each path carries the navgrid links its segments
+ * take (a flag, then an i32 link id a segment), so an agent restored from
+ * bytes still calls traverse_link where the path crosses a link.
+ *
  * Numbers are in the machine's order; the layout record refuses a file
  * from a machine or build whose order or record sizes differ. Bodies,
  * agents and slots are written as whole records (fast: a memcpy for 100k
@@ -305,6 +309,23 @@ static void write_paths(writer *o, const st_snapshot *s)
         w_u8(o, p->loop);
         w_f64(o, p->radius);
         w_bytes(o, p->points, (size_t)p->count * sizeof(st_vec2));
+        // Format 3: the navgrid links its segments take (st_path_link).
+        w_u8(o, p->links != NULL);
+        if (p->links)
+            for (int k = 0; k < p->count - 1; k++) w_i32(o, p->links[k]);
+    }
+}
+
+/// The link marks of path p (format 3): a flag, then one id a segment.
+static void read_path_links(reader *r, st_path *p)
+{
+    uint8_t has = r_u8(r);
+    r_check(r, has <= 1 && (!has || !p->loop), "a path's link marks are malformed");
+    if (!has || r->bad || !r_fits(r, (uint64_t)p->count - 1, sizeof(int32_t))) return;
+    for (int k = 0; k < p->count - 1 && !r->bad; k++) {
+        int32_t id = r_i32(r);
+        r_check(r, id >= 0, "a path's link id is negative");
+        if (id > 0 && !r->bad && !st_path_set_link(p, k, id)) r->bad = "out of memory";
     }
 }
 
@@ -326,6 +347,7 @@ static st_path *read_path(reader *r)
     st_path *p = st_path_create_in(r->mem, pts, (int)pc, loop != 0, radius);
     st__free(pts);
     if (!p) r->bad = "a path point is not finite";
+    else read_path_links(r, p);
     return p;
 }
 

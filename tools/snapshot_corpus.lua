@@ -67,3 +67,15 @@ do -- format 2: orientation records, the motion behaviours' fields
   for _ = 1, 5 do w:step() end
   write("motion", 0, w:snapshot())
 end
+
+do -- format 3: a path whose segment crosses an off-mesh link carries its mark
+  local w = steer.world { width = 120, height = 120, seed = 17 }
+  local rows = {}
+  for y = 1, 30 do rows[y] = y <= 26 and ("."):rep(14) .. "##" .. ("."):rep(14) or ("."):rep(30) end
+  local nav = w:navgrid { tiles = rows, tile = 4 }
+  nav:link({ 54, 22 }, { 66, 22 })
+  local path = assert(nav:path({ 14, 22 }, { 106, 22 }))
+  w:spawn { pos = { 14, 22 }, behaviors = { { "follow_path", path = path } } }
+  for _ = 1, 5 do w:step() end
+  write("path_links", 0, w:snapshot())
+end

@@ -355,7 +355,7 @@ function world:checksum() end
 ---@field clearance? number  distance paths keep from obstacles and walls, >= 0; default 6 (tiles: 0, the default agent radius)
 ---@field tiles? string[]|steer.tile_layer a tile map: rows of characters ('.' free), or a Tiled-style layer (0 free)
 ---@field tile? number       tile side with tiles, > 0; default: the map fills the world
----@field walkable? string|table|fun(tile: string|number): any which tiles are free: the free characters, a set, or a test
+---@field walkable? string|table|fun(tile: string|number): any which tiles are free: the free characters, a set, or a test (asked once a character)
 
 ---A Tiled-style layer: width * height numbers, row-major.
 ---@class steer.tile_layer

@@ -330,6 +330,56 @@ static void test_link_obstacle_grid(void)
     st_world_destroy(w);
 }
 
+/// A link whose ends lie in blocked cells (a ledge on each side of a wall,
+/// within the clearance): the search leaves from and lands on the nearest
+/// free cells, and the path still holds the link's own ends. Both ways; an
+/// end inside a big obstacle, with no free cell near, leaves the link out
+/// until the obstacle goes.
+static void test_link_ends_snap(void)
+{
+    st_world_def wd = st_default_world_def();
+    wd.width = 200;
+    wd.height = 100;
+    st_world *w = st_world_create(&wd);
+    st_world_add_wall(w, st_v2(100, 0), st_v2(100, 100));
+    st_navgrid_def d = st_default_navgrid_def();
+    d.cell = 5;
+    d.clearance = 4;
+    st_navgrid *g = st_navgrid_create(w, &d);
+    st_vec2 a = st_v2(96, 30), b = st_v2(104, 30); // free cells: 8.9 away, within the snap radius (10)
+    CHECK(st_navgrid_blocked_at(g, a) && st_navgrid_blocked_at(g, b), "both ends in blocked cells");
+    st_nav_link_def ld = st_default_nav_link_def();
+    ld.both = true;
+    int id = st_navgrid_link(g, a, b, &ld);
+    const st_vec2 *p;
+    int n;
+    for (int way = 0; way < 2; way++) {
+        st_vec2 from = way ? st_v2(180, 80) : st_v2(20, 80), to = way ? st_v2(20, 80) : st_v2(180, 80);
+        st_nav_result res = st_navgrid_path(g, from, to, &p, &n);
+        if (!CHECK(res == ST_NAV_OK, "way %d over the link: %d", way, (int)res)) continue;
+        CHECK(link_segments(g, p, n, id, way ? b : a, way ? a : b) == 1, "way %d: one link segment, its ends", way);
+    }
+    // A link into a big obstacle's middle: nowhere to land, until it goes.
+    int blob = st_world_add_obstacle(w, st_v2(150, 50), 30);
+    st_nav_link_def cheap = st_default_nav_link_def();
+    cheap.cost = 10; // the shortest way, when it can land
+    int lost = st_navgrid_link(g, st_v2(60, 50), st_v2(150, 50), &cheap);
+    for (int gone = 0; gone < 2; gone++) {
+        if (gone) st_world_remove_obstacle(w, blob);
+        int over = 0;
+        if (CHECK(st_navgrid_path(g, st_v2(20, 50), st_v2(150, 90), &p, &n) == ST_NAV_OK, "a path (%d)", gone))
+            for (int i = 0; i + 1 < n; i++)
+                if (st_navgrid_path_link(g, i) == lost) {
+                    over++;
+                    CHECK(st_v2_dist(p[i], st_v2(60, 50)) == 0.0 && st_v2_dist(p[i + 1], st_v2(150, 50)) == 0.0,
+                          "the link's own ends");
+                }
+        CHECK(over == gone, "over the link to the obstacle's middle %d times (obstacle gone: %d)", over, gone);
+    }
+    st_navgrid_destroy(g);
+    st_world_destroy(w);
+}
+
 /// The same queries on two grids made alike give the same bytes.
 static void test_link_deterministic(void)
 {
@@ -368,6 +418,7 @@ int main(void)
     RUN(test_link_shortcut);
     RUN(test_link_optimal);
     RUN(test_link_obstacle_grid);
+    RUN(test_link_ends_snap);
     RUN(test_link_deterministic);
     return tu_summary();
 }

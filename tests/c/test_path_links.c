@@ -3,7 +3,10 @@
  * link: each records one event at the link's start (both follow_path
  * modes), walks straight across when nobody moves it, carries on from the
  * link's end when the host teleports it there, and the events and the
- * world's checksum are the same on 1 and 2 threads.
+ * world's checksum are the same on 1 and 2 threads. Snapshots: a world
+ * restored from bytes has paths with the same link marks and records the
+ * same events as the world it was taken from; a restore keeps navgrid
+ * link ids from coming round again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -165,10 +168,101 @@ static void test_threads_agree(void)
     }
 }
 
+/// Steps w until its agent's link event (at most 600 steps): the step it
+/// came in, -1 when none did; *hash: the checksum then.
+static int step_to_event(st_world *w, uint64_t *hash)
+{
+    for (int k = 0; k < 600; k++) {
+        st_world_step(w, DT);
+        if (st_world_link_event_count(w) > 0) {
+            *hash = st_world_checksum(w);
+            return k;
+        }
+    }
+    return -1;
+}
+
+static void test_snapshot_bytes_keep_links(void)
+{
+    st_world_def wd = st_default_world_def();
+    wd.width = wd.height = 30 * TILE;
+    st_world *w = st_world_create(&wd), *v = st_world_create(&wd);
+    st_vec2 a, b;
+    int link;
+    st_path *path = link_path(w, &a, &b, &link);
+    if (!path) return;
+    st_agent_def ad = st_default_agent_def();
+    ad.pos = st_v2(3.5 * TILE, 5.5 * TILE);
+    ad.max_speed = 40;
+    st_agent_id id = st_world_spawn(w, &ad);
+    st_behavior f = st_default_behavior(ST_FOLLOW_PATH);
+    f.path = path;
+    st_agent_set_behaviors(w, id, &f, 1);
+    for (int k = 0; k < 10; k++) st_world_step(w, DT);
+    st_snapshot *s = st_world_snapshot(w);
+    size_t size = 0;
+    void *bytes = s ? st_snapshot_encode(s, &size) : NULL;
+    char err[128] = "";
+    st_snapshot *d = bytes ? st_snapshot_decode(bytes, size, err, sizeof err) : NULL;
+    if (CHECK(d != NULL && st_world_restore(v, d), "decode and restore: %s", err)) {
+        uint64_t hw = 0, hv = 0;
+        int sw = step_to_event(w, &hw), sv = step_to_event(v, &hv);
+        CHECK(sw >= 0 && sv == sw && hv == hw, "the event at step %d and %d, checksums %llx %llx", sw, sv,
+              (unsigned long long)hw, (unsigned long long)hv);
+        if (sv >= 0) {
+            st_link_event e = st_world_link_event(v, 0);
+            CHECK(e.link == link && st_path_link(e.path, e.index) == link && e.path != path,
+                  "the restored path (the snapshot's own) marks link %d at %d", e.link, e.index);
+        }
+    }
+    free(bytes);
+    st_snapshot_destroy(d);
+    st_snapshot_destroy(s);
+    st_world_destroy(v);
+    st_world_destroy(w);
+    st_path_destroy(path);
+}
+
+static void test_restore_keeps_link_ids(void)
+{
+    st_world_def wd = st_default_world_def();
+    wd.width = wd.height = 30 * TILE;
+    st_world *w = st_world_create(&wd);
+    st_vec2 a, b;
+    int first;
+    st_path *path = link_path(w, &a, &b, &first); // its grid is gone; its link took id `first`
+    st_snapshot *s = st_world_snapshot(w);
+    size_t size = 0;
+    void *bytes = s ? st_snapshot_encode(s, &size) : NULL;
+    st_snapshot *d = bytes ? st_snapshot_decode(bytes, size, NULL, 0) : NULL;
+    st_navgrid_def nd = st_default_navgrid_def();
+    nd.cell = TILE;
+    st_navgrid *g = st_navgrid_create(w, &nd);
+    int later = g ? st_navgrid_link(g, a, b, NULL) : 0;
+    CHECK(later > first, "ids %d then %d", first, later);
+    // Restored from memory and from bytes (which hold no link ids): the
+    // grid's link stays, and a new one never takes its id.
+    int after = 0;
+    if (CHECK(s && st_world_restore(w, s), "restore")) after = st_navgrid_link(g, b, a, NULL);
+    CHECK(after > later && st_navgrid_link_count(g) == 2, "after a restore: id %d (the grid's last %d)", after, later);
+    if (CHECK(d && st_world_restore(w, d), "restore from bytes")) {
+        int again = st_navgrid_link(g, a, st_v2_lerp(a, b, 0.5), NULL);
+        CHECK(again > after, "after a restore from bytes: id %d (the grid's last %d)", again, after);
+    }
+    free(bytes);
+    st_snapshot_destroy(d);
+    st_snapshot_destroy(s);
+    st_navgrid_destroy(g);
+    st_world_destroy(w);
+    st_path_destroy(path);
+}
+
 int main(void)
 {
     RUN(test_walk_across);
     RUN(test_teleport);
     RUN(test_threads_agree);
+    RUN(test_snapshot_bytes_keep_links);
+    RUN(test_restore_keeps_link_ids);
     return tu_summary();
 }

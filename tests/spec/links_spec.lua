@@ -77,6 +77,27 @@ describe("navgrid links", function()
     assert.equals(link, p:links()[1].link)
   end)
 
+  it("on obstacle grids, ends in blocked cells snap to the nearest free cell", function()
+    local w = world()
+    w:wall({ 100, 0 }, { 100, 100 })
+    local nav = w:navgrid { cell = 5, clearance = 4 }
+    local a, b = vec2(96, 30), vec2(104, 30) -- a ledge each side, within the clearance
+    assert.is_true(nav:blocked(a) and nav:blocked(b))
+    local link = nav:link(a, b, { both = true })
+    for _, way in ipairs { { vec2(20, 80), vec2(180, 80) }, { vec2(180, 80), vec2(20, 80) } } do
+      local p = assert(nav:path(way[1], way[2]))
+      local l = p:links()
+      assert.equals(1, #l)
+      assert.equals(link, l[1].link)
+      local from, to = p[l[1].index], p[l[1].index + 1] -- the link's own ends
+      assert.is_true((from - (way[1].x < 100 and a or b)):len() == 0 and (to - (way[1].x < 100 and b or a)):len() == 0)
+    end
+    -- An end with no free cell within the snap radius: the link waits.
+    local far = w:navgrid { cell = 5, clearance = 4 }
+    far:link({ 80, 30 }, { 100, 30 })
+    assert.is_nil(far:path({ 20, 80 }, { 180, 80 }))
+  end)
+
   it("rejects bad input with standard errors", function()
     local nav = world():navgrid { tiles = MAP, tile = TILE }
     raises(function() nav:link({ -1, 0 }, { 5, 5 }) end, "bad argument #1 to 'link' (outside the grid's map")

@@ -338,7 +338,7 @@ describe("snapshots", function()
       write(path, bytes:sub(1, 8) .. "\1\0\0\0" .. bytes:sub(13)) -- u32 1
       s, err = steer.load_snapshot(path)
       assert.is_nil(s)
-      assert.matches("format version 1 is older than this build reads (2)", err, 1, true)
+      assert.matches("format version 1 is older than this build reads (3)", err, 1, true)
       os.remove(path)
       s, err = steer.load_snapshot(path)
       assert.is_nil(s)

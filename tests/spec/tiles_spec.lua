@@ -110,6 +110,15 @@ describe("tile navgrids", function()
       assert.is_false(n:blocked(1, 0))
       assert.is_true(n:blocked(2, 0))
     end
+    -- the rule is asked once a character, however many tiles have it
+    local asked = {}
+    local e = w:navgrid { tiles = { "a.b.a.", "bbaa.." }, walkable = function(ch)
+      asked[ch] = (asked[ch] or 0) + 1
+      return ch ~= "b"
+    end }
+    assert.are.same({ a = 1, ["."] = 1, b = 1 }, asked)
+    assert.is_true(e:blocked(0, 1) and e:blocked(2, 0))
+    assert.is_false(e:blocked(4, 0) or e:blocked(3, 1))
     local d = w:navgrid { tiles = { width = 3, height = 1, data = { 0, 5, 7 } }, walkable = { [0] = true, [7] = true } }
     assert.is_true(d:blocked(1, 0))
     assert.is_false(d:blocked(2, 0))
