@@ -1031,6 +1031,7 @@ static void rebind_world(lua_State *L, lua_state_rd *r)
     lua_pushvalue(L, r->tags_idx);
     lua_setiuservalue(L, world_idx, SL_WUV_TAGS);
     sw->ntags = (int32_t)r->ntags;
+    sw->agents_epoch++;
     memset(sw->tag_cache_str, 0, sizeof sw->tag_cache_str);
     sw->brains = 0;
     sw->paused = 0;
