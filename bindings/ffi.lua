@@ -6,6 +6,7 @@
 -- entry points directly (no classic C API call, so no trace aborts there):
 --
 --   agent.world                 the agent's world, from the agent's payload
+--   agent:render_pos([alpha]), as an FFI vec2
 --   world:nearest(agent, r [, tag]) and agent:nearest(r [, tag])
 --   seek, flee, pursue, evade, intercept with an agent as the target, and
 --   wander, stop: inside a step, their force as an FFI vec2 (a struct the
@@ -51,6 +52,7 @@ local C = {
   world_key = cast("double (*)(void *)", cx.world_key),
   world_epoch = cast("uint32_t (*)(void *)", cx.world_epoch),
   steer = cast("int (*)(void *, int, void *, double, double, unsigned, double *)", cx.steer),
+  render_pos = cast("int (*)(void *, double, int, double *)", cx.render_pos),
   brain_next = cast("uint32_t (*)(void *)", cx.brain_next),
   brain_live = cast("int (*)(void *, void *)", cx.brain_live),
   brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
@@ -272,6 +274,20 @@ fast.flee = target_radius_weight("flee", cx.FLEE)
 fast.evade = target_radius_weight("evade", cx.EVADE)
 fast.wander = weight_only("wander", cx.WANDER)
 fast.stop = weight_only("stop", cx.STOP)
+
+-- agent:render_pos([alpha])
+do
+  local c_fn = c_agent.render_pos
+  fast.render_pos = function(a, ...)
+    local alpha = ...
+    if getmetatable(a) == VIEW and (alpha == nil or type(alpha) == "number")
+        and C.render_pos(cast(vp, a), alpha or 1, alpha and 1 or 0, force) == 0 then
+      return V2(force[0], force[1])
+    end
+    local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
+    return f
+  end
+end
 
 -- agent.world from the agent's payload; methods from `fast`; the rest from
 -- the C binding's __index.

@@ -121,6 +121,19 @@ static int ffi_steer(void *ap, int type, void *tp, double radius, double weight,
     return 0;
 }
 
+/* agent:render_pos([alpha]) (agent.c's agent_render_pos) for the live agent
+ * at ap; has_alpha 0: alpha 1. -1 for the C binding (alpha outside [0, 1]). */
+static int ffi_render_pos(void *ap, double alpha, int has_alpha, double *out)
+{
+    sl_agent *a = live_agent(ap);
+    if (a == NULL || (has_alpha && !(alpha >= 0.0 && alpha <= 1.0)))
+        return -1;
+    st_vec2 v = st_agent_render_pos(a->sw->w, a->id, has_alpha ? alpha : 1.0);
+    out[0] = v.x;
+    out[1] = v.y;
+    return 0;
+}
+
 /* ---- loading ffi.lua ---- */
 
 /* uservalues(ud) -> the table of a userdata's uservalues (slow paths of
@@ -189,6 +202,7 @@ static void push_ffi_context(lua_State *L)
     set_pointer(L, "world_key", (void *)(uintptr_t)ffi_world_key);
     set_pointer(L, "world_epoch", (void *)(uintptr_t)ffi_world_epoch);
     set_pointer(L, "steer", (void *)(uintptr_t)ffi_steer);
+    set_pointer(L, "render_pos", (void *)(uintptr_t)ffi_render_pos);
     set_pointer(L, "brain_next", (void *)(uintptr_t)sl_ffi_brain_next);
     set_pointer(L, "brain_live", (void *)(uintptr_t)sl_ffi_brain_live);
     set_pointer(L, "brain_begin", (void *)(uintptr_t)sl_ffi_brain_begin);

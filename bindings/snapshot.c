@@ -359,6 +359,15 @@ static void e_value(enc *e, int idx)
     case LUA_TTHREAD: e_fail(e, "a coroutine"); return;
     case LUA_TLIGHTUSERDATA: e_fail(e, "a light userdata"); return;
     case LUA_TUSERDATA: e_userdata(e, idx); return;
+#ifdef STEER_LUA_JIT
+    case SL_LUA_TCDATA: /* the FFI backend's vec2 saves as a steer.vec2 */
+        if (sl_tovec2(L, idx) != NULL) {
+            e_userdata(e, idx);
+            return;
+        }
+        e_fail(e, "this value");
+        return;
+#endif
     default: e_fail(e, "this value"); return;
     }
 }

@@ -120,6 +120,34 @@ describe("the FFI backend", function()
     assert.are.equal(4, w:count()) -- the removed one gone, the others running
   end)
 
+  it("snapshots a force kept in a brain's state as a steer.vec2", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local target = w:spawn { pos = { 300, 200 } }
+    local a = w:spawn { pos = { 100, 200 }, brain = { update = function(self, a) self.f = a:seek(target) end } }
+    w:step()
+    local kept = a.self.f
+    local snap = w:snapshot()
+    w:step()
+    w:restore(snap)
+    assert.is_true(steer.vec2(kept.x, kept.y) == a.self.f)
+    assert.are.equal("userdata", type(a.self.f)) -- restored as the C backend's vec2
+  end)
+
+  it("gives render_pos the C binding's answer and errors", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local a = w:spawn { pos = { 100, 200 }, vel = { 30, 10 } }
+    w:step()
+    assert.is_true(a:render_pos() == a.pos and a:render_pos(1) == a.pos)
+    local half = a:render_pos(0.5)
+    assert.is_true(half.x < a.pos.x and half.x > a.pos.x - 1)
+    local ok, err = pcall(function() local p = a:render_pos(2) return p end)
+    assert.is_false(ok)
+    assert.truthy(err:find("to 'render_pos' (must be in [0, 1])", 1, true), err)
+    w:remove(a)
+    ok, err = pcall(function() local p = a:render_pos() return p end)
+    assert.truthy(not ok and err:find("attempt to use a removed agent", 1, true), err)
+  end)
+
   it("finds agents through a restore, which makes the world's agent table anew", function()
     local w = steer.world { width = 400, height = 400, seed = 3 }
     local found = {}
