@@ -16,7 +16,7 @@ local function hunt(form, steps)
   local w = steer.world { width = 600, height = 600, edges = "wrap", seed = 11 }
   local hunter, prey
   if form == "plain" then
-    hunter = { update = function(self, a, dt)
+    hunter = { update = function(self, a)
       local p, d = a.world:nearest(a, 120, "prey")
       if p then
         a:pursue(p)
@@ -27,7 +27,7 @@ local function hunt(form, steps)
       end
       a:stop(0.1)
     end }
-    prey = { update = function(self, a)
+    prey = { update = function(_, a)
       local h = a:nearest(100, "hunter")
       if h then
         a:evade(h, 100)
@@ -38,7 +38,7 @@ local function hunt(form, steps)
       end
     end }
   else
-    hunter = { update = function(self, a, dt)
+    hunter = { update = function(self, a)
       local p, d = a:nearest(120, "prey")
       if p then
         a:steer("pursue", p)
@@ -49,7 +49,7 @@ local function hunt(form, steps)
       end
       a:steer("stop", 0.1)
     end }
-    prey = { update = function(self, a)
+    prey = { update = function(_, a)
       local h = a:nearest(100, "hunter")
       if h then
         a:steer("evade", h, 100)
@@ -151,7 +151,7 @@ describe("the FFI backend", function()
   it("finds agents through a restore, which makes the world's agent table anew", function()
     local w = steer.world { width = 400, height = 400, seed = 3 }
     local found = {}
-    local brain = { update = function(self, a) found[#found + 1] = a.world:nearest(a, 500, "t") end }
+    local brain = { update = function(_, a) found[#found + 1] = a.world:nearest(a, 500, "t") end }
     local t = w:spawn { pos = { 10, 10 }, tag = "t" }
     w:spawn { pos = { 20, 20 }, brain = brain }
     local snap = w:snapshot()

@@ -4,7 +4,7 @@ local DANGER = 100
 
 local brain = {}
 
-function brain.update(self, agent)
+function brain.update(_, agent)
     local hunter = agent.world:nearest(agent, DANGER, "hunter")
     if hunter then
         agent:evade(hunter, DANGER)
