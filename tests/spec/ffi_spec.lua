@@ -12,8 +12,8 @@ local ffi_expected = jit ~= nil and os.getenv("STEER_FFI") ~= "0"
 -- "steer": the same behaviours through a:steer(name, ...), which the
 -- backend leaves to the C binding. The forces are the same, so the worlds
 -- must end on the same checksum.
-local function hunt(form, steps)
-  local w = steer.world { width = 600, height = 600, edges = "wrap", seed = 11 }
+local function hunt(form, steps, threads)
+  local w = steer.world { width = 600, height = 600, edges = "wrap", seed = 11, threads = threads or 1 }
   local hunter, prey
   if form == "plain" then
     hunter = { update = function(self, a)
@@ -78,6 +78,10 @@ describe("the FFI backend", function()
     local plain, c = hunt("plain", 120), hunt("steer", 120)
     assert.are.equal(c, plain)
     assert.are_not.equal(hunt("plain", 119), plain) -- the worlds do move
+  end)
+
+  it("keeps the checksum on 2 threads", function()
+    assert.are.equal(hunt("plain", 120, 1), hunt("plain", 120, 2))
   end)
 
   it("hands brains force vectors that are steer.vec2s in all but type()", function()
