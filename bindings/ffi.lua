@@ -316,9 +316,15 @@ for k, f in pairs(fast) do steer.agent[k] = f end
 -- one trace runs through many agents' updates. An error unwinds to the C
 -- side, which pauses that brain, routes the error and calls this again for
 -- the agents after it. rp: the pass (a brain_run, opaque here).
--- agent -> its uservalue table (made once, at spawn; it holds the world, so
--- weak both ways, as states: the agent keeps it alive)
-local envs = setmetatable({}, { __mode = "kv" })
+-- Each agent's uservalue table (made once, at spawn), by its slot in the
+-- agents table, with the agent it belongs to: the loop walks the slots in
+-- spawn order, so these are read in order (a hash keyed by agent would be a
+-- random read each). Weak values: a removed agent goes with its world's
+-- other references, whatever these hold.
+local function slot_tables(s)
+  s.owners = setmetatable({}, { __mode = "v" })
+  s.envs = setmetatable({}, { __mode = "v" })
+end
 local AUV_SELF, AUV_BRAIN = cx.AUV_SELF, cx.AUV_BRAIN
 local uservalues, brain_update, make_self = cx.uservalues, cx.brain_update, cx.self
 
@@ -327,17 +333,18 @@ local function run_brains(w, rp)
   local s = states[w]
   if s == nil then s = install_world(w); states[w] = s end
   if C.world_epoch(s.p) ~= s.epoch then refresh(w, s) end
-  local agents, dt = s.agents, C.brain_dt(r)
+  if s.owners == nil then slot_tables(s) end
+  local agents, owners, envs, dt = s.agents, s.owners, s.envs, C.brain_dt(r)
   while true do
     local slot = C.brain_next(r)
     if slot == 0 then break end
     local a = rawget(agents, slot)
     if type(a) == "userdata" then
       if C.brain_live(r, cast(vp, a)) ~= 0 then
-        local env = envs[a]
-        if env == nil then
+        local env = envs[slot]
+        if owners[slot] ~= a then
           env = uservalues(a)
-          envs[a] = env
+          owners[slot], envs[slot] = a, env
         end
         local b = env and env[AUV_BRAIN]
         if type(b) == "table" then
