@@ -117,7 +117,10 @@ test: test-release test-luas test-reach test-asan test-valgrind test-fuzz test-p
 
 # Then the lean-brains row once more from each interpreter's own process
 # (tests/bench/brains.lua): LuaJIT with build-luajit's steer.so, and lua5.4
-# in the same harness for comparison.
+# in the same harness for comparison. Then issue 30's hunter/prey workload
+# (tests/bench/hunt.sh: Lua 5.4, LuaJIT with its FFI backend and without,
+# the C work alone; the ratios), the four-density lean rows under LuaJIT, and
+# the LÖVE example's 10k mode under Xvfb (tests/bench/love_10k.sh).
 bench: build build-luajit
 	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
 	@echo
@@ -130,6 +133,13 @@ bench: build build-luajit
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/bt.lua --plain
 	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua
 	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua --plain
+
+	@echo
+	sh tests/bench/hunt.sh $(BUILD) build-luajit
+	@echo
+	for a in 14000 3600 900 400; do LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua --area $$a || exit 1; done
+	@echo
+	sh tests/bench/love_10k.sh build-luajit
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks \

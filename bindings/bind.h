@@ -43,6 +43,21 @@
 extern const char sl_key_vec2, sl_key_world, sl_key_agent, sl_key_path;
 extern const char sl_key_state, sl_key_worlds;
 
+/* The FFI backend (ffi_api.c; LuaJIT builds only). */
+#ifdef STEER_LUA_JIT
+#define SL_LUA_TCDATA 10 /* lua_type of a LuaJIT cdata */
+void sl_ffi_open(lua_State *L);
+void sl_ffi_world(lua_State *L);
+st_vec2 *sl_ffi_tovec2(lua_State *L, int idx);
+/* brain.c: the FFI brain loop's side of a step's brain pass */
+uint32_t sl_ffi_brain_next(void *run);
+int sl_ffi_brain_live(void *run, void *agent);
+void sl_ffi_brain_begin(void *run, void *agent);
+void sl_ffi_brain_end(void *run);
+double sl_ffi_brain_dt(void *run);
+int sl_ffi_brain_update(lua_State *L);
+#endif
+
 /* ---- userdata layouts ---- */
 
 /* World uservalues. */
@@ -100,6 +115,10 @@ typedef struct sl_world {
     st_perception *perc;
     st_percept *percepts;   /* a:perceive's results, grown on demand */
     int percepts_cap;
+
+    /* raised whenever the agents or tags uservalue is replaced (a restore):
+     * the FFI backend's cached copies of them are stale (ffi_api.c) */
+    uint32_t agents_epoch;
 } sl_world;
 
 

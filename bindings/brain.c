@@ -393,6 +393,7 @@ typedef struct brain_run {
     bool calling;       /* inside that update: an error is the brain's */
     long saved;         /* st->used around the update */
     double saved_started; /* and st->started */
+    st_agent_id ffi_id; /* the FFI loop's agent (sl_ffi_brain_next) */
 } brain_run;
 
 /* The hot loop of a step: one protected call runs the updates one after
@@ -448,6 +449,95 @@ static int run_brains(lua_State *L)
     }
     return 0;
 }
+
+#ifdef STEER_LUA_JIT
+/* The FFI backend's brain loop (run_brains in bindings/ffi.lua): the loop
+ * above with its Lua parts in Lua, so that one trace runs through many
+ * agents' updates, and its bookkeeping here, called through the FFI. The
+ * same order, the same checks, the same state around each update, so an
+ * error is routed by fail_brain exactly as the C loop's. */
+
+/* The next agent of the pass: its slot in the agents table (index + 1), or
+ * 0 when the pass is done. */
+uint32_t sl_ffi_brain_next(void *rp)
+{
+    brain_run *r = (brain_run *)rp;
+    if (r->next >= r->n)
+        return 0;
+    r->ffi_id = r->sw->brain_list[r->next++];
+    return r->ffi_id.index + 1;
+}
+
+/* Whether the userdata payload ap is that agent, alive and running
+ * (push_brain_agent's test). */
+int sl_ffi_brain_live(void *rp, void *ap)
+{
+    const brain_run *r = (const brain_run *)rp;
+    const sl_agent *a = (const sl_agent *)ap;
+    return a != NULL && a->mark == &sl_key_agent && st_id_equal(a->id, r->ffi_id) && !a->removed && !a->paused;
+}
+
+/* The update of that agent (ap, live) starts: the state the C loop sets
+ * around lua_call. */
+void sl_ffi_brain_begin(void *rp, void *ap)
+{
+    brain_run *r = (brain_run *)rp;
+    sl_agent *a = (sl_agent *)ap;
+    sl_state *st = r->st;
+    r->cur = a;
+    r->saved = st->used;
+    r->saved_started = st->started;
+    st->used = 0;
+    st->started = 0;
+    st->depth++;
+    r->calling = true;
+}
+
+/* The update returned. */
+void sl_ffi_brain_end(void *rp)
+{
+    brain_run *r = (brain_run *)rp;
+    sl_state *st = r->st;
+    r->calling = false;
+    st->depth--;
+    st->used = r->saved;
+    st->started = r->saved_started;
+}
+
+double sl_ffi_brain_dt(void *rp) { return ((brain_run *)rp)->dt; }
+
+/* brain_update(agent) -> its brain's update function, or nil: the
+ * callback lookup of run_brains (get_callback_keep), for a brain table
+ * that has no raw "update" (ffi.lua reads the raw one itself). */
+int sl_ffi_brain_update(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushliteral(L, "update"); /* 2 */
+    if (lua_getiuservalue(L, 1, SL_AUV_BRAIN) != LUA_TTABLE || get_callback_keep(L, 2) != LUA_TFUNCTION)
+        lua_pushnil(L);
+    return 1;
+}
+
+/* The registered Lua loop, pushed, when the FFI backend runs and no
+ * instruction budget is set (the budget hook is the C loop's); else the
+ * C loop. */
+static void push_brain_loop(lua_State *L, const sl_state *st)
+{
+    if (st->budget <= 0) {
+        lua_getfield(L, LUA_REGISTRYINDEX, "steer.ffi.brains");
+        if (lua_type(L, -1) == LUA_TFUNCTION)
+            return;
+        lua_pop(L, 1);
+    }
+    lua_pushcfunction(L, run_brains);
+}
+#else
+static void push_brain_loop(lua_State *L, const sl_state *st)
+{
+    (void)st;
+    lua_pushcfunction(L, run_brains);
+}
+#endif
 
 /* Routes the error of r->cur's update. 1: world, 2: the brain_run, 3: the
  * message (with its traceback). */
@@ -518,7 +608,7 @@ int sl_brains_step(lua_State *L, int world_idx, sl_world *sw, double dt)
     int handler = lua_gettop(L);
     int status;
     for (;;) {
-        lua_pushcfunction(L, run_brains);
+        push_brain_loop(L, r.st);
         lua_pushvalue(L, world_idx);
         lua_pushlightuserdata(L, &r);
         status = lua_pcall(L, 2, 0, handler);

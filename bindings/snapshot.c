@@ -359,6 +359,15 @@ static void e_value(enc *e, int idx)
     case LUA_TTHREAD: e_fail(e, "a coroutine"); return;
     case LUA_TLIGHTUSERDATA: e_fail(e, "a light userdata"); return;
     case LUA_TUSERDATA: e_userdata(e, idx); return;
+#ifdef STEER_LUA_JIT
+    case SL_LUA_TCDATA: /* the FFI backend's vec2 saves as a steer.vec2 */
+        if (sl_tovec2(L, idx) != NULL) {
+            e_userdata(e, idx);
+            return;
+        }
+        e_fail(e, "this value");
+        return;
+#endif
     default: e_fail(e, "this value"); return;
     }
 }
@@ -1038,6 +1047,7 @@ static void rebind_world(lua_State *L, lua_state_rd *r)
     lua_pushvalue(L, r->tags_idx);
     lua_setiuservalue(L, world_idx, SL_WUV_TAGS);
     sw->ntags = (int32_t)r->ntags;
+    sw->agents_epoch++;
     memset(sw->tag_cache_str, 0, sizeof sw->tag_cache_str);
     sw->brains = 0;
     sw->paused = 0;

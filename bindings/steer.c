@@ -40,5 +40,11 @@ int luaopen_steer(lua_State *L)
     sl_open_world(L);
     sl_open_formation(L);
     sl_open_snapshot(L);
+#ifdef STEER_LUA_JIT
+    sl_ffi_open(L); /* steer.backend: "ffi", or "c" with STEER_FFI=0 */
+#else
+    lua_pushliteral(L, "c");
+    lua_setfield(L, -2, "backend");
+#endif
     return 1;
 }

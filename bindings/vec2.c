@@ -15,6 +15,10 @@
 
 st_vec2 *sl_tovec2(lua_State *L, int idx)
 {
+#ifdef STEER_LUA_JIT
+    if (lua_type(L, idx) == SL_LUA_TCDATA)
+        return sl_ffi_tovec2(L, idx);
+#endif
     return (st_vec2 *)sl_testudata(L, idx, &sl_key_vec2);
 }
 
@@ -142,6 +146,10 @@ static int vec2_index(lua_State *L)
  * steer_lua_pushvec2. */
 static st_vec2 *uv_tovec2(lua_State *L, int idx)
 {
+#ifdef STEER_LUA_JIT
+    if (lua_type(L, idx) == SL_LUA_TCDATA)
+        return sl_ffi_tovec2(L, idx);
+#endif
     st_vec2 *u = (st_vec2 *)lua_touserdata(L, idx);
     if (u == NULL || !lua_getmetatable(L, idx))
         return NULL;

@@ -310,6 +310,9 @@ int sl_world_new(lua_State *L)
     lua_pushboolean(L, 1);
     lua_rawset(L, -3);
     lua_pop(L, 1);
+#ifdef STEER_LUA_JIT
+    sl_ffi_world(L); /* the FFI backend's methods for it, when it runs */
+#endif
     return 1;
 }
 

@@ -82,6 +82,14 @@ if(LUA54 AND BUSTED)
            COMMAND ${STEER_VG} ${LUA54} ${BUSTED} --lua=${LUA54} -o utfTerminal ${PROJECT_SOURCE_DIR}/tests/spec
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(lua.busted PROPERTIES ENVIRONMENT "${_spec_env}" LABELS "lua;${_sanitize_label}" TIMEOUT 1800)
+  if(STEER_LUA STREQUAL "luajit")
+    # LuaJIT runs the FFI backend (steer.backend == "ffi"; lua.busted above);
+    # the whole suite once more with it off (STEER_FFI=0: the C backend).
+    add_test(NAME lua.busted_ffi_off
+             COMMAND ${LUA54} ${BUSTED} --lua=${LUA54} -o utfTerminal ${PROJECT_SOURCE_DIR}/tests/spec
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(lua.busted_ffi_off PROPERTIES ENVIRONMENT "${_spec_env};STEER_FFI=0" LABELS "lua" TIMEOUT 1800)
+  endif()
 endif()
 
 # Stock Lua exits cleanly after a world with two threads (steer.so must

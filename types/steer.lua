@@ -21,6 +21,8 @@
 
 ---@class steer
 ---@field version string         library version, like "1.1.0"
+---@field backend "c"|"ffi"      (extension) how the bindings run: "ffi" under LuaJIT with its FFI backend
+---                               (API.md "Lua versions"), "c" on every other Lua and with STEER_FFI=0
 ---@field vec2 steer.vec2lib      vec2 constructor (callable) and helpers
 ---@field agent steer.agent       (extension) every agent method as a plain function, the same objects
 ---                               `a.evade` and the rest give: `steer.agent.evade(a, h)` is `a:evade(h)`;

@@ -12,6 +12,14 @@
 --   love examples/love --seconds 3 --pace
 --       real time for 3 seconds, then prints the simulated time, the steps
 --       dropped and the wall time (tests/reach/love.sh checks they agree)
+--   love examples/love --agents 10000 [--frames N --bench]
+--       the 10k mode: N hunters and prey with Lua brains (issue 30's
+--       workload: tests/bench/hunt/, one agent per 900 square units), the
+--       whole world scaled into the window, every agent a point of one Mesh
+--       (one draw call for all of them). --bench: after the
+--       frames, prints the median frame's work (the step and the drawing)
+--       and the checksum, which equals tests/bench/hunt.lua's after as
+--       many steps (make bench, tests/bench/love_10k.sh)
 --
 -- The world runs in real time at any refresh rate: world:advance(dt) turns
 -- each frame's time into fixed steps of the world's dt (1/60 s), running the
@@ -23,7 +31,7 @@ local source = love.filesystem.getSource()
 local root = source .. "/../.."
 
 local opts = { frames = nil, checksum = false, steer = os.getenv("STEER_CPATH"), screenshot = nil,
-               seconds = nil, pace = false }
+               seconds = nil, pace = false, agents = nil, bench = false }
 do
   local i = 1
   while arg[i] do
@@ -34,13 +42,15 @@ do
     elseif a == "--screenshot" then opts.screenshot = arg[i + 1]; i = i + 1
     elseif a == "--seconds" then opts.seconds = tonumber(arg[i + 1]); i = i + 1
     elseif a == "--pace" then opts.pace = true
+    elseif a == "--agents" then opts.agents = tonumber(arg[i + 1]); i = i + 1
+    elseif a == "--bench" then opts.bench = true
     end
     i = i + 1
   end
 end
 local steer_dir = opts.steer or (root .. "/build-luajit")
 package.cpath = steer_dir .. "/?.so;" .. package.cpath
-package.path = root .. "/scripts/?.lua;" .. package.path
+package.path = root .. "/scripts/?.lua;" .. root .. "/tests/bench/hunt/?.lua;" .. package.path
 
 -- Scripted runs (--frames) fail with a message and status 1, not LÖVE's
 -- error screen waiting for a click.
@@ -59,6 +69,11 @@ end
 
 local scene, world, brains
 local errors, frame, alpha = 0, 0, 1
+local crowd, view -- the 10k mode (--agents): crowd.lua and its drawing state
+-- --bench: each frame's work, seconds of CPU time (os.clock: on a busy
+-- machine the wall clock measures the waiting too), and of the wall clock
+local times = { step = {}, draw = {}, wall = {}, fill = {} }
+local frame_start
 local started -- love.timer's clock at the first frame (--seconds)
 
 -- gfx for scene.draw and brain.draw, as the app gives them (docs/API.md).
@@ -80,11 +95,19 @@ local gfx = {
 }
 
 function love.load()
-  scene = require "hunt"
+  if opts.agents then
+    crowd = require "crowd"
+    local side
+    world, side = crowd.world(steer, opts.agents)
+    view = crowd.view(world, side, love.graphics.getDimensions())
+    scene = {}
+  else
+    scene = require "hunt"
+  end
   local cfg = scene.config or {}
-  world = steer.world { width = cfg.width or 800, height = cfg.height or 600,
-                        edges = cfg.edges == nil and "wrap" or cfg.edges, seed = cfg.seed or 1,
-                        dt = cfg.dt, cell_size = cfg.cell_size }
+  world = world or steer.world { width = cfg.width or 800, height = cfg.height or 600,
+                                 edges = cfg.edges == nil and "wrap" or cfg.edges, seed = cfg.seed or 1,
+                                 dt = cfg.dt, cell_size = cfg.cell_size }
   steer.install_random(world) -- math.random from the world's stream, as in the app
   world.on_error = function(_, message)
     errors = errors + 1
@@ -117,6 +140,18 @@ local function finish()
   if opts.checksum then
     print(("ticks=%d agents=%d checksum=%s errors=%d"):format(world.tick, world:count(), world:checksum(), errors))
   end
+  if opts.bench then
+    local function median(t)
+      table.sort(t)
+      return t[math.max(1, math.floor((#t + 1) / 2))] or 0
+    end
+    local step, draw, wall = median(times.step) * 1e3, median(times.draw) * 1e3, median(times.wall) * 1e3
+    local fill = median(times.fill) * 1e3
+    print(("love %d agents: frame work %.2f ms CPU (step %.2f, drawing %.2f of which vertices %.2f; median of %d"
+           .. " frames), %.0f FPS of work; wall %.2f ms; %s, backend %s; checksum %s"):format(world:count(),
+      step + draw, step, draw, fill, #times.step, 1000 / (step + draw), wall, jit and jit.version or _VERSION, tostring(steer.backend),
+      world:checksum()))
+  end
   if opts.pace then
     print(("pace: time=%.4f dropped=%d wall=%.4f frames=%d"):format(world.time, world.dropped_steps,
       love.timer.getTime() - started, frame))
@@ -127,10 +162,12 @@ end
 function love.update(dt)
   if opts.quit then return end -- done: the last frame is being drawn
   frame = frame + 1
+  frame_start = { os.clock(), love.timer.getTime() }
   if opts.frames then
     -- scripted: exactly one step a frame, whatever the frame took
     local _
     _, alpha = world:advance(world.dt, before_step)
+    if opts.bench and frame > 10 then times.step[#times.step + 1] = os.clock() - frame_start[1] end
     if frame >= opts.frames then finish() end
     return
   end
@@ -154,7 +191,32 @@ local function draw_agent(a)
     p.x - h.x * r - s.x * r, p.y - h.y * r - s.y * r)
 end
 
+-- The 10k mode's frame: every agent a point, and a status line.
+local function draw_crowd()
+  local t0 = os.clock()
+  local fill = crowd.draw(view, alpha)
+  if opts.bench and frame > 10 and not opts.quitting and frame_start then
+    times.draw[#times.draw + 1] = os.clock() - t0
+    times.fill[#times.fill + 1] = fill
+    times.wall[#times.wall + 1] = love.timer.getTime() - frame_start[2]
+  end
+  love.graphics.setColor(0, 0, 0, 0.6)
+  love.graphics.rectangle("fill", 4, 4, 520, 22)
+  love.graphics.setColor(0.9, 0.9, 0.95)
+  love.graphics.print(("%d agents  %s (%s)  %d FPS  tick %d  errors %d"):format(world:count(),
+    jit and jit.version or _VERSION, tostring(steer.backend), love.timer.getFPS(), world.tick, errors), 10, 8)
+end
+
 function love.draw()
+  if view then
+    draw_crowd()
+    if opts.quit and not opts.quitting then
+      opts.quitting = true
+    elseif opts.quitting then
+      love.event.quit()
+    end
+    return
+  end
   for _, o in ipairs(world:obstacles()) do
     if o.kind == "circle" then
       color({ 60, 70, 85 }); love.graphics.circle("fill", o.pos.x, o.pos.y, o.radius)

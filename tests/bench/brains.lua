@@ -6,6 +6,8 @@
 --
 -- --steer: the same brains written with a:nearest and a:steer kept in
 -- locals (lean_*_steer.lua): the "lua brains (steer)" row, the same checksum.
+-- --area A: one agent per A square units and one hunter in ten, as the
+-- four-density lean rows of steer_bench (density.c: 14000, 3600, 900, 400).
 --
 -- 10,000 agents (one in 14 a hunter) with the lean hunter/prey brains of
 -- tests/bench/brains/ at the demo's density, 1 thread: 3 warm-up steps, then
@@ -16,13 +18,15 @@ local here = (debug.getinfo(1, "S").source:gsub("^@", ""):match("^(.*)/[^/]*$"))
 package.path = here .. "/brains/?.lua;" .. package.path
 local steer = require "steer"
 
-local quick, fast = false, false
-for _, a in ipairs(arg or {}) do
-  if a == "--quick" then quick = true elseif a == "--steer" then fast = true end
+local quick, fast, area, every = false, false, nil, 14
+local args = arg or {}
+for i, a in ipairs(args) do
+  if a == "--quick" then quick = true elseif a == "--steer" then fast = true
+  elseif a == "--area" then area = tonumber(args[i + 1]); every = 10 end
 end
 local suffix = fast and "_steer" or ""
-local n, every, steps, blocks = 10000, 14, quick and 5 or 20, 9
-local side = math.sqrt(n * (960 * 640) / 43)
+local n, steps, blocks = 10000, quick and 5 or 20, 9
+local side = math.sqrt(n * (area or (960 * 640) / 43))
 local w = steer.world { width = side, height = side, edges = "wrap", seed = 7, threads = 1, cell_size = 50 }
 for i = 1, n do
   local hunter = i % every == 0
@@ -42,5 +46,6 @@ local med = ms[(blocks + 1) / 2]
 local jit = rawget(_G, "jit")
 local lua = jit and jit.version or _VERSION
 local case = fast and "lua brains (steer)" or "lua brains (lean)"
-print(("%-22s %9d %7d %10.3f %12.0f %12.1f  median of %d blocks (%.2f..%.2f); %s; checksum %s"):format(
-  case, n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, w:checksum()))
+if area then case = ("lean at %d u2%s"):format(area, fast and " (st)" or "") end
+print(("%-22s %9d %7d %10.3f %12.0f %12.1f  median of %d blocks (%.2f..%.2f); %s, backend %s; checksum %s"):format(
+  case, n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, tostring(steer.backend), w:checksum()))

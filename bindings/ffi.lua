@@ -1,0 +1,367 @@
+-- ffi.lua — steer's FFI backend under LuaJIT, compiled into steer.so and run
+-- by luaopen_steer (bindings/ffi_api.c) unless STEER_FFI=0.
+--
+-- It leaves the C binding in place and puts, in front of its hot entries,
+-- Lua functions that LuaJIT can compile, which call ffi_api.c's checked C
+-- entry points directly (no classic C API call, so no trace aborts there):
+--
+--   agent.world                 the agent's world, from the agent's payload
+--   agent:render_pos([alpha]), as an FFI vec2
+--   world:nearest(agent, r [, tag]) and agent:nearest(r [, tag])
+--   seek, flee, pursue, evade, intercept with an agent as the target, and
+--   wander, stop: inside a step, their force as an FFI vec2 (a struct the
+--   JIT need not allocate when the brain drops it)
+--
+-- Whatever those fast paths do not take (another form, a bad argument, a
+-- removed agent, a call outside the step) goes to the C binding's own
+-- function, so the results and the errors are the C backend's. The FFI vec2
+-- has the methods and operators of steer.vec2, and the bindings take it
+-- wherever they take a steer.vec2 (sl_ffi_tovec2).
+local steer, cx = ...
+local okffi, ffi = pcall(require, "ffi")
+if not okffi or type(rawget(_G, "jit")) ~= "table" then return false end
+
+local getmetatable, type, select, tonumber, pcall, error = getmetatable, type, select, tonumber, pcall, error
+local getinfo = type(debug) == "table" and debug.getinfo or nil
+local getupvalue = type(debug) == "table" and debug.getupvalue or nil
+
+-- One set of ctypes per Lua state: a second require of steer (after
+-- package.loaded.steer = nil) reuses them, since a ctype's metatype is set
+-- once. Its method table is refilled from the new binding.
+local shared = package.loaded["steer.ffi.types"]
+if type(shared) ~= "table" then
+  ffi.cdef [[
+    typedef struct steer_vec2 { const double x, y; } steer_vec2;
+    typedef struct steer_ffi_hit { uint32_t index, generation; uint32_t epoch; double dist; } steer_ffi_hit;
+  ]]
+  shared = { vec2_mt = {} }
+  shared.vec2 = ffi.metatype("steer_vec2", shared.vec2_mt)
+  package.loaded["steer.ffi.types"] = shared
+end
+local V2 = shared.vec2
+local cast = ffi.cast
+-- Userdata go to the entry points as ffi.cast(vp, ud), cast at each call:
+-- the JIT compiles that (not a userdata passed for a void * as is), and a
+-- cast used at once is never allocated.
+local vp = ffi.typeof("void *")
+
+local C = {
+  nearest = cast("int (*)(void *, void *, double, int32_t, steer_ffi_hit *)", cx.nearest),
+  agent_is = cast("int (*)(void *, uint32_t, uint32_t)", cx.agent_is),
+  agent_world = cast("double (*)(void *)", cx.agent_world),
+  world_key = cast("double (*)(void *)", cx.world_key),
+  world_epoch = cast("uint32_t (*)(void *)", cx.world_epoch),
+  steer = cast("int (*)(void *, int, void *, double, double, unsigned, double *)", cx.steer),
+  render_pos = cast("int (*)(void *, double, int, double *)", cx.render_pos),
+  brain_next = cast("uint32_t (*)(void *)", cx.brain_next),
+  brain_live = cast("int (*)(void *, void *)", cx.brain_live),
+  brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
+  brain_end = cast("void (*)(void *)", cx.brain_end),
+  brain_dt = cast("double (*)(void *)", cx.brain_dt),
+}
+local hit = ffi.new("steer_ffi_hit")
+local force = ffi.new("double[2]")
+
+-- ---- the FFI vec2: steer.vec2's methods and operators ----
+
+local vmt = cx.vec2_mt
+local vmeta = shared.vec2_mt
+for k in pairs(vmeta) do vmeta[k] = nil end
+for _, k in ipairs { "__add", "__sub", "__unm", "__mul", "__div", "__eq", "__tostring" } do
+  vmeta[k] = vmt[k]
+end
+local methods = getupvalue and select(2, getupvalue(vmt.__index, 1)) or nil
+if type(methods) ~= "table" then return false end
+vmeta.__index = methods
+vmeta.__metatable = vmt.__metatable
+local function isvec2(v) return ffi.istype(V2, v) end
+
+-- ---- errors: the C binding's, as if it had been called directly ----
+
+-- LuaJIT names the function of a "bad argument" from its caller; called
+-- through pcall, the C function is '?'. The message is rebuilt from how the
+-- wrapper was called (a method call counts self out, as lj_err_argmsg does)
+-- and raised at the wrapper's caller.
+local function reraise(msg)
+  if type(msg) == "string" and getinfo then
+    local n, rest = msg:match("^bad argument #(%d+) to '%?' (.*)$")
+    if n then
+      local ar = getinfo(3, "n") -- 1 reraise, 2 slow, 3 the wrapper
+      local name = ar and ar.name or "?"
+      n = tonumber(n)
+      if ar and ar.namewhat == "method" then
+        n = n - 1
+        if n == 0 then error(("calling '%s' on bad self %s"):format(name, rest), 4) end
+      end
+      error(("bad argument #%d to '%s' %s"):format(n, name, rest), 4)
+    end
+  end
+  error(msg, 0)
+end
+
+-- The C binding's answer (one result, or two: nearest's).
+local function slow1(f, ...)
+  local ok, r = pcall(f, ...)
+  if not ok then reraise(r) end
+  return r
+end
+
+local function slow2(f, ...)
+  local ok, r, d = pcall(f, ...)
+  if not ok then reraise(r) end
+  if r == nil then return nil end
+  return r, d
+end
+
+-- ---- worlds ----
+
+local VIEW = cx.agent_mt.__metatable -- what getmetatable gives for an agent
+local worlds = setmetatable({}, { __mode = "v" }) -- world key (C.world_key) -> world
+-- world -> its world_state. Weak both ways: a state holds the world's
+-- agents, which hold the world (LuaJIT's weak keys are no ephemerons); the
+-- world's own nearest keeps its state alive as long as the world lives.
+local states = setmetatable({}, { __mode = "kv" })
+
+-- Per world: its payload and its agents and tags tables (uservalues, made
+-- anew by a restore, which raises the world's epoch).
+local function world_state(w)
+  local uv = cx.uservalues(w)
+  local p = cast(vp, w)
+  return { p = p, key = C.world_key(p), epoch = C.world_epoch(p), agents = uv[cx.WUV_AGENTS], tags = uv[cx.WUV_TAGS] }
+end
+
+local function refresh(w, s)
+  local f = world_state(w)
+  s.epoch, s.agents, s.tags = f.epoch, f.agents, f.tags
+end
+
+-- The tag id of name in world s, or nil (not a string, or never interned:
+-- the C binding answers those).
+local function tag_id(s, tag)
+  if tag == nil then return cx.TAG_ANY end
+  if type(tag) ~= "string" then return nil end
+  local id = s.tags[tag]
+  if type(id) ~= "number" then return nil end
+  return id
+end
+
+-- The agent userdata of a hit, or false when the cached tables are stale.
+local function hit_agent(w, s)
+  if hit.epoch ~= s.epoch then refresh(w, s) end
+  local o = s.agents[hit.index + 1]
+  if o ~= nil and C.agent_is(cast(vp, o), hit.index, hit.generation) ~= 0 then return o end
+  return false
+end
+
+local function install_world(w)
+  local s = world_state(w)
+  worlds[s.key] = w
+  local index = getmetatable(w) -- protected: its __index is reached through the C side
+  local c_nearest = cx.world_nearest
+  local function nearest(self, ...)
+    local a, r, tag = ...
+    if self == w and getmetatable(a) == VIEW and type(r) == "number" then
+      local id = tag_id(s, tag)
+      if id then
+        local k = C.nearest(s.p, cast(vp, a), r, id, hit)
+        if k == 0 then return nil end
+        if k == 1 then
+          local o = hit_agent(w, s)
+          if o then return o, hit.dist end
+        end
+      end
+    end
+    local o, d = slow2(c_nearest, self, ...) -- not a tail call: reraise reads this frame
+    if o == nil then return nil end
+    return o, d
+  end
+  cx.world_index(w).nearest = nearest
+  return s
+end
+
+-- ---- agents ----
+
+local amt = cx.agent_mt
+local c_index = amt.__index
+local c_agent = {} -- the C binding's methods, by name
+for k, f in pairs(steer.agent) do c_agent[k] = f end
+local fast = {} -- name -> FFI method
+
+-- agent:nearest(r [, tag]): world:nearest around it
+do
+  local c_nearest = c_agent.nearest
+  fast.nearest = function(a, ...)
+    local r, tag = ...
+    if getmetatable(a) == VIEW and type(r) == "number" then
+      local w = worlds[C.agent_world(cast(vp, a))]
+      if w then
+        local s = states[w]
+        local id = s and tag_id(s, tag)
+        if id then
+          local k = C.nearest(s.p, cast(vp, a), r, id, hit)
+          if k == 0 then return nil end
+          if k == 1 then
+            local o = hit_agent(w, s)
+            if o then return o, hit.dist end
+          end
+        end
+      end
+    end
+    local o, d = slow2(c_nearest, a, ...) -- not a tail call: reraise reads this frame
+    if o == nil then return nil end
+    return o, d
+  end
+end
+
+local TARGET, RADIUS, WEIGHT = 1, 2, 4
+
+-- A behaviour taking (target, weight): seek, pursue, intercept.
+local function target_weight(name, kind)
+  local c_fn = c_agent[name]
+  return function(a, ...)
+    local t, wt = ...
+    if getmetatable(a) == VIEW and getmetatable(t) == VIEW then
+      local flags = TARGET
+      if wt ~= nil then flags = type(wt) == "number" and flags + WEIGHT or -1 end
+      if flags >= 0 and C.steer(cast(vp, a), kind, cast(vp, t), 0, wt or 1, flags, force) == 0 then
+        return V2(force[0], force[1])
+      end
+    end
+    local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
+    return f
+  end
+end
+
+-- A behaviour taking (target, radius, weight): flee, evade.
+local function target_radius_weight(name, kind)
+  local c_fn = c_agent[name]
+  return function(a, ...)
+    local t, r, wt = ...
+    if getmetatable(a) == VIEW and getmetatable(t) == VIEW then
+      local flags = TARGET
+      if r ~= nil then flags = type(r) == "number" and flags + RADIUS or -1 end
+      if wt ~= nil and flags >= 0 then flags = type(wt) == "number" and flags + WEIGHT or -1 end
+      if flags >= 0 and C.steer(cast(vp, a), kind, cast(vp, t), r or 0, wt or 1, flags, force) == 0 then
+        return V2(force[0], force[1])
+      end
+    end
+    local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
+    return f
+  end
+end
+
+-- A behaviour taking (weight): wander, stop.
+local function weight_only(name, kind)
+  local c_fn = c_agent[name]
+  return function(a, ...)
+    local wt = ...
+    if getmetatable(a) == VIEW then
+      local flags = 0
+      if wt ~= nil then flags = type(wt) == "number" and WEIGHT or -1 end
+      if flags >= 0 and C.steer(cast(vp, a), kind, nil, 0, wt or 1, flags, force) == 0 then
+        return V2(force[0], force[1])
+      end
+    end
+    local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
+    return f
+  end
+end
+
+fast.seek = target_weight("seek", cx.SEEK)
+fast.pursue = target_weight("pursue", cx.PURSUE)
+fast.intercept = target_weight("intercept", cx.INTERCEPT)
+fast.flee = target_radius_weight("flee", cx.FLEE)
+fast.evade = target_radius_weight("evade", cx.EVADE)
+fast.wander = weight_only("wander", cx.WANDER)
+fast.stop = weight_only("stop", cx.STOP)
+
+-- agent:render_pos([alpha])
+do
+  local c_fn = c_agent.render_pos
+  fast.render_pos = function(a, ...)
+    local alpha = ...
+    if getmetatable(a) == VIEW and (alpha == nil or type(alpha) == "number")
+        and C.render_pos(cast(vp, a), alpha or 1, alpha and 1 or 0, force) == 0 then
+      return V2(force[0], force[1])
+    end
+    local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
+    return f
+  end
+end
+
+-- agent.world from the agent's payload; methods from `fast`; the rest from
+-- the C binding's __index.
+local c_names = getupvalue and select(2, getupvalue(c_index, 1)) or nil
+if type(c_names) ~= "table" then return false end
+amt.__index = function(a, k)
+  -- c_names stays this closure's first upvalue, where introspection (and
+  -- tests/spec/meta_spec.lua) reads the names an agent answers
+  if c_names[k] == nil then return c_index(a, k) end
+  local f = fast[k]
+  if f ~= nil then return f end
+  if k == "world" and getmetatable(a) == VIEW then
+    local w = worlds[C.agent_world(cast(vp, a))]
+    if w then return w end
+  end
+  return c_index(a, k)
+end
+-- steer.agent: every method as a plain function, the very objects a.evade
+-- gives (docs/API.md)
+for k, f in pairs(fast) do steer.agent[k] = f end
+
+-- ---- the brain loop ----
+
+-- world:step's brain pass (brain.c's run_brains, its bookkeeping in C):
+-- every agent with a brain in spawn order, update(self, agent, dt), so that
+-- one trace runs through many agents' updates. An error unwinds to the C
+-- side, which pauses that brain, routes the error and calls this again for
+-- the agents after it. rp: the pass (a brain_run, opaque here).
+-- Each agent's uservalue table (made once, at spawn), by its slot in the
+-- agents table, with the agent it belongs to: the loop walks the slots in
+-- spawn order, so these are read in order (a hash keyed by agent would be a
+-- random read each). Weak values: a removed agent goes with its world's
+-- other references, whatever these hold.
+local function slot_tables(s)
+  s.owners = setmetatable({}, { __mode = "v" })
+  s.envs = setmetatable({}, { __mode = "v" })
+end
+local AUV_SELF, AUV_BRAIN = cx.AUV_SELF, cx.AUV_BRAIN
+local uservalues, brain_update, make_self = cx.uservalues, cx.brain_update, cx.self
+
+local function run_brains(w, rp)
+  local r = cast(vp, rp)
+  local s = states[w]
+  if s == nil then s = install_world(w); states[w] = s end
+  if C.world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  if s.owners == nil then slot_tables(s) end
+  local agents, owners, envs, dt = s.agents, s.owners, s.envs, C.brain_dt(r)
+  while true do
+    local slot = C.brain_next(r)
+    if slot == 0 then break end
+    local a = rawget(agents, slot)
+    if type(a) == "userdata" then
+      if C.brain_live(r, cast(vp, a)) ~= 0 then
+        local env = envs[slot]
+        if owners[slot] ~= a then
+          env = uservalues(a)
+          owners[slot], envs[slot] = a, env
+        end
+        local b = env and env[AUV_BRAIN]
+        if type(b) == "table" then
+          local up = rawget(b, "update")
+          if up == nil and getmetatable(b) ~= nil then up = brain_update(a) end
+          if type(up) == "function" then
+            local self = env[AUV_SELF]
+            if type(self) ~= "table" then self = make_self(a) end
+            C.brain_begin(r, cast(vp, a)) -- cast again: a cdata kept in a local would be allocated
+            up(self, a, dt)
+            C.brain_end(r)
+          end
+        end
+      end
+    end
+  end
+end
+
+cx.set_hooks(function(w) states[w] = install_world(w) end, isvec2, run_brains)
+return true

@@ -1,0 +1,169 @@
+-- LuaJIT's FFI backend (API.md, "Lua versions", "LuaJIT's FFI backend"):
+-- steer.backend, and the promise that the FFI paths give the C backend's
+-- results bit for bit and its errors. On the other Luas (and on LuaJIT with
+-- STEER_FFI=0) the same specs run the C backend: they hold there too.
+local steer = require "steer"
+
+local jit = rawget(_G, "jit")
+local ffi_expected = jit ~= nil and os.getenv("STEER_FFI") ~= "0"
+
+-- Hunters and prey in a wrap world. form "plain": the methods the FFI
+-- backend takes (agent.world:nearest, a:pursue, a:evade, a:wander, ...);
+-- "steer": the same behaviours through a:steer(name, ...), which the
+-- backend leaves to the C binding. The forces are the same, so the worlds
+-- must end on the same checksum.
+local function hunt(form, steps, threads)
+  local w = steer.world { width = 600, height = 600, edges = "wrap", seed = 11, threads = threads or 1 }
+  local hunter, prey
+  if form == "plain" then
+    hunter = { update = function(self, a)
+      local p, d = a.world:nearest(a, 120, "prey")
+      if p then
+        a:pursue(p)
+        a:seek(p, 0.25)
+        self.d = d
+      else
+        a:wander()
+      end
+      a:stop(0.1)
+    end }
+    prey = { update = function(_, a)
+      local h = a:nearest(100, "hunter")
+      if h then
+        a:evade(h, 100)
+        a:flee(h, 80, 0.5)
+        a:intercept(h, 0.1)
+      else
+        a:wander(0.8)
+      end
+    end }
+  else
+    hunter = { update = function(self, a)
+      local p, d = a:nearest(120, "prey")
+      if p then
+        a:steer("pursue", p)
+        a:steer("seek", p, 0.25)
+        self.d = d
+      else
+        a:steer("wander")
+      end
+      a:steer("stop", 0.1)
+    end }
+    prey = { update = function(_, a)
+      local h = a:nearest(100, "hunter")
+      if h then
+        a:steer("evade", h, 100)
+        a:steer("flee", h, 80, 0.5)
+        a:steer("intercept", h, 0.1)
+      else
+        a:steer("wander", 0.8)
+      end
+    end }
+  end
+  for i = 1, 300 do
+    local is_hunter = i % 10 == 0
+    w:spawn { pos = { w:random() * 600, w:random() * 600 }, tag = is_hunter and "hunter" or "prey",
+              brain = is_hunter and hunter or prey, max_speed = is_hunter and 160 or 150 }
+  end
+  for _ = 1, steps do w:step() end
+  return w:checksum()
+end
+
+describe("the FFI backend", function()
+  it("steer.backend says which backend runs", function()
+    assert.are.equal(ffi_expected and "ffi" or "c", steer.backend)
+  end)
+
+  it("gives the C binding's forces bit for bit (the same checksum as the a:steer forms)", function()
+    local plain, c = hunt("plain", 120), hunt("steer", 120)
+    assert.are.equal(c, plain)
+    assert.are_not.equal(hunt("plain", 119), plain) -- the worlds do move
+  end)
+
+  it("keeps the checksum on 2 threads", function()
+    assert.are.equal(hunt("plain", 120, 1), hunt("plain", 120, 2))
+  end)
+
+  it("hands brains force vectors that are steer.vec2s in all but type()", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local target = w:spawn { pos = { 300, 200 } }
+    local seen
+    w:spawn { pos = { 100, 200 }, brain = { update = function(_, a)
+      local f = a:seek(target)
+      local v = steer.vec2(f.x, f.y)
+      seen = {
+        f == v, v == f, f:len() == v:len(), tostring(f) == tostring(v), (f + v) == v * 2, (-f) == -v,
+        f:dot(v) == v:dot(v), a:seek(f) ~= nil, -- a vec2 argument: the bindings take it
+        pcall(function() f.x = 1 end) == false, -- immutable
+      }
+    end } }
+    w:step()
+    assert.are.same({ true, true, true, true, true, true, true, true, true }, seen)
+  end)
+
+  it("keeps removal detection and the C backend's error texts inside a step", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local gone = w:spawn { pos = { 10, 10 }, tag = "x" }
+    local errors = {}
+    w.on_error = function(_, msg) errors[#errors + 1] = msg end
+    w:spawn { pos = { 20, 20 }, brain = { update = function(_, a)
+      assert(a.world:nearest(a, 50, "x") == gone) -- seen while alive
+      w:remove(gone)
+      assert(a.world:nearest(a, 50, "x") == nil) -- a removed agent is never found
+      a:pursue(gone)
+    end } }
+    w:spawn { pos = { 30, 30 }, brain = { update = function(_, a) a:pursue(5) end } }
+    w:spawn { pos = { 40, 40 }, brain = { update = function(_, a) a:evade(a, -1) end } }
+    w:spawn { pos = { 50, 50 }, brain = { update = function(_, a) steer.agent.wander(a, 0 / 0) end } }
+    w:step()
+    assert.are.equal(4, #errors)
+    assert.truthy(errors[1]:find("attempt to use a removed agent", 1, true), errors[1])
+    assert.truthy(errors[2]:find("bad argument #1 to 'pursue' (steer.agent expected, got number)", 1, true), errors[2])
+    assert.truthy(errors[3]:find("bad argument #2 to 'evade' (must be >= 0)", 1, true), errors[3])
+    assert.truthy(errors[4]:find("bad argument #2 to 'wander' (finite number expected, got nan)", 1, true), errors[4])
+    assert.are.equal(4, w:count()) -- the removed one gone, the others running
+  end)
+
+  it("snapshots a force kept in a brain's state as a steer.vec2", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local target = w:spawn { pos = { 300, 200 } }
+    local a = w:spawn { pos = { 100, 200 }, brain = { update = function(self, a) self.f = a:seek(target) end } }
+    w:step()
+    local kept = a.self.f
+    local snap = w:snapshot()
+    w:step()
+    w:restore(snap)
+    assert.is_true(steer.vec2(kept.x, kept.y) == a.self.f)
+    assert.are.equal("userdata", type(a.self.f)) -- restored as the C backend's vec2
+  end)
+
+  it("gives render_pos the C binding's answer and errors", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local a = w:spawn { pos = { 100, 200 }, vel = { 30, 10 } }
+    w:step()
+    assert.is_true(a:render_pos() == a.pos and a:render_pos(1) == a.pos)
+    local half = a:render_pos(0.5)
+    assert.is_true(half.x < a.pos.x and half.x > a.pos.x - 1)
+    local ok, err = pcall(function() local p = a:render_pos(2) return p end)
+    assert.is_false(ok)
+    assert.truthy(err:find("to 'render_pos' (must be in [0, 1])", 1, true), err)
+    w:remove(a)
+    ok, err = pcall(function() local p = a:render_pos() return p end)
+    assert.truthy(not ok and err:find("attempt to use a removed agent", 1, true), err)
+  end)
+
+  it("finds agents through a restore, which makes the world's agent table anew", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local found = {}
+    local brain = { update = function(_, a) found[#found + 1] = a.world:nearest(a, 500, "t") end }
+    local t = w:spawn { pos = { 10, 10 }, tag = "t" }
+    w:spawn { pos = { 20, 20 }, brain = brain }
+    local snap = w:snapshot()
+    w:step()
+    w:restore(snap)
+    w:step()
+    assert.are.equal(2, #found)
+    assert.are.equal(t, found[1])
+    assert.is_true(found[2] ~= nil and found[2].alive and found[2].id == t.id)
+  end)
+end)
