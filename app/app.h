@@ -267,6 +267,10 @@ void app_draw_scripts(app *a, render_ctx *ctx);
 bool app_state_name(app *a, st_agent_id id, char *buf, size_t n);
 /// The selected agent's `self` table as "key = value" lines in buf.
 void app_describe_self(app *a, st_agent_id id, char *buf, size_t n);
+/// The selected agent's behaviour tree (a steer.bt state in its `self`),
+/// one node a line, "> " before the running leaf and its ancestors; "" when
+/// it has none.
+void app_describe_tree(app *a, st_agent_id id, char *buf, size_t n);
 /// Records an error: printed once on stderr, kept for the HUD.
 void app_report_error(app *a, app_error_kind kind, const char *key, const char *msg);
 /// The scene files in scripts/ (sorted), for Tab; returns how many.

@@ -231,17 +231,40 @@ static void note_fields(render_ctx *c, unsigned long long serial, const char *se
     }
 }
 
+/* The first `lines` lines of app_describe_tree's text from (x, y): the
+ * running branch ("> ") in the warning colour, the rest dimmed. Returns
+ * the y below them. */
+static float draw_tree(render_ctx *c, float x, float y, const char *tree, int lines, float max_w)
+{
+    float lh = (float)font_line_height(c->font);
+    char row[256];
+    for (const char *p = tree; *p && lines > 0; lines--) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        snprintf(row, sizeof row, "%.*s", (int)len, p);
+        int fit = (int)strlen(row);
+        while (fit > 1 && font_width(c->font, row, fit) > max_w)
+            fit--;
+        font_draw(c->font, &c->layer[LAYER_HUD_TEXT], x, y, row, fit, row[0] == '>' ? HUD_WARN : HUD_DIM);
+        y += lh;
+        p = nl ? nl + 1 : p + len;
+    }
+    return y;
+}
+
 /* The top-right panel: the selected agent's motion, each behaviour's share
  * of its last step (when traced) and its `self`. */
 static void draw_selected(app *a, render_ctx *c, st_agent_id id)
 {
     float lh = (float)font_line_height(c->font);
-    char line[512], self[4096];
+    char line[512], self[4096], tree[2048];
     app_describe_self(a, id, self, sizeof self);
+    app_describe_tree(a, id, tree, sizeof tree);
+    int nt = tree[0] ? count_lines(tree) - 1 : 0; /* it ends in a newline */
     const st_trace_entry *tr = NULL;
     int ntr = a->trace_world == a->world && st_id_equal(a->traced, id) ? st_world_trace(a->world, &tr) : 0;
     st_move_state ms = st_agent_move_state(a->world, id);
-    int nl = count_lines(self) + 5 + ntr + (ms != ST_MOVE_IDLE);
+    int nl = count_lines(self) + 5 + ntr + (ms != ST_MOVE_IDLE) + nt;
     float w = 320.0f, px = (float)c->w - w - PAD, py = PAD, ph = lh * (float)nl + 10.0f;
     /* at least its motion and a few lines of self; the rest is cut */
     if (!panel(c, "agent", px, &py, w, &ph, lh * 8.0f + 10.0f, false))
@@ -278,9 +301,14 @@ static void draw_selected(app *a, render_ctx *c, st_agent_id id)
         text(c, sx, sy, line, behavior_color(tr[i].type));
         sy += lh;
     }
+    /* Its behaviour tree, the running branch lit, as room allows. */
+    int fixed = 5 + ntr + (ms != ST_MOVE_IDLE);
+    nt = nt < room - fixed - 3 ? nt : room - fixed - 3;
+    sy = draw_tree(c, sx, sy, tree, nt, w - 12.0f);
+    fixed += nt > 0 ? nt : 0;
     text(c, sx, sy, "self:", HUD_DIM);
     sy += lh;
-    int left = room - (5 + ntr + (ms != ST_MOVE_IDLE));
+    int left = room - fixed;
     left = left < 30 ? left : 30;
     text_block(c, sx + 10.0f, sy, self[0] ? self : "(no self table)", HUD_TEXT, w - 20.0f, left);
     note_fields(c, (unsigned long long)st_agent_serial(a->world, id), self, sx + 10.0f, sy, w - 20.0f, left);

@@ -824,6 +824,66 @@ void app_describe_self(app *a, st_agent_id id, char *buf, size_t n)
     protect(a, describe_fn, &o);
 }
 
+/* A behaviour tree's state in self (steer.bt keeps it in self.bt, or under
+ * the root's key: any field whose table has a string `layout`, the first
+ * by key): its node paths, one line each, the last part indented by depth,
+ * "> " before the running leaf and its ancestors (`active`), "  " else. */
+static int tree_fn(lua_State *L)
+{
+    text_out *o = call_arg(L);
+    if (!push_self(call_app(L), L, o->id))
+        return 0;
+    int self = lua_gettop(L);
+    const char *best = NULL;
+    lua_pushnil(L);
+    while (lua_next(L, self)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_istable(L, -1)) {
+            if (lua_getfield(L, -1, "layout") == LUA_TSTRING) {
+                const char *k = lua_tostring(L, -3);
+                if (best == NULL || strcmp(k, best) < 0)
+                    best = k; /* a key of self: alive while self is on the stack */
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    if (best == NULL)
+        return 0;
+    lua_getfield(L, self, best);
+    lua_getfield(L, -1, "layout");
+    lua_getfield(L, -2, "active");
+    const char *layout = lua_tostring(L, -2), *active = lua_tostring(L, -1);
+    size_t used = (size_t)snprintf(o->buf, o->n, "  tree (self.%s):\n", best);
+    for (const char *p = layout; *p && used < o->n;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int depth = 0;
+        const char *leaf = p;
+        for (const char *q = p; q < p + len; q++)
+            if (*q == '/') {
+                depth++;
+                leaf = q + 1;
+            }
+        bool on = active != NULL && strncmp(active, p, len) == 0 && (active[len] == '\0' || active[len] == '/');
+        int w = snprintf(o->buf + used, o->n - used, "%s%*s%.*s\n", on ? "> " : "  ", 2 * depth, "",
+                         (int)(len - (size_t)(leaf - p)), leaf);
+        used += w > 0 ? (size_t)w : 0;
+        p = end ? end + 1 : p + len;
+    }
+    if (used >= o->n)
+        o->buf[o->n - 1] = '\0';
+    return 0;
+}
+
+void app_describe_tree(app *a, st_agent_id id, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (a->world == NULL || !st_agent_alive(a->world, id) || n == 0)
+        return;
+    text_out o = {id, buf, n, false};
+    protect(a, tree_fn, &o);
+}
+
 static int paused_fn(lua_State *L)
 {
     app *a = call_app(L);
