@@ -128,11 +128,13 @@ bench: build build-luajit
 	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua --steer
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/brains.lua --steer
-	@echo "# behaviour trees (tests/bench/bt.lua): 10,000 agents on an 11-node steer.bt tree, then the same agents as if/else"
+	@echo "# behaviour trees (tests/bench/bt.lua): 10,000 agents on an 11-node steer.bt tree, then the same agents as if/else, then with think_every = 4"
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/bt.lua
 	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/bt.lua --plain
+	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/bt.lua --think 4
 	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua
 	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua --plain
+	LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua --think 4
 
 	@echo
 	sh tests/bench/hunt.sh $(BUILD) build-luajit

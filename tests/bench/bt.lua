@@ -3,7 +3,10 @@
 -- or with --plain the same agents written as if/else (bt_grazer_plain.lua,
 -- the same checksum): the difference is what the tree costs.
 --
---   LUA_CPATH='build/?.so;;' lua5.4 tests/bench/bt.lua [--quick] [--plain]
+--   LUA_CPATH='build/?.so;;' lua5.4 tests/bench/bt.lua [--quick] [--plain] [--think N]
+--
+-- --think N: every agent's brain runs every N ticks (a.think_every,
+-- staggered by id), the tree ticked with the time since its last update.
 --   LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/bt.lua
 --
 -- 1 thread, wrap world at the demo's density, one agent in 14 a "hunter"
@@ -15,17 +18,19 @@ local here = (debug.getinfo(1, "S").source:gsub("^@", ""):match("^(.*)/[^/]*$"))
 package.path = here .. "/brains/?.lua;" .. here .. "/../../scripts/?.lua;" .. package.path
 local steer = require "steer"
 
-local quick, plain = false, false
-for _, a in ipairs(arg or {}) do
-  if a == "--quick" then quick = true elseif a == "--plain" then plain = true end
+local quick, plain, think = false, false, 1
+for k, a in ipairs(arg or {}) do
+  if a == "--quick" then quick = true elseif a == "--plain" then plain = true
+  elseif a == "--think" then think = assert(tonumber(arg[k + 1]), "--think N") end
 end
 local n, every, steps, blocks = 10000, 14, quick and 5 or 20, 9
 local side = math.sqrt(n * (960 * 640) / 43)
 local w = steer.world { width = side, height = side, edges = "wrap", seed = 7, threads = 1, cell_size = 50 }
 local brain = plain and "bt_grazer_plain" or "bt_grazer"
 for i = 1, n do
-  w:spawn { pos = { w:random() * side, w:random() * side }, tag = i % every == 0 and "hunter" or "grazer",
-            brain = brain, max_speed = 120, energy = 30 + 70 * w:random() }
+  local a = w:spawn { pos = { w:random() * side, w:random() * side }, tag = i % every == 0 and "hunter" or "grazer",
+                      brain = brain, max_speed = 120, energy = 30 + 70 * w:random() }
+  if think > 1 then a.think_every = think end
 end
 for _ = 1, 3 do w:step() end
 local ms = {}
@@ -38,6 +43,6 @@ table.sort(ms)
 local med = ms[(blocks + 1) / 2]
 local jit = rawget(_G, "jit")
 local lua = jit and jit.version or _VERSION
-local case = plain and "bt brains (plain)" or "bt brains (11 nodes)"
+local case = (plain and "bt brains (plain)" or "bt brains (11 nodes)") .. (think > 1 and (" /" .. think) or "")
 print(("%-22s %9d %7d %10.3f %12.0f %12.1f  median of %d blocks (%.2f..%.2f); %s; checksum %s"):format(
   case, n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, w:checksum()))
