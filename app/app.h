@@ -130,6 +130,18 @@ typedef struct app_mark {
 } app_mark;
 
 #define APP_MAX_MARKS 1024
+#define APP_MAX_EVENTS 512
+
+/// A decision event (steer_lua_set_event_sink): a message delivered, an
+/// agent noticed by sight, a noise heard; drawn on the world for a moment
+/// and on the timeline (events.c).
+typedef struct app_event {
+    long tick;             ///< steps_run when it happened
+    int kind;              ///< steer_lua_event_kind
+    st_agent_id from, to;
+    st_vec2 pos;
+    char what[24];         ///< a message's kind
+} app_event;
 
 /* ------------------------------------------------------------------ the app */
 
@@ -208,6 +220,8 @@ typedef struct app {
     bool show_plots;
     app_mark marks[APP_MAX_MARKS]; ///< a ring: the newest APP_MAX_MARKS
     int mark_count;         ///< marks made (the ring holds the last APP_MAX_MARKS)
+    app_event events[APP_MAX_EVENTS]; ///< decision events (events.c), a ring in tick order
+    int event_count;        ///< events kept (the ring holds the last APP_MAX_EVENTS)
     int status;             ///< exit status wanted by a module (replay divergence), 0: none
     long branch_tick;       ///< the last tick a rewind branched from (0: none)
     long resim_from;        ///< where the last rewind re-simulated from (a checkpoint's tick, 0: the start)
@@ -265,6 +279,13 @@ void app_keypressed(app *a, const char *key);
 void app_draw_scripts(app *a, render_ctx *ctx);
 /// The state name of an agent's `self` (self.state, or self.state.name) in buf.
 bool app_state_name(app *a, st_agent_id id, char *buf, size_t n);
+/// Listens for the decision events of the Lua state L (events.c).
+void app_events_install(app *a, lua_State *L);
+/// The recent decision events on the world view (events.c).
+void app_events_draw(app *a, render_ctx *c);
+/// The decision events up to now as ticks under the timeline's track from
+/// (x, y), w wide for `span` ticks: the selected agent's, or all.
+void app_events_draw_timeline(const app *a, render_ctx *c, float x, float y, float w, float span, long now);
 /// The selected agent's `self` table as "key = value" lines in buf.
 void app_describe_self(app *a, st_agent_id id, char *buf, size_t n);
 /// The selected agent's behaviour tree (a steer.bt state in its `self`),

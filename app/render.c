@@ -619,6 +619,7 @@ void render_frame(app *a, render_ctx *c, bool hud)
         draw_agents(a, c);
         if (!st_id_is_null(a->selected))
             draw_selection(a, c);
+        app_events_draw(a, c);
         /* The scripts' own drawing (scene.draw, brain.draw) goes on top of
          * the agents and under the HUD. */
         app_draw_scripts(a, c);

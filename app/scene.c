@@ -265,6 +265,7 @@ static int setup_fn(lua_State *L)
     lua_pushcclosure(L, steer_mouse, 1);
     lua_setfield(L, -2, "mouse");
     tt_install_searcher(a, L);
+    app_events_install(a, L);
     steer_host_seal(L);
     return 0;
 }

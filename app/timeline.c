@@ -123,6 +123,7 @@ void timeline_draw(app *a, render_ctx *c)
         if (list[i].kind != MARK_ERROR && x > last_label)
             last_label = hud_text(c, c->small, x + 3.0f, y0 + 1.0f, list[i].label, col) + 6.0f;
     }
+    app_events_draw_timeline(a, c, bx, by + 7.0f, bw, span, now); /* under the track */
     float cx = bx + bw * (float)now / span;
     batch_rect(b, cx - 1.5f, by - 8.0f, 3.0f, 20.0f, CURSOR);
 }

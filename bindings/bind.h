@@ -413,6 +413,9 @@ bool sl_call_brain(lua_State *L, int world_idx, int agent_idx, const char *name,
 /* ---- agent.c ---- */
 int sl_world_spawn(lua_State *L);
 int sl_world_mark(lua_State *L); /* mark.c */
+/* mark.c: whether the host set an event sink; report one event to it */
+bool sl_events_wanted(lua_State *L);
+void sl_event(lua_State *L, const steer_lua_event *e);
 int sl_world_remove(lua_State *L);
 void sl_open_agent(lua_State *L);
 /* Pushes the agent's self table, creating it on first need. agent_idx absolute. */

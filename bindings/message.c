@@ -140,6 +140,22 @@ int sl_agent_send(lua_State *L)
     return 1;
 }
 
+/* The host's decision event for message msg (at idx) delivered to `to`. */
+static void report(lua_State *L, int idx, st_agent_id to)
+{
+    steer_lua_event e = {STEER_LUA_MESSAGE, (st_agent_id){0}, to, {0.0, 0.0}, NULL};
+    lua_getfield(L, idx, "from");
+    st_world *w;
+    if (steer_lua_toagent(L, -1, &w, &e.from) && st_agent_alive(w, e.from))
+        e.pos = st_agent_pos(w, e.from);
+    else
+        e.from = (st_agent_id){0};
+    lua_getfield(L, idx, "kind");
+    e.what = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    sl_event(L, &e);
+    lua_pop(L, 2);
+}
+
 /* Delivers the messages due now that were queued before this pass began. */
 void sl_messages_deliver(lua_State *L, int world_idx, sl_world *sw)
 {
@@ -164,6 +180,8 @@ void sl_messages_deliver(lua_State *L, int world_idx, sl_world *sw)
         if (a != NULL && a->has_brain && !a->paused && !a->removed && lua_type(L, top + 2) == LUA_TTABLE) {
             lua_pushinteger(L, (lua_Integer)tick);
             lua_setfield(L, top + 2, "delivered");
+            if (sl_events_wanted(L))
+                report(L, top + 2, m.to);
             lua_pushvalue(L, top + 2);
             sl_call_brain(L, world_idx, top + 3, "message", 1);
         }

@@ -112,6 +112,26 @@ static void set_vec2(lua_State *L, const char *name, st_vec2 v)
     lua_setfield(L, -2, name);
 }
 
+/* The host's decision events for one a:perceive: each agent seen that the
+ * perceiver did not remember before (`before`, nb memories), each noise
+ * heard (a noise is heard once). */
+static void report(lua_State *L, st_agent_id who, const st_percept *pc, int n, const st_memory *before, int nb)
+{
+    for (int i = 0; i < n; i++) {
+        bool news = pc[i].sense == ST_SENSE_HEARD;
+        if (!news) {
+            news = true;
+            for (int k = 0; k < nb && news; k++)
+                news = !st_id_equal(before[k].target, pc[i].agent);
+        }
+        if (!news)
+            continue;
+        steer_lua_event e = {pc[i].sense == ST_SENSE_HEARD ? STEER_LUA_HEARD : STEER_LUA_SEEN, pc[i].agent, who,
+                             pc[i].pos, NULL};
+        sl_event(L, &e);
+    }
+}
+
 /* a:perceive(opts) -> list of percepts */
 int sl_agent_perceive(lua_State *L)
 {
@@ -135,7 +155,11 @@ int sl_agent_perceive(lua_State *L)
         sw->percepts_cap = cap;
     }
     st_world_raycast_prepare(sw->w); /* out of memory: every shape is tested, same answer */
+    st_memory before[ST_MEMORY_SLOTS];
+    int nb = sl_events_wanted(L) ? st_perception_memories(p, sw->w, a->id, before, ST_MEMORY_SLOTS) : -1;
     int n = st_perceive(p, sw->w, a->id, &s, sw->percepts, cap, sw->scratch, all);
+    if (nb >= 0)
+        report(L, a->id, sw->percepts, n < cap ? n : cap, before, nb);
     lua_createtable(L, n > 0 ? n : 0, 0); /* 4 */
     sl_push_uvtable(L, 3, SL_WUV_NOISES); /* 5 */
     for (int i = 0; i < n; i++) {

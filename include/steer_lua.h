@@ -114,6 +114,24 @@ void steer_lua_set_error_sink(lua_State *L, steer_lua_error_fn fn, void *ud);
 typedef void (*steer_lua_mark_fn)(void *ud, const char *label);
 void steer_lua_set_mark_sink(lua_State *L, steer_lua_mark_fn fn, void *ud);
 
+/// Decision events for a host's timeline and overlays (the app's): a
+/// message delivered to a brain (from: its sender, null when the world sent
+/// it; to: the recipient; what: its kind when a string), an agent a
+/// perceiver newly noticed by sight (from: the one seen, to: the perceiver;
+/// one it still remembered is not news) or a noise it heard (from: its
+/// source, null for none). pos: where the sender, the one seen or the noise
+/// was. Reported as they happen, inside world:step or a:perceive; `what`
+/// lives until fn returns. With no sink set nothing is looked up.
+typedef enum steer_lua_event_kind { STEER_LUA_MESSAGE, STEER_LUA_SEEN, STEER_LUA_HEARD } steer_lua_event_kind;
+typedef struct steer_lua_event {
+    steer_lua_event_kind kind;
+    st_agent_id from, to;
+    st_vec2 pos;
+    const char *what;
+} steer_lua_event;
+typedef void (*steer_lua_event_fn)(void *ud, const steer_lua_event *e);
+void steer_lua_set_event_sink(lua_State *L, steer_lua_event_fn fn, void *ud);
+
 /// Calls brain.draw(self, agent, gfx) for every live agent of the world at
 /// world_idx whose brain has a draw function; gfx is the value at gfx_idx.
 void steer_lua_draw_brains(lua_State *L, int world_idx, int gfx_idx);

@@ -59,6 +59,20 @@ if(CMAKE_CROSSCOMPILING)
   return()
 endif()
 
+# Host tests: C programs embedding Lua and the bindings, as the app does
+# (tests/host/test_*.c): what the bindings hand a host.
+if(STEER_TEST_C)
+  file(GLOB STEER_HOST_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/host/test_*.c)
+  foreach(src ${STEER_HOST_TESTS})
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(${name} ${src})
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/c)
+    target_link_libraries(${name} PRIVATE steer_bindings steer_lua)
+    add_test(NAME c.${name} COMMAND ${STEER_VG} $<TARGET_FILE:${name}>)
+    set_tests_properties(c.${name} PROPERTIES LABELS "c;${_sanitize_label}" TIMEOUT 300)
+  endforeach()
+endif()
+
 # Lua specs: busted under the STEER_LUA interpreter against build/steer.so.
 set(LUA54 ${STEER_LUA_BIN})
 find_program(BUSTED busted)
