@@ -54,7 +54,7 @@ uint32_t sl_ffi_brain_next(void *run);
 int sl_ffi_brain_live(void *run, void *agent);
 void sl_ffi_brain_begin(void *run, void *agent);
 void sl_ffi_brain_end(void *run);
-double sl_ffi_brain_dt(void *run);
+double sl_ffi_brain_think(void *run, void *agent);
 int sl_ffi_brain_update(lua_State *L);
 #endif
 

@@ -499,12 +499,22 @@ void sl_ffi_brain_end(void *rp)
     brain_run *r = (brain_run *)rp;
     sl_state *st = r->st;
     r->calling = false;
+    r->cur->think_steps = 0; /* as the C loop after its update */
+    r->cur->think_dt = 0.0;
     st->depth--;
     st->used = r->saved;
     st->started = r->saved_started;
 }
 
-double sl_ffi_brain_dt(void *rp) { return ((brain_run *)rp)->dt; }
+
+/* Whether that agent (ap, live) thinks this step (a.think_every: think.c),
+ * as the C loop asks before its update: the dt to pass it, or -1. */
+double sl_ffi_brain_think(void *rp, void *ap)
+{
+    const brain_run *r = (const brain_run *)rp;
+    double dt = r->dt;
+    return sl_think_due((sl_agent *)ap, r->tick, &dt) ? dt : -1.0;
+}
 
 /* brain_update(agent) -> its brain's update function, or nil: the
  * callback lookup of run_brains (get_callback_keep), for a brain table

@@ -57,7 +57,7 @@ local C = {
   brain_live = cast("int (*)(void *, void *)", cx.brain_live),
   brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
   brain_end = cast("void (*)(void *)", cx.brain_end),
-  brain_dt = cast("double (*)(void *)", cx.brain_dt),
+  brain_think = cast("double (*)(void *, void *)", cx.brain_think),
 }
 local hit = ffi.new("steer_ffi_hit")
 local force = ffi.new("double[2]")
@@ -334,13 +334,15 @@ local function run_brains(w, rp)
   if s == nil then s = install_world(w); states[w] = s end
   if C.world_epoch(s.p) ~= s.epoch then refresh(w, s) end
   if s.owners == nil then slot_tables(s) end
-  local agents, owners, envs, dt = s.agents, s.owners, s.envs, C.brain_dt(r)
+  local agents, owners, envs = s.agents, s.owners, s.envs
   while true do
     local slot = C.brain_next(r)
     if slot == 0 then break end
     local a = rawget(agents, slot)
     if type(a) == "userdata" then
-      if C.brain_live(r, cast(vp, a)) ~= 0 then
+      -- a.think_every: due this step, with the time since its last update
+      local adt = C.brain_live(r, cast(vp, a)) ~= 0 and C.brain_think(r, cast(vp, a)) or -1
+      if adt >= 0 then
         local env = envs[slot]
         if owners[slot] ~= a then
           env = uservalues(a)
@@ -354,7 +356,7 @@ local function run_brains(w, rp)
             local self = env[AUV_SELF]
             if type(self) ~= "table" then self = make_self(a) end
             C.brain_begin(r, cast(vp, a)) -- cast again: a cdata kept in a local would be allocated
-            up(self, a, dt)
+            up(self, a, adt)
             C.brain_end(r)
           end
         end

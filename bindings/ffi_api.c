@@ -207,7 +207,7 @@ static void push_ffi_context(lua_State *L)
     set_pointer(L, "brain_live", (void *)(uintptr_t)sl_ffi_brain_live);
     set_pointer(L, "brain_begin", (void *)(uintptr_t)sl_ffi_brain_begin);
     set_pointer(L, "brain_end", (void *)(uintptr_t)sl_ffi_brain_end);
-    set_pointer(L, "brain_dt", (void *)(uintptr_t)sl_ffi_brain_dt);
+    set_pointer(L, "brain_think", (void *)(uintptr_t)sl_ffi_brain_think);
     lua_pushcfunction(L, sl_ffi_brain_update);
     lua_setfield(L, -2, "brain_update");
     lua_pushcfunction(L, ffi_self);
