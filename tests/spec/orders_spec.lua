@@ -206,7 +206,7 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
       end
       worst = math.max(worst, w.user.stats.arrived[a.id] / t)
     end
-    -- Issue 28 asks for 1.5; the scene now gives about 1.73 (README "Orders").
+    -- Issue 28 asks for 1.5; the scene now gives about 1.94 (README "Orders").
     assert.is_true(worst <= 2.0, ("the slowest took %.2f x a lone unit's time"):format(worst))
   end)
 
