@@ -122,7 +122,9 @@ static void save_think(lua_State *L, int world_idx, sl_world *sw)
     int k = 0;
     for (int i = 0; i < sw->brain_count; i++) {
         st_agent_id id = sw->brain_list[i];
-        if (!st_agent_alive(sw->w, id) || lua_rawgeti(L, -1, (lua_Integer)id.index + 1) != LUA_TUSERDATA) {
+        if (!st_agent_alive(sw->w, id))
+            continue; /* nothing pushed */
+        if (lua_rawgeti(L, -1, (lua_Integer)id.index + 1) != LUA_TUSERDATA) {
             lua_pop(L, 1);
             continue;
         }
