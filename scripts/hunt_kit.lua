@@ -90,4 +90,20 @@ function kit.try_catch(self, agent, catch_radius)
     return caught > 0
 end
 
+-- A stamina bar over a hunter, frac (0..1) of it filled: green, amber
+-- when half gone, red under a quarter. Returns the bar's top left corner.
+function kit.stamina_bar(gfx, agent, frac)
+    local p = agent.pos
+    local w, y = 28, p.y - agent.radius - 12
+    local x0 = p.x - w / 2
+    local fill = frac > 0.5 and { 90, 220, 90 } or frac > 0.25 and { 240, 200, 60 } or { 230, 70, 60 }
+    for dy = 0, 3 do
+        gfx.line(steer.vec2(x0, y + dy), steer.vec2(x0 + w, y + dy), { 50, 50, 55 })
+        if frac > 0 then
+            gfx.line(steer.vec2(x0, y + dy), steer.vec2(x0 + w * frac, y + dy), fill)
+        end
+    end
+    return x0, y
+end
+
 return kit

@@ -9,7 +9,6 @@
 -- Edit the numbers below while the demo runs: every function reads them at
 -- use, so a save changes all hunters at once and self.stamina is kept.
 
-local steer = require "steer"
 local fsm = require "fsm"
 local kit = require "hunt_kit"
 
@@ -125,16 +124,7 @@ end
 -- A stamina bar over the hunter, and a faint line to the prey it chases.
 function brain.draw(self, agent, gfx)
     local p = agent.pos
-    local frac = clamp((self.stamina or 0) / MAX_STAMINA, 0, 1)
-    local w, y = 28, p.y - agent.radius - 12
-    local x0 = p.x - w / 2
-    local fill = frac > 0.5 and { 90, 220, 90 } or frac > 0.25 and { 240, 200, 60 } or { 230, 70, 60 }
-    for dy = 0, 3 do
-        gfx.line(steer.vec2(x0, y + dy), steer.vec2(x0 + w, y + dy), { 50, 50, 55 })
-        if frac > 0 then
-            gfx.line(steer.vec2(x0, y + dy), steer.vec2(x0 + w * frac, y + dy), fill)
-        end
-    end
+    kit.stamina_bar(gfx, agent, clamp((self.stamina or 0) / MAX_STAMINA, 0, 1))
     local t = self.target
     if self.state == "pursue" and t and t.alive and t.pos:dist(p) < LOSE then
         gfx.line(p, t.pos, { 150, 95, 40 })

@@ -144,16 +144,7 @@ end
 -- line to the prey it chases.
 function brain.draw(self, agent, gfx)
     local p = agent.pos
-    local frac = clamp((self.stamina or 0) / MAX_STAMINA, 0, 1)
-    local w, y = 28, p.y - agent.radius - 12
-    local x0 = p.x - w / 2
-    local fill = frac > 0.5 and { 90, 220, 90 } or frac > 0.25 and { 240, 200, 60 } or { 230, 70, 60 }
-    for dy = 0, 3 do
-        gfx.line(steer.vec2(x0, y + dy), steer.vec2(x0 + w, y + dy), { 50, 50, 55 })
-        if frac > 0 then
-            gfx.line(steer.vec2(x0, y + dy), steer.vec2(x0 + w * frac, y + dy), fill)
-        end
-    end
+    local x0, y = kit.stamina_bar(gfx, agent, clamp((self.stamina or 0) / MAX_STAMINA, 0, 1))
     local active = self.bt and self.bt.active
     if active then
         gfx.text(steer.vec2(x0, y - 16), active:match("[^/]+$"), { 200, 210, 230 })
