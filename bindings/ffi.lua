@@ -153,6 +153,21 @@ local function hit_agent(w, s)
   return false
 end
 
+-- The nearest agent to a within r with the tag, by the FFI query, and its
+-- distance; nil when there is none; false when the C binding must answer
+-- (an unknown tag, a hit the caches do not hold).
+local function ffi_nearest(w, s, a, r, tag)
+  local id = tag_id(s, tag)
+  if not id then return false end
+  local k = C.nearest(s.p, cast(vp, a), r, id, hit)
+  if k == 0 then return nil end
+  if k == 1 then
+    local o = hit_agent(w, s)
+    if o then return o, hit.dist end
+  end
+  return false
+end
+
 local function install_world(w)
   local s = world_state(w)
   worlds[s.key] = w
@@ -161,15 +176,9 @@ local function install_world(w)
   local function nearest(self, ...)
     local a, r, tag = ...
     if self == w and getmetatable(a) == VIEW and type(r) == "number" then
-      local id = tag_id(s, tag)
-      if id then
-        local k = C.nearest(s.p, cast(vp, a), r, id, hit)
-        if k == 0 then return nil end
-        if k == 1 then
-          local o = hit_agent(w, s)
-          if o then return o, hit.dist end
-        end
-      end
+      local o, d = ffi_nearest(w, s, a, r, tag)
+      if o then return o, d end
+      if o == nil then return nil end
     end
     local o, d = slow2(c_nearest, self, ...) -- not a tail call: reraise reads this frame
     if o == nil then return nil end
@@ -194,17 +203,11 @@ do
     local r, tag = ...
     if getmetatable(a) == VIEW and type(r) == "number" then
       local w = worlds[C.agent_world(cast(vp, a))]
-      if w then
-        local s = states[w]
-        local id = s and tag_id(s, tag)
-        if id then
-          local k = C.nearest(s.p, cast(vp, a), r, id, hit)
-          if k == 0 then return nil end
-          if k == 1 then
-            local o = hit_agent(w, s)
-            if o then return o, hit.dist end
-          end
-        end
+      local s = w and states[w]
+      if s then
+        local o, d = ffi_nearest(w, s, a, r, tag)
+        if o then return o, d end
+        if o == nil then return nil end
       end
     end
     local o, d = slow2(c_nearest, a, ...) -- not a tail call: reraise reads this frame
