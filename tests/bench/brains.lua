@@ -34,18 +34,6 @@ for i = 1, n do
             tag = hunter and "hunter" or "prey", brain = (hunter and "lean_hunter" or "lean_prey") .. suffix,
             max_speed = hunter and 160 or 150 }
 end
-for _ = 1, 3 do w:step() end
-local ms = {}
-for b = 1, blocks do
-  local t0 = os.clock()
-  for _ = 1, steps do w:step() end
-  ms[b] = (os.clock() - t0) / steps * 1e3
-end
-table.sort(ms)
-local med = ms[(blocks + 1) / 2]
-local jit = rawget(_G, "jit")
-local lua = jit and jit.version or _VERSION
 local case = fast and "lua brains (steer)" or "lua brains (lean)"
 if area then case = ("lean at %d u2%s"):format(area, fast and " (st)" or "") end
-print(("%-22s %9d %7d %10.3f %12.0f %12.1f  median of %d blocks (%.2f..%.2f); %s, backend %s; checksum %s"):format(
-  case, n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, tostring(steer.backend), w:checksum()))
+dofile(here .. "/timing.lua")(case, w, n, steps, blocks)

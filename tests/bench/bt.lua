@@ -32,17 +32,5 @@ for i = 1, n do
                       brain = brain, max_speed = 120, energy = 30 + 70 * w:random() }
   if think > 1 then a.think_every = think end
 end
-for _ = 1, 3 do w:step() end
-local ms = {}
-for b = 1, blocks do
-  local t0 = os.clock()
-  for _ = 1, steps do w:step() end
-  ms[b] = (os.clock() - t0) / steps * 1e3
-end
-table.sort(ms)
-local med = ms[(blocks + 1) / 2]
-local jit = rawget(_G, "jit")
-local lua = jit and jit.version or _VERSION
 local case = (plain and "bt brains (plain)" or "bt brains (11 nodes)") .. (think > 1 and (" /" .. think) or "")
-print(("%-22s %9d %7d %10.3f %12.0f %12.1f  median of %d blocks (%.2f..%.2f); %s; checksum %s"):format(
-  case, n, 1, med, med * 1e6 / n, 1000 / med, blocks, ms[1], ms[blocks], lua, w:checksum()))
+dofile(here .. "/timing.lua")(case, w, n, steps, blocks)
