@@ -950,6 +950,11 @@ typedef struct st_orca_line {
     st_vec2 direction;
 } st_orca_line;
 
+/// Half-planes one ORCA agent makes at most, and so holds in its trace:
+/// 32 obstacle edges and circles, 16 neighbours close enough to touch
+/// within the step, ST_AVOID_MAX_NEIGHBORS_CAP nearest for the horizon.
+#define ST_ORCA_TRACE_LINES (32 + 16 + ST_AVOID_MAX_NEIGHBORS_CAP)
+
 /// What ORCA did for the traced agent (st_world_set_trace) in the last step.
 typedef struct st_orca_trace {
     bool valid;               ///< false when the agent did not run ORCA
@@ -958,7 +963,7 @@ typedef struct st_orca_trace {
     int line_count;           ///< half-planes: obstacles', then this step's, then the horizon's
     int obstacle_lines;
     int hard_lines;           ///< obstacle lines and one-step agent lines (kept when infeasible)
-    st_orca_line lines[ST_AVOID_MAX_NEIGHBORS_CAP + 16 + 32];
+    st_orca_line lines[ST_ORCA_TRACE_LINES];
 } st_orca_trace;
 
 const st_orca_trace *st_world_orca_trace(const st_world *w);

@@ -59,7 +59,7 @@ ST__INLINE void move_in_slices(st_world *w, const st_vec2 *pref, int n, int ns, 
         int32_t *h = st__grid_slice(w, s, ns, n, &i0, &i1);
         for (int c = 0; c < cells; c++) h[c] = 0;
         for (int i = i0; i < i1; i++) {
-            if (pref) st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
+            if (pref) st__integrate_move(w, i, st__avoid_velocity(w, i), dt);
             else st__integrate_inline(w, i, dt);
             st__grid_count(w, h, i);
         }
@@ -99,7 +99,7 @@ static void step_avoiding(st_world *w, st_vec2 *pref, int n, int ns, double dt)
 #pragma omp for schedule(dynamic, 4096)
 #endif
             for (int i = 0; i < n; i++)
-                if (all_alive || w->agents[i].alive) st__integrate_move(w, i, st__avoid_velocity(w, pref, i), dt);
+                if (all_alive || w->agents[i].alive) st__integrate_move(w, i, st__avoid_velocity(w, i), dt);
         }
     }
 }

@@ -466,13 +466,13 @@ static inline uint32_t st__avoid_layer(const st_world *w, uint32_t j)
 /// least, priority 1 (the defaults).
 bool st__avoid_peer(st_world *w, int i);
 /// ORCA's velocities for the step's agents, from the state at its start.
-/// pref[i] holds agent i's preferred velocity on entry; after the pass
-/// st__avoid_velocity(w, pref, i) is the one it moves at. Call from every
+/// pref[i] holds agent i's preferred velocity (the pass only reads it);
+/// after the pass st__avoid_velocity(w, i) is the one it moves at. Call from every
 /// thread of the parallel region (orphaned omp fors), after st__avoid_peer
 /// for every agent and a barrier. `plain`: every agent of the step is a
 /// plain one (st__avoid_peer), so every pair shares the avoiding evenly.
-void st__avoid_pass(st_world *w, st_vec2 *pref, bool plain);
-st_vec2 st__avoid_velocity(const st_world *w, const st_vec2 *pref, int i);
+void st__avoid_pass(st_world *w, const st_vec2 *pref, bool plain);
+st_vec2 st__avoid_velocity(const st_world *w, int i);
 /* avoid_yield.c */
 /// ORCA agents that want to stay about where they are step aside for one
 /// whose preferred way runs through them: pref[i] becomes the step aside.
