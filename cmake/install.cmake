@@ -1,7 +1,7 @@
 # cmake/install.cmake — what `cmake --install` puts under the prefix, for C
 # and C++ games (find_package or pkg-config) and for Lua (steer.so).
 #
-#   include/steer.h             the core's API (C11, no Lua)
+#   include/steer.h             the core's API (C11, no Lua), with include/steer/*.h
 #   include/steer_lua.h         the Lua bindings' host API
 #   lib/libsteer.so.1.1.0       the core, shared (SONAME libsteer.so.1)
 #   lib/libsteer.a              the core, static
@@ -59,6 +59,7 @@ install(TARGETS steer_shared steer_core steer_bindings EXPORT steerTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/steer.h ${PROJECT_SOURCE_DIR}/include/steer_lua.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/steer DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 
 set(_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/steer)
 install(EXPORT steerTargets NAMESPACE steer:: DESTINATION ${_cmakedir})

@@ -47,6 +47,18 @@ foreach(src ${STEER_C_TESTS})
 endforeach()
 endif()
 
+# The public headers as a user includes them: ST_API on every function, each
+# header compiling on its own as C11 and as C++ (tools/check_headers.sh).
+if(STEER_TEST_C)
+  find_program(STEER_HEADERS_CXX NAMES c++ g++ clang++)
+  if(NOT STEER_HEADERS_CXX)
+    set(STEER_HEADERS_CXX "")
+  endif()
+  add_test(NAME headers COMMAND sh ${PROJECT_SOURCE_DIR}/tools/check_headers.sh ${PROJECT_SOURCE_DIR}
+           ${CMAKE_C_COMPILER} ${STEER_HEADERS_CXX})
+  set_tests_properties(headers PROPERTIES LABELS "c")
+endif()
+
 # The programs that compare builds (make test-portable, make test-windows).
 if(STEER_TEST_C)
   include(${PROJECT_SOURCE_DIR}/tests/platform/platform.cmake)

@@ -9,7 +9,7 @@
 #     (tools/lua_implib.sh: no Windows Lua is packaged);
 #  2. WINDOWS_BUILD-lua51: steer.dll for LÖVE, against LuaJIT's lua51.dll;
 #  3. the DLLs' tables: steer.dll exports luaopen_steer and imports its
-#     Lua's DLL; libsteer.dll exports every function steer.h declares;
+#     Lua's DLL; libsteer.dll exports every function steer.h declares (ST_API);
 #  4. under Wine: a few C tests (Wine starts slowly: not all of them), then
 #     the checksums of steer_checksums and embed_c, which must equal
 #     LINUX_BUILD's (tools/same_checksums.sh).
@@ -47,11 +47,12 @@ for pair in "$WIN:lua54.dll" "$WIN-lua51:lua51.dll"; do
     $OBJDUMP -p "$dll" | grep -q "DLL Name: $lua" || fail "$dll does not import $lua"
     echo "$dll: exports luaopen_steer, imports $lua"
 done
-want=$(sed -n '/^static/d; s/^[A-Za-z][A-Za-z0-9_ ]*[ *]\(st_[a-z0-9_]*\)(.*/\1/p' "$SRC/include/steer.h" | sort -u)
+want=$(cat "$SRC/include/steer.h" "$SRC"/include/steer/*.h |
+       sed -n 's/^ST_API [A-Za-z][A-Za-z0-9_ ]*[ *]\(st_[a-z0-9_]*\)(.*/\1/p' | sort -u)
 have=$(exports "$WIN/libsteer.dll" | sort -u)
 missing=$(echo "$want" | while read -r f; do echo "$have" | grep -qx "$f" || echo "$f"; done)
 [ -z "$missing" ] || fail "libsteer.dll does not export: $missing"
-echo "$WIN/libsteer.dll: exports all $(echo "$want" | wc -l) functions of steer.h"
+echo "$WIN/libsteer.dll: exports all $(echo "$want" | wc -l) ST_API functions of steer.h"
 
 # 4. under Wine, in a prefix of the build's own
 WINEPREFIX="$WIN/wine"

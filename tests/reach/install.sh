@@ -16,7 +16,8 @@ PREFIX=$TMP/prefix
 cmake --install "$SRC/$BUILD" --prefix "$PREFIX" >"$TMP/install.log" || { cat "$TMP/install.log"; fail "cmake --install"; }
 LIB=$(cd "$PREFIX" && ls -d lib*/libsteer.so.1 lib/*/libsteer.so.1 2>/dev/null | head -1 | xargs dirname)
 [ -n "$LIB" ] || fail "no libsteer.so.1 under $PREFIX"
-for f in include/steer.h include/steer_lua.h "$LIB/libsteer.a" "$LIB/libsteer_lua.a" "$LIB/libsteer.so" \
+for f in include/steer.h include/steer/base.h include/steer/math_functions.h include/steer/types.h \
+         include/steer/debug.h include/steer_lua.h "$LIB/libsteer.a" "$LIB/libsteer_lua.a" "$LIB/libsteer.so" \
          "$LIB/cmake/steer/steerConfig.cmake" "$LIB/cmake/steer/steerConfigVersion.cmake" \
          "$LIB/pkgconfig/steer.pc" "$LIB/pkgconfig/steer-lua.pc"; do
     [ -e "$PREFIX/$f" ] || fail "not installed: $f"
