@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "orca.h"
+#include "avoid.h"
+#include "obstacle.h"
 
 st_avoid_def st_default_avoid_def(void)
 {

@@ -28,6 +28,8 @@
 #include "orca_line.h"
 #include "orca_solve.h"
 #include "rng.h"
+#include "avoid.h"
+#include "obstacle.h"
 
 /* ------------------------------------------------------------------------ */
 /* tuning                                                                    */

@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "grid_iter.h"
+#include "avoid.h"
 
 typedef struct threat {
     const st_world *w;

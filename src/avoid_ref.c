@@ -30,6 +30,7 @@
 
 #include "avoid_ref.h"
 #include "grid_iter.h"
+#include "avoid.h"
 
 /// The share of the way from its velocity to its preferred one an agent in
 /// the open plans at (issue 26's crowd, with ST_REF_CLEAR 1: 0.1 gave 3.93

@@ -24,6 +24,7 @@
 #include <math.h>
 
 #include "grid_iter.h"
+#include "avoid.h"
 
 /// Seconds of a walker's preferred travel ahead in which we make room.
 #define ST_YIELD_AHEAD 1.0

@@ -19,6 +19,11 @@
 
 #include "integrate.h"
 #include "request.h"
+#include "avoid.h"
+#include "behavior_internal.h"
+#include "geom.h"
+#include "motion.h"
+#include "obstacle.h"
 
 /// Look-ahead (seconds of travel) used by contain.
 #define ST_CONTAIN_LOOKAHEAD 0.5

@@ -12,6 +12,8 @@
  * made), never on the number of threads.
  */
 #include "grid_iter.h"
+#include "avoid.h"
+#include "obstacle.h"
 
 #define CONTACT_PASSES 8
 

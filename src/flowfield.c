@@ -22,6 +22,7 @@
 
 #include "alloc.h"
 #include "nav_internal.h"
+#include "behavior_internal.h"
 
 struct st_flowfield {
     int cols, rows;

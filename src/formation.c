@@ -26,6 +26,7 @@
 
 #include "alloc.h"
 #include "world_internal.h"
+#include "behavior_internal.h"
 
 struct st_formation {
     st_formation_def def;

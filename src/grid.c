@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "grid_iter.h"
+#include "geom.h"
 
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "grid_iter.h"
+#include "behavior_internal.h"
 
 #if ST__GNU_VECTORS
 #define ST__LANE_VECTORS 1

@@ -11,6 +11,7 @@
 #define STEER_INTEGRATE_H
 
 #include "grid_iter.h"
+#include "motion.h"
 
 /// Below this speed an agent counts as standing still: its heading stays.
 #define ST_MOVING_SPEED2 1e-12

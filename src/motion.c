@@ -17,6 +17,8 @@
 
 #include "alloc.h"
 #include "grid_iter.h"
+#include "behavior_internal.h"
+#include "motion.h"
 
 static const st_vec2 ZERO = {0.0, 0.0};
 

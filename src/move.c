@@ -21,6 +21,8 @@
 #include "alloc.h"
 #include "move.h"
 #include "nav_internal.h"
+#include "behavior_internal.h"
+#include "mover.h"
 
 static const st_vec2 ZERO = {0.0, 0.0};
 

@@ -6,6 +6,7 @@
 #define STEER_MOVE_H
 
 #include "world_internal.h"
+#include "mover.h"
 
 /// One ordered agent.
 typedef struct mv_entry {

@@ -26,6 +26,8 @@
 #include "alloc.h"
 #include "move.h"
 #include "nav_internal.h"
+#include "geom.h"
+#include "mover.h"
 
 st_group_def st_default_group_def(void)
 {

@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "move.h"
 #include "nav_internal.h"
+#include "mover.h"
 
 /// A copy of n elements (NULL for none); false when memory runs out.
 static bool dup(const st_mem *mem, void **out, const void *src, size_t n, size_t elem)

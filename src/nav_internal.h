@@ -5,6 +5,7 @@
 #ifndef STEER_NAV_INTERNAL_H
 #define STEER_NAV_INTERNAL_H
 
+#include "nav_heap.h"
 #include "nav_links.h"
 #include "nav_tiles.h"
 #include "world_internal.h"
@@ -18,15 +19,6 @@ typedef struct nav_footprint {
     int32_t *cells;
     int n, cap;
 } nav_footprint;
-
-/// A binary min-heap of cell indices keyed by key[cell], with each cell's
-/// place in it (pos) so a key can decrease in place. Ties go to the lower
-/// cell index, so every search pops in one fixed order.
-typedef struct nav_heap {
-    int32_t *items;
-    int32_t *pos;     // -1: not in the heap
-    int n;
-} nav_heap;
 
 struct st_navgrid {
     st_world *w;
@@ -104,11 +96,6 @@ int nav__theta_collect(st_navgrid *g, const theta_query *q);
 int nav__finish(st_navgrid *g, const nav_ends *e, int m);
 /// The path when both ends share a cell, into g->out as theta_collect's.
 int nav__same_cell(st_navgrid *g, const nav_ends *e);
-
-bool nav__heap_push(nav_heap *h, const double *key, int32_t c);
-int32_t nav__heap_pop(nav_heap *h, const double *key);
-/// key[c] just decreased: move c up.
-void nav__heap_decrease(nav_heap *h, const double *key, int32_t c);
 
 /// The cell under p, clamped to the grid.
 static inline int nav__cell_of(const st_navgrid *g, st_vec2 p, int *cx, int *cy)
@@ -197,5 +184,9 @@ st_nav_result nav__tile_path(st_navgrid *g, st_vec2 from, st_vec2 to, double rad
 /// memory ran out.
 bool nav__links_view(st_navgrid *g);
 void nav__links_free(nav_links *L);
+
+/// The world is going: the grid is told (its queries then refuse; only
+/// st_navgrid_destroy is left to call). (nav.c; world.c calls it.)
+void st__nav_orphan(st_navgrid *g);
 
 #endif

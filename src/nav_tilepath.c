@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "nav_internal.h"
+#include "geom.h"
 
 /// Margin (tiles) the corner slides keep beyond the radius.
 #define NAV_TILE_MARGIN 1e-3

@@ -14,6 +14,8 @@
 
 #include "alloc.h"
 #include "world_internal.h"
+#include "geom.h"
+#include "obstacle.h"
 
 void st__obstacles_free(st_world *w)
 {

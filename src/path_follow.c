@@ -23,6 +23,8 @@
  * from there once within the path's radius of it.
  */
 #include "world_internal.h"
+#include "behavior_internal.h"
+#include "geom.h"
 
 static const st_vec2 ZERO = {0.0, 0.0};
 

@@ -17,6 +17,7 @@
 
 #include "alloc.h"
 #include "world_internal.h"
+#include "behavior_internal.h"
 
 int st_path_link(const st_path *p, int i)
 {

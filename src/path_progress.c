@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "world_internal.h"
+#include "geom.h"
 
 const st_path *st_agent_path(const st_world *w, st_agent_id id)
 {

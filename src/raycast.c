@@ -22,6 +22,7 @@
 #include <math.h>
 
 #include "raycast_internal.h"
+#include "obstacle.h"
 
 st_raycast_opts st_raycast_default(void)
 {

@@ -20,6 +20,7 @@
 
 #include "alloc.h"
 #include "raycast_internal.h"
+#include "obstacle.h"
 
 typedef struct ray_ref {
     int32_t ref;  // >= 0: obstacle index; < 0: wall -1 - ref

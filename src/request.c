@@ -20,6 +20,8 @@
 #include "alloc.h"
 #include "request.h"
 #include "world_internal.h"
+#include "behavior_internal.h"
+#include "motion.h"
 
 static const st_vec2 ZERO = {0.0, 0.0};
 

@@ -6,6 +6,7 @@
 
 #include "world_internal.h"
 #include "rng.h"
+#include "behavior_internal.h"
 
 static const st_vec2 ZERO = {0.0, 0.0};
 

@@ -45,6 +45,9 @@
 
 #include "alloc.h"
 #include "snapshot_internal.h"
+#include "motion.h"
+#include "mover.h"
+#include "obstacle.h"
 
 /* ---- pointer -> index, for sharing lists and paths ---- */
 

@@ -6,6 +6,7 @@
 #define STEER_SNAPSHOT_INTERNAL_H
 
 #include "world_internal.h"
+#include "mover.h"
 
 /// The arrays of st_world a snapshot copies (snapshot.c lists them).
 #define ST__SNAPSHOT_ARRAYS 10

@@ -58,6 +58,9 @@
 
 #include "alloc.h"
 #include "snapshot_internal.h"
+#include "motion.h"
+#include "mover.h"
+#include "obstacle.h"
 
 static const char magic[8] = {'S', 'T', 'E', 'E', 'R', 'S', 'N', 'P'};
 #define ENDIAN_MARK 0x01020304u

@@ -19,6 +19,11 @@
 #endif
 
 #include "integrate.h"
+#include "avoid.h"
+#include "behavior_internal.h"
+#include "motion.h"
+#include "mover.h"
+#include "obstacle.h"
 
 void st_world_step_begin(st_world *w, double dt)
 {

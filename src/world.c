@@ -16,6 +16,11 @@
 #include "alloc.h"
 #include "world_internal.h"
 #include "grid_iter.h" // ST__PREFETCH
+#include "avoid.h"
+#include "motion.h"
+#include "mover.h"
+#include "nav_internal.h"
+#include "obstacle.h"
 
 /* ------------------------------------------------------------------------ */
 /* defaults                                                                 */

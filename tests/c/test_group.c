@@ -15,6 +15,7 @@
 
 #include "test_util.h"
 #include "world_internal.h" /* white box: st__group_query, st__grid_ensure */
+#include "behavior_internal.h"
 
 static double cos_half_of(double fov) { return fov > 0.0 && fov < 2.0 * TU_PI ? cos(0.5 * fov) : -2.0; }
 

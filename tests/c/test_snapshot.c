@@ -14,6 +14,7 @@
 
 #include "test_util.h"
 #include "snapshot_internal.h"
+#include "motion.h"
 
 #define STEPS 48
 
