@@ -91,6 +91,13 @@ double st__approach_speed(const st_body *b, double d, double slowing, double dt)
 st_vec2 st__seek(const st_world *w, const st_body *b, st_vec2 target, double dt);
 st_vec2 st__arrive(const st_world *w, const st_body *b, st_vec2 target, double slowing, double dt);
 
+/* behavior_obstacles.c */
+/// avoid_obstacles, avoid_walls and contain for body b (their sensors:
+/// st_agent_sensors).
+st_vec2 st__avoid_obstacles_force(const st_world *w, const st_body *b, double dt);
+st_vec2 st__avoid_walls_force(const st_world *w, const st_body *b, double dt);
+st_vec2 st__contain_force(const st_world *w, const st_body *b, const double rect[4], double dt);
+
 /* behaviors.c */
 /// One behaviour's force for agent i at st_world_step_dt (advances its own state).
 st_vec2 st__force_of(st_world *w, int i, const st_behavior *b);
