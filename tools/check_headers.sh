@@ -7,7 +7,9 @@
 #   - each header compiles on its own, as C11 with -Wall -Wextra -Wpedantic
 #     -Werror and, given a C++ compiler, as C++;
 #   - `#include <steer.h>` alone gives the math, the types and the debug
-#     traces (a program using one name of each compiles).
+#     traces (a program using one name of each compiles);
+#   - each of the core's private headers (src/*.h) includes what it uses
+#     and compiles on its own.
 set -eu
 SRC=$1 CC=$2 CXX=${3:-}
 TMP=$(mktemp -d)
@@ -46,4 +48,11 @@ int main(void)
 C
 $CC -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I"$SRC/include" "$TMP/all.c" ||
     fail "#include <steer.h> does not give everything"
-echo "headers: $n ST_API functions, every header compiles on its own (C11${CXX:+ and C++})"
+p=0
+for h in "$SRC"/src/*.h; do
+    printf '#include "%s"\n' "$(basename "$h")" > "$TMP/private.c"
+    $CC -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$SRC/include" -I"$SRC/src" "$TMP/private.c" ||
+        fail "src/$(basename "$h") does not compile on its own"
+    p=$((p + 1))
+done
+echo "headers: $p private headers compile alone; $n ST_API functions, every header compiles on its own (C11${CXX:+ and C++})"
