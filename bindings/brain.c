@@ -576,7 +576,8 @@ static int fail_brain(lua_State *L)
 /* For each link event of the step (in the agents' spawn order): the
  * agent's brain.traverse_link(self, agent, link), link being the table
  * nav:link returned. An agent without the callback, or paused, or gone,
- * needs nothing: the core walks it straight across. Errors pause the brain
+ * or at a link the world no longer knows, needs nothing: the core walks it
+ * straight across. Errors pause the brain
  * and are routed, as an update's are. */
 void sl_brains_links(lua_State *L, int world_idx, sl_world *sw)
 {
@@ -593,10 +594,11 @@ void sl_brains_links(lua_State *L, int world_idx, sl_world *sw)
             continue;
         sl_pushagent(L, world_idx, e.agent); /* top + 3 */
         sl_agent *a = sl_agent_at(L, top + 3);
-        if (a != NULL && a->has_brain && !a->paused && !a->removed) {
-            lua_rawgeti(L, top + 1, e.link);
+        // A link this world has no table for (a snapshot file restored
+        // without its navgrid and links made again): no call; the agent
+        // walks straight across as without the callback.
+        if (a != NULL && a->has_brain && !a->paused && !a->removed && lua_rawgeti(L, top + 1, e.link) != LUA_TNIL)
             call_brain(L, world_idx, top + 3, top + 2, 1);
-        }
         lua_settop(L, top + 2);
     }
     lua_settop(L, top);
