@@ -90,7 +90,10 @@ local function spot(world, r)
     local nav = world.user.nav
     for _ = 1, 500 do
         local p = center(math.floor(world:random() * 60), math.floor(world:random() * 40))
-        if not nav:blocked(p) and nav:path(p, p, { radius = r }) then return p end
+        -- Room to stand: a path to p for this radius ends at p itself (one
+        -- to a spot too near a wall ends short of it, and would never arrive).
+        local path = not nav:blocked(p) and nav:path(p, p, { radius = r })
+        if path and path[#path]:dist(p) < 1 then return p end
     end
     return center(30, 20)
 end

@@ -549,7 +549,14 @@ describe("tiles.lua", function()
             return best
         end
         local worst = math.huge
+        local track = {} -- each agent's position every second
         runner.run(scene, world, 60 * 30, { each = function()
+            if world.tick % 60 == 0 then
+                for a in world:agents() do
+                    track[a] = track[a] or {}
+                    table.insert(track[a], a.pos)
+                end
+            end
             for a in world:agents() do
                 local p = a.self.path
                 if p and world.tick % 30 == 0 then
@@ -576,6 +583,16 @@ describe("tiles.lua", function()
             assert.is_true((trips[s.tag] or 0) > s.count, s.tag .. " made " .. tostring(trips[s.tag]) .. " trips")
         end
         assert.is_true(jumps > 0, "nobody took the jump")
+        -- nobody stays put: within any 15 s, every agent gets 15 units from
+        -- where it was (a walker whose goal had no room for it once stood
+        -- still for good, replanning to a path that ended short of it)
+        for a, ps in pairs(track) do
+            for k = 1, #ps - 15 do
+                local moved = 0
+                for j = k, k + 15 do moved = math.max(moved, ps[j]:dist(ps[k])) end
+                assert.is_true(moved >= 15, a.tag .. " " .. a.id .. " stood at " .. tostring(ps[k]) .. " for 15 s")
+            end
+        end
         -- shutting a door changes the plans of everyone on the same grid
         local walls = #world:obstacles()
         scene.set_door(world, 1, false)
