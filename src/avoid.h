@@ -18,7 +18,7 @@ static inline uint32_t st__avoid_layer(const st_world *w, uint32_t j)
 {
     return (w->bodies[j].avoid & ST__AV_DEF) ? w->avoid_defs[w->agents[j].slot].layer : 1u;
 }
-/// Agent i as its ORCA neighbours see it (avoid.c), copied once per step
+/// Agent i as its ORCA neighbours see it (avoid_pass.c), copied once per step
 /// before st__avoid_pass; call for every i in [0, step_count). True when
 /// it is a plain ORCA agent: unlocked, avoiding every layer, on one at
 /// least, priority 1 (the defaults).

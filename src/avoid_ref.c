@@ -40,7 +40,7 @@
 /// In the open: no other agent within this many times the distance at
 /// which the two could touch within the step. Issue 26's crowd: 4.10
 /// goals per agent per 1,000 steps with 1, 4.02 with 2 (with ORCA_ONWARD
-/// in avoid.c; before it, 1 made the app's circle of 160,
+/// in avoid_pass.c; before it, 1 made the app's circle of 160,
 /// scripts/crowd_crossing.lua, overlap in 64 pair-steps; now none).
 #define ST_REF_CLEAR 1.0
 
