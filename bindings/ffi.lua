@@ -32,7 +32,7 @@ local shared = package.loaded["steer.ffi.types"]
 if type(shared) ~= "table" then
   ffi.cdef [[
     typedef struct steer_vec2 { const double x, y; } steer_vec2;
-    typedef struct steer_ffi_hit { uint32_t index, generation; uint32_t epoch; double dist; } steer_ffi_hit;
+    typedef struct steer_ffi_hit { uint32_t index, generation; uint32_t epoch, known; double dist; } steer_ffi_hit;
   ]]
   shared = { vec2_mt = {} }
   shared.vec2 = ffi.metatype("steer_vec2", shared.vec2_mt)
@@ -52,12 +52,12 @@ local C = {
   world_key = cast("double (*)(void *)", cx.world_key),
   world_epoch = cast("uint32_t (*)(void *)", cx.world_epoch),
   steer = cast("int (*)(void *, int, void *, double, double, unsigned, double *)", cx.steer),
+  steer_hit = cast("int (*)(void *, int, void *, const steer_ffi_hit *, double, double, unsigned, double *)", cx.steer_hit),
   render_pos = cast("int (*)(void *, double, int, double *)", cx.render_pos),
   brain_next = cast("uint32_t (*)(void *)", cx.brain_next),
-  brain_live = cast("int (*)(void *, void *)", cx.brain_live),
+  brain_due = cast("double (*)(void *, void *)", cx.brain_due),
   brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
   brain_end = cast("void (*)(void *)", cx.brain_end),
-  brain_think = cast("double (*)(void *, void *)", cx.brain_think),
 }
 local hit = ffi.new("steer_ffi_hit")
 local force = ffi.new("double[2]")
@@ -146,12 +146,21 @@ local function tag_id(s, tag)
 end
 
 -- The agent userdata of a hit, or false when the cached tables are stale.
+-- A known hit (the C side's table of slots says the agents table holds it,
+-- live) is returned unread: reading it would be a cache miss an answer.
 local function hit_agent(w, s)
   if hit.epoch ~= s.epoch then refresh(w, s) end
   local o = s.agents[hit.index + 1]
-  if o ~= nil and C.agent_is(cast(vp, o), hit.index, hit.generation) ~= 0 then return o end
+  if o ~= nil and (hit.known ~= 0 or C.agent_is(cast(vp, o), hit.index, hit.generation) ~= 0) then return o end
   return false
 end
+
+-- The last agent an FFI nearest returned, and its world's payload (hit
+-- holds its handle): a behaviour toward it (pursue the nearest prey) names
+-- it by that handle and never reads its userdata (C.steer_hit).
+-- NOHIT: none (a value no brain can pass as a target).
+local NOHIT = {}
+local hit_o, hit_p = NOHIT, false
 
 -- The nearest agent to a within r with the tag, by the FFI query, and its
 -- distance; nil when there is none; false when the C binding must answer
@@ -163,7 +172,11 @@ local function ffi_nearest(w, s, a, r, tag)
   if k == 0 then return nil end
   if k == 1 then
     local o = hit_agent(w, s)
-    if o then return o, hit.dist end
+    if o then
+      hit_o, hit_p = o, s.p
+      return o, hit.dist
+    end
+    hit_o = NOHIT -- hit now holds another handle than hit_o's
   end
   return false
 end
@@ -218,17 +231,23 @@ end
 
 local TARGET, RADIUS, WEIGHT = 1, 2, 4
 
+-- The force of agent a's behaviour toward the agent t into `force`: true,
+-- or false for the C binding to answer. The last nearest answer goes by its
+-- handle; any other target is checked as an agent userdata and read.
+local function steer_to(a, kind, t, r, wt, flags)
+  if t == hit_o and C.steer_hit(cast(vp, a), kind, hit_p, hit, r, wt, flags, force) == 0 then return true end
+  return getmetatable(t) == VIEW and C.steer(cast(vp, a), kind, cast(vp, t), r, wt, flags, force) == 0
+end
+
 -- A behaviour taking (target, weight): seek, pursue, intercept.
 local function target_weight(name, kind)
   local c_fn = c_agent[name]
   return function(a, ...)
     local t, wt = ...
-    if getmetatable(a) == VIEW and getmetatable(t) == VIEW then
+    if getmetatable(a) == VIEW then
       local flags = TARGET
       if wt ~= nil then flags = type(wt) == "number" and flags + WEIGHT or -1 end
-      if flags >= 0 and C.steer(cast(vp, a), kind, cast(vp, t), 0, wt or 1, flags, force) == 0 then
-        return V2(force[0], force[1])
-      end
+      if flags >= 0 and steer_to(a, kind, t, 0, wt or 1, flags) then return V2(force[0], force[1]) end
     end
     local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
     return f
@@ -240,13 +259,11 @@ local function target_radius_weight(name, kind)
   local c_fn = c_agent[name]
   return function(a, ...)
     local t, r, wt = ...
-    if getmetatable(a) == VIEW and getmetatable(t) == VIEW then
+    if getmetatable(a) == VIEW then
       local flags = TARGET
       if r ~= nil then flags = type(r) == "number" and flags + RADIUS or -1 end
       if wt ~= nil and flags >= 0 then flags = type(wt) == "number" and flags + WEIGHT or -1 end
-      if flags >= 0 and C.steer(cast(vp, a), kind, cast(vp, t), r or 0, wt or 1, flags, force) == 0 then
-        return V2(force[0], force[1])
-      end
+      if flags >= 0 and steer_to(a, kind, t, r or 0, wt or 1, flags) then return V2(force[0], force[1]) end
     end
     local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
     return f
@@ -344,7 +361,7 @@ local function run_brains(w, rp)
     local a = rawget(agents, slot)
     if type(a) == "userdata" then
       -- a.think_every: due this step, with the time since its last update
-      local adt = C.brain_live(r, cast(vp, a)) ~= 0 and C.brain_think(r, cast(vp, a)) or -1
+      local adt = C.brain_due(r, cast(vp, a))
       if adt >= 0 then
         local env = envs[slot]
         if owners[slot] ~= a then

@@ -19,12 +19,15 @@
 #include <string.h>
 
 #include "bind.h"
+#include "slots.h"
 #include "steer_ffi_lua.h" /* generated from bindings/ffi.lua: sl_ffi_lua[], sl_ffi_lua_len */
 
 /* ffi.lua reads these through its own cdef of the same layouts. */
 typedef struct sl_ffi_hit {
     uint32_t index, generation; /* the agent found */
     uint32_t epoch;             /* the world's agents_epoch */
+    uint32_t known;             /* 1: the agents table holds it at index + 1,
+                                 * live (slots.h); 0: ffi.lua must check */
     double dist;
 } sl_ffi_hit;
 
@@ -55,12 +58,13 @@ static int ffi_nearest(void *wp, void *ap, double radius, int32_t tag, sl_ffi_hi
     q.tag = tag;
     double d = 0.0;
     st_agent_id id = st_world_nearest(sw->w, &q, &d);
-    out->epoch = sw->agents_epoch;
     if (st_id_is_null(id))
-        return 0;
+        return 0; /* out untouched: it still names ffi.lua's last answer */
+    out->epoch = sw->agents_epoch;
     out->index = id.index;
     out->generation = id.generation;
     out->dist = d;
+    out->known = sl_slots_known(sw, id);
     return 1;
 }
 
@@ -92,19 +96,50 @@ enum { FFI_TARGET = 1, FFI_RADIUS = 2, FFI_WEIGHT = 4 };
  * behavior_method with a live agent of the same world as the target): the
  * world's default behaviour of `type`, weight 1 unless given. Writes the
  * unweighted force to out[0], out[1]; 0, or -1 for the C binding. */
+static int steer_at(sl_agent *a, int type, st_agent_id target, double radius, double weight, unsigned flags,
+                    double *out);
+
 static int ffi_steer(void *ap, int type, void *tp, double radius, double weight, unsigned flags, double *out)
 {
     sl_agent *a = live_agent(ap);
-    if (a == NULL || !a->sw->stepping || type < 0 || type >= ST_BEHAVIOR_COUNT)
+    st_agent_id target = st_null_agent();
+    if (a == NULL)
         return -1;
-    st_behavior b = a->sw->defaults[type];
-    b.weight = 1.0;
     if (flags & FFI_TARGET) {
         sl_agent *o = live_agent(tp);
         if (o == NULL || o->sw != a->sw)
             return -1;
-        b.target = st_target_agent(o->id);
+        target = o->id;
     }
+    return steer_at(a, type, target, radius, weight, flags, out);
+}
+
+/* ffi_steer toward the agent of world wp's last nearest answer h, which
+ * ffi.lua knows is the target it was given (the very userdata that answer
+ * returned): the slot tells whether it is still live, without reading it
+ * (slots.h). -1 for ffi_steer's way. */
+static int ffi_steer_hit(void *ap, int type, void *wp, const sl_ffi_hit *h, double radius, double weight,
+                         unsigned flags, double *out)
+{
+    sl_agent *a = live_agent(ap);
+    st_agent_id target = {h->index, h->generation};
+    if (a == NULL || (void *)a->sw != wp || h->epoch != a->sw->agents_epoch || !(flags & FFI_TARGET)
+        || !sl_slots_known(a->sw, target))
+        return -1;
+    return steer_at(a, type, target, radius, weight, flags, out);
+}
+
+/* The behaviour of ffi_steer for the live agent a (target: already
+ * checked, of a's world). */
+static int steer_at(sl_agent *a, int type, st_agent_id target, double radius, double weight, unsigned flags,
+                    double *out)
+{
+    if (!a->sw->stepping || type < 0 || type >= ST_BEHAVIOR_COUNT)
+        return -1;
+    st_behavior b = a->sw->defaults[type];
+    b.weight = 1.0;
+    if (flags & FFI_TARGET)
+        b.target = st_target_agent(target);
     if (flags & FFI_RADIUS) {
         if (!plain_nonneg(radius))
             return -1;
@@ -202,12 +237,12 @@ static void push_ffi_context(lua_State *L)
     set_pointer(L, "world_key", (void *)(uintptr_t)ffi_world_key);
     set_pointer(L, "world_epoch", (void *)(uintptr_t)ffi_world_epoch);
     set_pointer(L, "steer", (void *)(uintptr_t)ffi_steer);
+    set_pointer(L, "steer_hit", (void *)(uintptr_t)ffi_steer_hit);
     set_pointer(L, "render_pos", (void *)(uintptr_t)ffi_render_pos);
     set_pointer(L, "brain_next", (void *)(uintptr_t)sl_ffi_brain_next);
-    set_pointer(L, "brain_live", (void *)(uintptr_t)sl_ffi_brain_live);
+    set_pointer(L, "brain_due", (void *)(uintptr_t)sl_ffi_brain_due);
     set_pointer(L, "brain_begin", (void *)(uintptr_t)sl_ffi_brain_begin);
     set_pointer(L, "brain_end", (void *)(uintptr_t)sl_ffi_brain_end);
-    set_pointer(L, "brain_think", (void *)(uintptr_t)sl_ffi_brain_think);
     lua_pushcfunction(L, sl_ffi_brain_update);
     lua_setfield(L, -2, "brain_update");
     lua_pushcfunction(L, ffi_self);

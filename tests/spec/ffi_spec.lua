@@ -124,6 +124,60 @@ describe("the FFI backend", function()
     assert.are.equal(4, w:count()) -- the removed one gone, the others running
   end)
 
+  it("steers toward the last agent nearest found only while it is that agent, live, in that world", function()
+    -- The FFI backend names nearest's last answer by its handle (it does
+    -- not read the agent again): after a removal, a restore or in another
+    -- world the target must be checked as any other, as the C binding does.
+    local other = steer.world { width = 400, height = 400, seed = 3 }
+    local theirs = other:spawn { pos = { 10, 10 }, tag = "x" }
+    other:spawn { pos = { 12, 12 }, brain = { update = function(_, a) a.world:nearest(a, 50, "x") end } }
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local errors = {}
+    w.on_error = function(_, msg) errors[#errors + 1] = msg end
+    local kept
+    local mine = w:spawn { pos = { 10, 10 }, tag = "x" }
+    w:spawn { pos = { 20, 20 }, tag = "h", brain = { update = function(self, a)
+      if self.phase == nil then
+        kept = a.world:nearest(a, 50, "x")
+        self.f = a:pursue(kept)
+        self.phase = 1
+      elseif self.phase == 1 then
+        other:step() -- its brain's nearest answers `theirs`, which the next line passes here
+        a:pursue(theirs)
+      end
+    end } }
+    w:step()
+    assert.are.equal(mine, kept)
+    assert.is_true(w:step() == nil and #errors == 1)
+    assert.truthy(errors[1]:find("bad argument #1 to 'pursue' (agent belongs to another world)", 1, true), errors[1])
+  end)
+
+  it("pursues a kept nearest answer through a restore as the C binding does", function()
+    -- the same brains with a:steer (always the C binding) must end on the
+    -- same checksum, a restore between the query and the behaviour included
+    local function run(plain)
+      local w = steer.world { width = 300, height = 300, edges = "wrap", seed = 5 }
+      local brain = { update = function(self, a)
+        local p = a.world:nearest(a, 200, "p")
+        if p then self.p = p end
+        if self.p and self.p.alive then
+          if plain then a:pursue(self.p) else a:steer("pursue", self.p) end
+        end
+      end }
+      for i = 1, 40 do
+        w:spawn { pos = { w:random() * 300, w:random() * 300 }, tag = i % 4 == 0 and "h" or "p",
+                  brain = i % 4 == 0 and brain or nil }
+      end
+      w:step()
+      local snap = w:snapshot()
+      for _ = 1, 5 do w:step() end
+      w:restore(snap)
+      for _ = 1, 5 do w:step() end
+      return w:checksum()
+    end
+    assert.are.equal(run(false), run(true))
+  end)
+
   it("snapshots a force kept in a brain's state as a steer.vec2", function()
     local w = steer.world { width = 400, height = 400, seed = 3 }
     local target = w:spawn { pos = { 300, 200 } }
