@@ -32,6 +32,7 @@ local shared = package.loaded["steer.ffi.types"]
 if type(shared) ~= "table" then
   ffi.cdef [[
     typedef struct steer_vec2 { const double x, y; } steer_vec2;
+    typedef struct steer_ffi_id { uint32_t index, generation; } steer_ffi_id;
     typedef struct steer_ffi_hit { uint32_t index, generation; uint32_t epoch, known; double dist; } steer_ffi_hit;
   ]]
   shared = { vec2_mt = {} }
@@ -47,6 +48,7 @@ local vp = ffi.typeof("void *")
 
 local C = {
   nearest = cast("int (*)(void *, void *, double, int32_t, steer_ffi_hit *)", cx.nearest),
+  neighbors = cast("int (*)(void *, void *, double, int32_t, steer_ffi_id *, int)", cx.neighbors),
   agent_is = cast("int (*)(void *, uint32_t, uint32_t)", cx.agent_is),
   agent_world = cast("double (*)(void *)", cx.agent_world),
   world_key = cast("double (*)(void *)", cx.world_key),
@@ -54,6 +56,7 @@ local C = {
   steer = cast("int (*)(void *, int, void *, double, double, unsigned, double *)", cx.steer),
   steer_hit = cast("int (*)(void *, int, void *, const steer_ffi_hit *, double, double, unsigned, double *)", cx.steer_hit),
   render_pos = cast("int (*)(void *, double, int, double *)", cx.render_pos),
+  field = cast("int (*)(void *, int, double *)", cx.field),
   brain_next = cast("uint32_t (*)(void *)", cx.brain_next),
   brain_due = cast("double (*)(void *, void *)", cx.brain_due),
   brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
@@ -67,14 +70,63 @@ local force = ffi.new("double[2]")
 local vmt = cx.vec2_mt
 local vmeta = shared.vec2_mt
 for k in pairs(vmeta) do vmeta[k] = nil end
-for _, k in ipairs { "__add", "__sub", "__unm", "__mul", "__div", "__eq", "__tostring" } do
-  vmeta[k] = vmt[k]
-end
+vmeta.__tostring = vmt.__tostring
 local methods = getupvalue and select(2, getupvalue(vmt.__index, 1)) or nil
 if type(methods) ~= "table" then return false end
 vmeta.__index = methods
 vmeta.__metatable = vmt.__metatable
-local function isvec2(v) return ffi.istype(V2, v) end
+local istype = ffi.istype
+local function isvec2(v) return istype(V2, v) end
+
+-- Arithmetic of two FFI vec2s (or one and a number) stays on trace: the
+-- componentwise IEEE operations of vec2.c's (steer.h's st_v2_add, ...;
+-- the core is built with -ffp-contract=off, and LuaJIT fuses nothing), so
+-- the same bits. Anything else (a steer.vec2 or a point table as the other
+-- operand, a result that is not finite, a bad operand) goes to vec2.c's
+-- own metamethod, which answers or raises as with the C backend.
+-- (x - x == 0: x is finite.)
+do
+  local c_add, c_sub, c_mul, c_div, c_unm, c_eq = vmt.__add, vmt.__sub, vmt.__mul, vmt.__div, vmt.__unm, vmt.__eq
+  vmeta.__add = function(p, q)
+    if istype(V2, p) and istype(V2, q) then
+      local x, y = p.x + q.x, p.y + q.y
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_add(p, q)
+  end
+  vmeta.__sub = function(p, q)
+    if istype(V2, p) and istype(V2, q) then
+      local x, y = p.x - q.x, p.y - q.y
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_sub(p, q)
+  end
+  vmeta.__mul = function(p, q)
+    if istype(V2, p) and type(q) == "number" then
+      local x, y = p.x * q, p.y * q
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    elseif type(p) == "number" and istype(V2, q) then
+      local x, y = q.x * p, q.y * p
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_mul(p, q)
+  end
+  vmeta.__div = function(p, q)
+    if istype(V2, p) and type(q) == "number" then
+      local x, y = p.x / q, p.y / q
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_div(p, q)
+  end
+  vmeta.__unm = function(p, q)
+    if istype(V2, p) then return V2(-p.x, -p.y) end
+    return c_unm(p, q)
+  end
+  vmeta.__eq = function(p, q)
+    if istype(V2, p) and istype(V2, q) then return p.x == q.x and p.y == q.y end
+    return c_eq(p, q)
+  end
+end
 
 -- ---- errors: the C binding's, as if it had been called directly ----
 
@@ -181,10 +233,39 @@ local function ffi_nearest(w, s, a, r, tag)
   return false
 end
 
+-- The agents around a within r with the tag (opts.tag), nearest first, by
+-- the FFI query: a new array, or false when the C binding must answer (a
+-- view cone or a heading in opts, an unknown tag, an agent the C side does
+-- not know in its slot).
+local ids_cap = 64
+local ids = ffi.new("steer_ffi_id[?]", ids_cap)
+local okn, new_table = pcall(require, "table.new")
+if not okn then new_table = function() return {} end end
+
+local function ffi_neighbors(w, s, a, r, opts)
+  local tag
+  if opts ~= nil then
+    if type(opts) ~= "table" or getmetatable(opts) ~= nil or opts.fov ~= nil or opts.heading ~= nil then return false end
+    tag = opts.tag
+  end
+  local id = tag_id(s, tag)
+  if not id then return false end
+  local n = C.neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+  if n > ids_cap then
+    while ids_cap < n do ids_cap = ids_cap * 2 end
+    ids = ffi.new("steer_ffi_id[?]", ids_cap)
+    n = C.neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+  end
+  if n < 0 then return false end
+  if C.world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  local agents, out = s.agents, new_table(n, 0)
+  for i = 0, n - 1 do out[i + 1] = agents[ids[i].index + 1] end
+  return out
+end
+
 local function install_world(w)
   local s = world_state(w)
   worlds[s.key] = w
-  local index = getmetatable(w) -- protected: its __index is reached through the C side
   local c_nearest = cx.world_nearest
   local function nearest(self, ...)
     local a, r, tag = ...
@@ -197,7 +278,18 @@ local function install_world(w)
     if o == nil then return nil end
     return o, d
   end
-  cx.world_index(w).nearest = nearest
+  local c_neighbors = cx.world_neighbors
+  local function neighbors(self, ...)
+    local a, r, opts = ...
+    if self == w and getmetatable(a) == VIEW and type(r) == "number" then
+      local t = ffi_neighbors(w, s, a, r, opts)
+      if t then return t end
+    end
+    local t = slow1(c_neighbors, self, ...) -- not a tail call: reraise reads this frame
+    return t
+  end
+  local index = cx.world_index(w) -- getmetatable(w) is protected
+  index.nearest, index.neighbors = nearest, neighbors
   return s
 end
 
@@ -226,6 +318,24 @@ do
     local o, d = slow2(c_nearest, a, ...) -- not a tail call: reraise reads this frame
     if o == nil then return nil end
     return o, d
+  end
+end
+
+-- agent:neighbors(r [, opts]): world:neighbors around it
+do
+  local c_neighbors = c_agent.neighbors
+  fast.neighbors = function(a, ...)
+    local r, opts = ...
+    if getmetatable(a) == VIEW and type(r) == "number" then
+      local w = worlds[C.agent_world(cast(vp, a))]
+      local s = w and states[w]
+      if s then
+        local t = ffi_neighbors(w, s, a, r, opts)
+        if t then return t end
+      end
+    end
+    local t = slow1(c_neighbors, a, ...) -- not a tail call: reraise reads this frame
+    return t
   end
 end
 
@@ -313,12 +423,20 @@ end
 -- the C binding's __index.
 local c_names = getupvalue and select(2, getupvalue(c_index, 1)) or nil
 if type(c_names) ~= "table" then return false end
+local FIELD = cx.fields -- name -> C.field's code
 amt.__index = function(a, k)
   -- c_names stays this closure's first upvalue, where introspection (and
   -- tests/spec/meta_spec.lua) reads the names an agent answers
   if c_names[k] == nil then return c_index(a, k) end
   local f = fast[k]
   if f ~= nil then return f end
+  local code = FIELD[k]
+  if code ~= nil and getmetatable(a) == VIEW then
+    local kind = C.field(cast(vp, a), code, force)
+    if kind == 2 then return V2(force[0], force[1]) end
+    if kind == 1 then return force[0] end
+    if kind == 3 then return force[0] ~= 0 end
+  end
   if k == "world" and getmetatable(a) == VIEW then
     local w = worlds[C.agent_world(cast(vp, a))]
     if w then return w end

@@ -633,6 +633,10 @@ static int neighbors(lua_State *L, int world_idx, sl_world *sw, int at)
     for (int i = 0; i < n; i++) {
         /* sl_pushagent, with the table at hand */
         lua_rawgeti(L, -1, (lua_Integer)sw->scratch[i].index + 1);
+        if (sl_slots_known(sw, sw->scratch[i])) {
+            lua_rawseti(L, -3, i + 1); /* it is that agent: not read (slots.h) */
+            continue;
+        }
         sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
         if (a == NULL || !st_id_equal(a->id, sw->scratch[i]) || a->removed) {
             lua_pop(L, 1);
