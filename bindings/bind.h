@@ -50,7 +50,7 @@ void sl_ffi_open(lua_State *L);
 void sl_ffi_world(lua_State *L);
 st_vec2 *sl_ffi_tovec2(lua_State *L, int idx);
 /* brain.c: the FFI brain loop's side of a step's brain pass */
-uint32_t sl_ffi_brain_next(void *run);
+double sl_ffi_brain_next(void *run, double *dt);
 double sl_ffi_brain_due(void *run, void *agent);
 void sl_ffi_brain_begin(void *run, void *agent);
 void sl_ffi_brain_end(void *run);
@@ -122,6 +122,7 @@ typedef struct sl_world {
     uint32_t *slot_gen1;
     struct sl_agent **slot_ud;
     uint32_t slots_cap;
+    bool slots_lost;        /* a slot went unrecorded (out of memory) */
 } sl_world;
 
 

@@ -463,22 +463,39 @@ static int run_brains(lua_State *L)
  * about one hundred. */
 #define FFI_PREFETCH_AHEAD 4
 
-/* The next agent of the pass: its slot in the agents table (index + 1), or
- * 0 when the pass is done. */
-uint32_t sl_ffi_brain_next(void *rp)
+/* The next agent of the pass that thinks this step: its slot in the
+ * agents table (index + 1; a double, exact, which the FFI hands over as a
+ * plain number), its dt in *dt; or minus its slot when the C side cannot
+ * tell (an agent slots.h does not know: ffi.lua then asks
+ * sl_ffi_brain_due about the userdata it finds there); 0 when the pass is
+ * done. The agents the C loop would skip (gone, paused, not due: think.c's
+ * count still kept) are skipped here, without a return to Lua. */
+double sl_ffi_brain_next(void *rp, double *dt)
 {
     brain_run *r = (brain_run *)rp;
-    if (r->next >= r->n)
-        return 0;
     sl_world *sw = r->sw;
-    if (r->next + FFI_PREFETCH_AHEAD < r->n) {
-        /* the userdata lie in Lua's heap, in no order the pass knows of */
-        const sl_agent *ahead = sl_slots_get(sw, sw->brain_list[r->next + FFI_PREFETCH_AHEAD]);
-        if (ahead != NULL)
-            sl_slots_prefetch(ahead);
+    while (r->next < r->n) {
+        if (r->next + FFI_PREFETCH_AHEAD < r->n) {
+            /* the userdata lie in Lua's heap, in no order the pass knows of */
+            const sl_agent *ahead = sl_slots_get(sw, sw->brain_list[r->next + FFI_PREFETCH_AHEAD]);
+            if (ahead != NULL)
+                sl_slots_prefetch(ahead);
+        }
+        st_agent_id id = sw->brain_list[r->next++];
+        r->ffi_id = id;
+        sl_agent *a = sl_slots_get(sw, id);
+        if (a == NULL) {
+            if (!sw->slots_lost)
+                continue; /* not in the agents table, or removed: push_brain_agent skips it */
+            return -((double)id.index + 1);
+        }
+        double d = sl_ffi_brain_due(rp, a);
+        if (d >= 0.0) {
+            *dt = d;
+            return (double)id.index + 1;
+        }
     }
-    r->ffi_id = sw->brain_list[r->next++];
-    return r->ffi_id.index + 1;
+    return 0;
 }
 
 /* For the userdata payload ap at that slot: whether it is that agent,

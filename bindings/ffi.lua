@@ -54,14 +54,32 @@ local C = {
   world_key = cast("double (*)(void *)", cx.world_key),
   world_epoch = cast("uint32_t (*)(void *)", cx.world_epoch),
   steer = cast("int (*)(void *, int, void *, double, double, unsigned, double *)", cx.steer),
-  steer_hit = cast("int (*)(void *, int, void *, const steer_ffi_hit *, double, double, unsigned, double *)", cx.steer_hit),
+  steer_hit = cast("int (*)(void *, int, void *, const steer_ffi_hit *, double, double, unsigned, double *)",
+                   cx.steer_hit),
   render_pos = cast("int (*)(void *, double, int, double *)", cx.render_pos),
   field = cast("int (*)(void *, int, double *)", cx.field),
-  brain_next = cast("uint32_t (*)(void *)", cx.brain_next),
+  brain_next = cast("double (*)(void *, double *)", cx.brain_next),
   brain_due = cast("double (*)(void *, void *)", cx.brain_due),
   brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
   brain_end = cast("void (*)(void *)", cx.brain_end),
 }
+-- Each entry point in a local of its own: an upvalue never assigned again,
+-- which the JIT folds to a constant (a field of C would be looked up and
+-- its type checked at every call).
+local C_agent_is = C.agent_is
+local C_agent_world = C.agent_world
+local C_brain_begin = C.brain_begin
+local C_brain_due = C.brain_due
+local C_brain_end = C.brain_end
+local C_brain_next = C.brain_next
+local C_field = C.field
+local C_nearest = C.nearest
+local C_neighbors = C.neighbors
+local C_render_pos = C.render_pos
+local C_steer = C.steer
+local C_steer_hit = C.steer_hit
+local C_world_epoch = C.world_epoch
+local C_world_key = C.world_key
 local hit = ffi.new("steer_ffi_hit")
 local force = ffi.new("double[2]")
 
@@ -174,17 +192,33 @@ local worlds = setmetatable({}, { __mode = "v" }) -- world key (C.world_key) -> 
 -- world's own nearest keeps its state alive as long as the world lives.
 local states = setmetatable({}, { __mode = "kv" })
 
+-- The world of a live agent (the C side gives its key), or nil; the last
+-- one answered is kept by its key: brains ask for their own world thousands
+-- of times a step (weak: it never keeps a world).
+local last_key, last_world = false, setmetatable({}, { __mode = "v" })
+local function agent_world(a)
+  local key = C_agent_world(cast(vp, a))
+  local w
+  if key == last_key then w = last_world[1] end
+  if w == nil then
+    w = worlds[key]
+    last_key, last_world[1] = key, w
+  end
+  return w
+end
+
 -- Per world: its payload and its agents and tags tables (uservalues, made
 -- anew by a restore, which raises the world's epoch).
 local function world_state(w)
   local uv = cx.uservalues(w)
   local p = cast(vp, w)
-  return { p = p, key = C.world_key(p), epoch = C.world_epoch(p), agents = uv[cx.WUV_AGENTS], tags = uv[cx.WUV_TAGS] }
+  return { p = p, key = C_world_key(p), epoch = C_world_epoch(p), agents = uv[cx.WUV_AGENTS], tags = uv[cx.WUV_TAGS] }
 end
 
 local function refresh(w, s)
   local f = world_state(w)
   s.epoch, s.agents, s.tags = f.epoch, f.agents, f.tags
+  s.owners = nil -- the brain loop's caches (a restore gives agents new selves)
 end
 
 -- The tag id of name in world s, or nil (not a string, or never interned:
@@ -203,7 +237,7 @@ end
 local function hit_agent(w, s)
   if hit.epoch ~= s.epoch then refresh(w, s) end
   local o = s.agents[hit.index + 1]
-  if o ~= nil and (hit.known ~= 0 or C.agent_is(cast(vp, o), hit.index, hit.generation) ~= 0) then return o end
+  if o ~= nil and (hit.known ~= 0 or C_agent_is(cast(vp, o), hit.index, hit.generation) ~= 0) then return o end
   return false
 end
 
@@ -220,7 +254,7 @@ local hit_o, hit_p = NOHIT, false
 local function ffi_nearest(w, s, a, r, tag)
   local id = tag_id(s, tag)
   if not id then return false end
-  local k = C.nearest(s.p, cast(vp, a), r, id, hit)
+  local k = C_nearest(s.p, cast(vp, a), r, id, hit)
   if k == 0 then return nil end
   if k == 1 then
     local o = hit_agent(w, s)
@@ -245,19 +279,20 @@ if not okn then new_table = function() return {} end end
 local function ffi_neighbors(w, s, a, r, opts)
   local tag
   if opts ~= nil then
-    if type(opts) ~= "table" or getmetatable(opts) ~= nil or opts.fov ~= nil or opts.heading ~= nil then return false end
+    if type(opts) ~= "table" or getmetatable(opts) ~= nil then return false end
+    if opts.fov ~= nil or opts.heading ~= nil then return false end
     tag = opts.tag
   end
   local id = tag_id(s, tag)
   if not id then return false end
-  local n = C.neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+  local n = C_neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
   if n > ids_cap then
     while ids_cap < n do ids_cap = ids_cap * 2 end
     ids = ffi.new("steer_ffi_id[?]", ids_cap)
-    n = C.neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+    n = C_neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
   end
   if n < 0 then return false end
-  if C.world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  if C_world_epoch(s.p) ~= s.epoch then refresh(w, s) end
   local agents, out = s.agents, new_table(n, 0)
   for i = 0, n - 1 do out[i + 1] = agents[ids[i].index + 1] end
   return out
@@ -307,7 +342,7 @@ do
   fast.nearest = function(a, ...)
     local r, tag = ...
     if getmetatable(a) == VIEW and type(r) == "number" then
-      local w = worlds[C.agent_world(cast(vp, a))]
+      local w = agent_world(a)
       local s = w and states[w]
       if s then
         local o, d = ffi_nearest(w, s, a, r, tag)
@@ -327,7 +362,7 @@ do
   fast.neighbors = function(a, ...)
     local r, opts = ...
     if getmetatable(a) == VIEW and type(r) == "number" then
-      local w = worlds[C.agent_world(cast(vp, a))]
+      local w = agent_world(a)
       local s = w and states[w]
       if s then
         local t = ffi_neighbors(w, s, a, r, opts)
@@ -345,8 +380,8 @@ local TARGET, RADIUS, WEIGHT = 1, 2, 4
 -- or false for the C binding to answer. The last nearest answer goes by its
 -- handle; any other target is checked as an agent userdata and read.
 local function steer_to(a, kind, t, r, wt, flags)
-  if t == hit_o and C.steer_hit(cast(vp, a), kind, hit_p, hit, r, wt, flags, force) == 0 then return true end
-  return getmetatable(t) == VIEW and C.steer(cast(vp, a), kind, cast(vp, t), r, wt, flags, force) == 0
+  if t == hit_o and C_steer_hit(cast(vp, a), kind, hit_p, hit, r, wt, flags, force) == 0 then return true end
+  return getmetatable(t) == VIEW and C_steer(cast(vp, a), kind, cast(vp, t), r, wt, flags, force) == 0
 end
 
 -- A behaviour taking (target, weight): seek, pursue, intercept.
@@ -388,7 +423,7 @@ local function weight_only(name, kind)
     if getmetatable(a) == VIEW then
       local flags = 0
       if wt ~= nil then flags = type(wt) == "number" and WEIGHT or -1 end
-      if flags >= 0 and C.steer(cast(vp, a), kind, nil, 0, wt or 1, flags, force) == 0 then
+      if flags >= 0 and C_steer(cast(vp, a), kind, nil, 0, wt or 1, flags, force) == 0 then
         return V2(force[0], force[1])
       end
     end
@@ -411,7 +446,7 @@ do
   fast.render_pos = function(a, ...)
     local alpha = ...
     if getmetatable(a) == VIEW and (alpha == nil or type(alpha) == "number")
-        and C.render_pos(cast(vp, a), alpha or 1, alpha and 1 or 0, force) == 0 then
+        and C_render_pos(cast(vp, a), alpha or 1, alpha and 1 or 0, force) == 0 then
       return V2(force[0], force[1])
     end
     local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
@@ -428,18 +463,21 @@ amt.__index = function(a, k)
   -- c_names stays this closure's first upvalue, where introspection (and
   -- tests/spec/meta_spec.lua) reads the names an agent answers
   if c_names[k] == nil then return c_index(a, k) end
+  if k == "world" then -- a constant in a trace: the test is folded away
+    if getmetatable(a) == VIEW then
+      local w = agent_world(a)
+      if w then return w end
+    end
+    return c_index(a, k)
+  end
   local f = fast[k]
   if f ~= nil then return f end
   local code = FIELD[k]
   if code ~= nil and getmetatable(a) == VIEW then
-    local kind = C.field(cast(vp, a), code, force)
+    local kind = C_field(cast(vp, a), code, force)
     if kind == 2 then return V2(force[0], force[1]) end
     if kind == 1 then return force[0] end
     if kind == 3 then return force[0] ~= 0 end
-  end
-  if k == "world" and getmetatable(a) == VIEW then
-    local w = worlds[C.agent_world(cast(vp, a))]
-    if w then return w end
   end
   return c_index(a, k)
 end
@@ -454,49 +492,64 @@ for k, f in pairs(fast) do steer.agent[k] = f end
 -- one trace runs through many agents' updates. An error unwinds to the C
 -- side, which pauses that brain, routes the error and calls this again for
 -- the agents after it. rp: the pass (a brain_run, opaque here).
--- Each agent's uservalue table (made once, at spawn), by its slot in the
--- agents table, with the agent it belongs to: the loop walks the slots in
--- spawn order, so these are read in order (a hash keyed by agent would be a
--- random read each). Weak values: a removed agent goes with its world's
--- other references, whatever these hold.
+-- Each agent's brain table and self table, by its slot in the agents
+-- table, with the agent they belong to: the loop walks the slots in spawn
+-- order, so these are read in order, where the agent's own uservalue table
+-- would be a cache miss an agent (a hash keyed by agent, a random read
+-- each). An agent's brain and self are set at spawn (self made on first
+-- need) and change only with a restore, which raises the world's epoch
+-- (refresh drops these) or a removal (the agent then never runs again; its
+-- slot's next agent is another owner). Weak values: a removed agent goes
+-- with its world's other references, whatever these hold.
 local function slot_tables(s)
   s.owners = setmetatable({}, { __mode = "v" })
-  s.envs = setmetatable({}, { __mode = "v" })
+  s.brains = setmetatable({}, { __mode = "v" })
+  s.selves = setmetatable({}, { __mode = "v" })
 end
 local AUV_SELF, AUV_BRAIN = cx.AUV_SELF, cx.AUV_BRAIN
 local uservalues, brain_update, make_self = cx.uservalues, cx.brain_update, cx.self
+
+local dtbuf = ffi.new("double[1]")
 
 local function run_brains(w, rp)
   local r = cast(vp, rp)
   local s = states[w]
   if s == nil then s = install_world(w); states[w] = s end
-  if C.world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  if C_world_epoch(s.p) ~= s.epoch then refresh(w, s) end
   if s.owners == nil then slot_tables(s) end
-  local agents, owners, envs = s.agents, s.owners, s.envs
+  local agents, owners, brains, selves = s.agents, s.owners, s.brains, s.selves
   while true do
-    local slot = C.brain_next(r)
+    -- the next agent due this step (a.think_every), with the time since its
+    -- last update; a negative slot: the C side could not tell (slots.h), so
+    -- the userdata found there is asked
+    local slot = C_brain_next(r, dtbuf)
     if slot == 0 then break end
-    local a = rawget(agents, slot)
-    if type(a) == "userdata" then
-      -- a.think_every: due this step, with the time since its last update
-      local adt = C.brain_due(r, cast(vp, a))
-      if adt >= 0 then
-        local env = envs[slot]
-        if owners[slot] ~= a then
-          env = uservalues(a)
-          owners[slot], envs[slot] = a, env
-        end
-        local b = env and env[AUV_BRAIN]
-        if type(b) == "table" then
-          local up = rawget(b, "update")
-          if up == nil and getmetatable(b) ~= nil then up = brain_update(a) end
-          if type(up) == "function" then
-            local self = env[AUV_SELF]
-            if type(self) ~= "table" then self = make_self(a) end
-            C.brain_begin(r, cast(vp, a)) -- cast again: a cdata kept in a local would be allocated
-            up(self, a, adt)
-            C.brain_end(r)
+    local a, adt
+    if slot > 0 then
+      a, adt = rawget(agents, slot), dtbuf[0]
+    else
+      slot = -slot
+      a = rawget(agents, slot)
+      adt = type(a) == "userdata" and C_brain_due(r, cast(vp, a)) or -1
+    end
+    if adt >= 0 then
+      if owners[slot] ~= a then
+        local env = uservalues(a)
+        owners[slot], brains[slot], selves[slot] = a, env and env[AUV_BRAIN], env and env[AUV_SELF]
+      end
+      local b = brains[slot]
+      if type(b) == "table" then
+        local up = rawget(b, "update")
+        if up == nil and getmetatable(b) ~= nil then up = brain_update(a) end
+        if type(up) == "function" then
+          local self = selves[slot]
+          if type(self) ~= "table" then
+            self = make_self(a)
+            selves[slot] = self
           end
+          C_brain_begin(r, cast(vp, a)) -- cast again: a cdata kept in a local would be allocated
+          up(self, a, adt)
+          C_brain_end(r)
         end
       end
     end

@@ -35,8 +35,12 @@ void sl_slots_set(sl_world *sw, sl_agent *a)
 {
     /* out of memory: the slot keeps reading 0 ("not known"), which only
      * costs the callers their check */
-    if (a->removed || !slots_reserve(sw, a->id.index))
+    if (a->removed)
         return;
+    if (!slots_reserve(sw, a->id.index)) {
+        sw->slots_lost = true;
+        return;
+    }
     sw->slot_gen1[a->id.index] = a->id.generation + 1u;
     sw->slot_ud[a->id.index] = a;
 }
@@ -56,6 +60,7 @@ void sl_slots_rebuild(lua_State *L, sl_world *sw, int agents_idx)
         memset(sw->slot_gen1, 0, (size_t)sw->slots_cap * sizeof *sw->slot_gen1);
         memset(sw->slot_ud, 0, (size_t)sw->slots_cap * sizeof *sw->slot_ud);
     }
+    sw->slots_lost = false;
     lua_pushnil(L);
     while (lua_next(L, agents_idx)) {
         sl_agent *a = sl_agent_at(L, -1);

@@ -182,7 +182,8 @@ describe("the FFI backend", function()
     local w = steer.world { width = 400, height = 400, seed = 3 }
     local a = w:spawn { pos = { 100, 200 }, vel = { 3, 4 }, max_speed = 90, radius = 7, mass = 2, max_force = 300 }
     assert.is_true(a.pos == steer.vec2(100, 200) and a.vel == steer.vec2(3, 4))
-    assert.are.same({ 5, 90, 7, 2, 300, 1, true }, { a.speed, a.max_speed, a.radius, a.mass, a.max_force, a.id, a.alive })
+    assert.are.same({ 5, 90, 7, 2, 300, 1, true },
+                    { a.speed, a.max_speed, a.radius, a.mass, a.max_force, a.id, a.alive })
     assert.is_true(a.heading == steer.vec2(0.6, 0.8) and a.side == steer.vec2(-0.8, 0.6))
     for _ = 1, 10 do w:step() end
     -- another core accessor (render_pos at alpha 1 is the position itself)
@@ -190,7 +191,8 @@ describe("the FFI backend", function()
     assert.is_true(a.force == steer.vec2(0, 0) and a.nosuchfield == nil)
     w:remove(a)
     assert.are.same({ false, 1 }, { a.alive, a.id })
-    for _, k in ipairs { "pos", "vel", "heading", "side", "force", "speed", "max_speed", "max_force", "mass", "radius" } do
+    local fields = { "pos", "vel", "heading", "side", "force", "speed", "max_speed", "max_force", "mass", "radius" }
+    for _, k in ipairs(fields) do
       local ok, err = pcall(function() return a[k] end)
       assert.is_false(ok)
       assert.truthy(err:find("attempt to use a removed agent", 1, true), err)
@@ -200,7 +202,9 @@ describe("the FFI backend", function()
   it("does vec2 arithmetic on its vectors bit for bit as steer.vec2 does, and raises as it does", function()
     local w = steer.world { width = 400, height = 400, seed = 9 }
     local agents = {}
-    for i = 1, 40 do agents[i] = w:spawn { pos = { w:random() * 400, w:random() * 400 }, vel = { w:random() * 9 - 4, 1 } } end
+    for i = 1, 40 do
+      agents[i] = w:spawn { pos = { w:random() * 400, w:random() * 400 }, vel = { w:random() * 9 - 4, 1 } }
+    end
     for _ = 1, 3 do w:step() end
     local function c(v) return steer.vec2(v.x, v.y) end -- the C binding's vec2 (a userdata)
     local same = 0
@@ -274,6 +278,27 @@ describe("the FFI backend", function()
     w:remove(a)
     local ok, err = pcall(function() local t = a:neighbors(5) return t end)
     assert.truthy(not ok and err:find("attempt to use a removed agent", 1, true), err)
+  end)
+
+  it("runs no brain of an agent removed earlier in the same pass, nor of one spawned in it", function()
+    -- the FFI loop skips in C the agents the C loop skips (brain.c)
+    local w = steer.world { width = 200, height = 200, seed = 2 }
+    local ran = {}
+    local later
+    local brain = { update = function(self) ran[#ran + 1] = self.name end }
+    w:spawn { pos = { 10, 10 }, name = "first", brain = { update = function(self, a)
+      ran[#ran + 1] = "first"
+      if self.done then return end
+      self.done = true
+      w:remove(later)
+      a.world:spawn { pos = { 20, 20 }, name = "newborn", brain = brain }
+    end } }
+    later = w:spawn { pos = { 30, 30 }, name = "later", brain = brain }
+    w:spawn { pos = { 40, 40 }, name = "last", brain = brain }
+    w:step()
+    assert.are.same({ "first", "last" }, ran)
+    w:step() -- the newborn thinks from the next step on
+    assert.are.same({ "first", "last", "first", "last", "newborn" }, ran)
   end)
 
   it("snapshots a force kept in a brain's state as a steer.vec2", function()
