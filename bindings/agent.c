@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "slots.h"
 
 static const char *const combine_names[] = {"sum", "priority", NULL};
 
@@ -278,6 +279,7 @@ static void push_spawned(lua_State *L, sl_world *sw, st_agent_id id, bool brain)
     lua_pushvalue(L, 6);
     lua_rawseti(L, -2, (lua_Integer)id.index + 1);
     lua_pop(L, 1);
+    sl_slots_set(sw, a);
     if (brain)
         sw->brains++;
 }
@@ -357,6 +359,7 @@ int sl_world_remove(lua_State *L)
     lua_pushnil(L);
     lua_rawseti(L, -2, (lua_Integer)a->id.index + 1);
     lua_pop(L, 1);
+    sl_slots_clear(sw, a->id);
     if (sw->stepping) {
         /* the brain pass may still need this userdata (to route an error of
          * the update that removed it): keep it until the pass ends */

@@ -50,11 +50,10 @@ void sl_ffi_open(lua_State *L);
 void sl_ffi_world(lua_State *L);
 st_vec2 *sl_ffi_tovec2(lua_State *L, int idx);
 /* brain.c: the FFI brain loop's side of a step's brain pass */
-uint32_t sl_ffi_brain_next(void *run);
-int sl_ffi_brain_live(void *run, void *agent);
+double sl_ffi_brain_next(void *run, double *dt);
+double sl_ffi_brain_due(void *run, void *agent);
 void sl_ffi_brain_begin(void *run, void *agent);
 void sl_ffi_brain_end(void *run);
-double sl_ffi_brain_think(void *run, void *agent);
 int sl_ffi_brain_update(lua_State *L);
 #endif
 
@@ -119,6 +118,11 @@ typedef struct sl_world {
     /* raised whenever the agents or tags uservalue is replaced (a restore):
      * the FFI backend's cached copies of them are stale (ffi_api.c) */
     uint32_t agents_epoch;
+    /* the agents table's userdata by handle slot, in C (slots.h) */
+    uint32_t *slot_gen1;
+    struct sl_agent **slot_ud;
+    uint32_t slots_cap;
+    bool slots_lost;        /* a slot went unrecorded (out of memory) */
 } sl_world;
 
 

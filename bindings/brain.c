@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bind.h"
+#include "slots.h"
 #include "sys.h"
 
 /* The budget is checked every this many VM instructions: coarse enough to
@@ -457,24 +458,58 @@ static int run_brains(lua_State *L)
  * same order, the same checks, the same state around each update, so an
  * error is routed by fail_brain exactly as the C loop's. */
 
-/* The next agent of the pass: its slot in the agents table (index + 1), or
- * 0 when the pass is done. */
-uint32_t sl_ffi_brain_next(void *rp)
+/* How far ahead of the pass sl_ffi_brain_next asks for agents' userdata:
+ * a brain's update takes a few hundred nanoseconds, a line from memory
+ * about one hundred. */
+#define FFI_PREFETCH_AHEAD 4
+
+/* The next agent of the pass that thinks this step: its slot in the
+ * agents table (index + 1; a double, exact, which the FFI hands over as a
+ * plain number), its dt in *dt; or minus its slot when the C side cannot
+ * tell (an agent slots.h does not know: ffi.lua then asks
+ * sl_ffi_brain_due about the userdata it finds there); 0 when the pass is
+ * done. The agents the C loop would skip (gone, paused, not due: think.c's
+ * count still kept) are skipped here, without a return to Lua. */
+double sl_ffi_brain_next(void *rp, double *dt)
 {
     brain_run *r = (brain_run *)rp;
-    if (r->next >= r->n)
-        return 0;
-    r->ffi_id = r->sw->brain_list[r->next++];
-    return r->ffi_id.index + 1;
+    sl_world *sw = r->sw;
+    while (r->next < r->n) {
+        if (r->next + FFI_PREFETCH_AHEAD < r->n) {
+            /* the userdata lie in Lua's heap, in no order the pass knows of */
+            const sl_agent *ahead = sl_slots_get(sw, sw->brain_list[r->next + FFI_PREFETCH_AHEAD]);
+            if (ahead != NULL)
+                sl_slots_prefetch(ahead);
+        }
+        st_agent_id id = sw->brain_list[r->next++];
+        r->ffi_id = id;
+        sl_agent *a = sl_slots_get(sw, id);
+        if (a == NULL) {
+            if (!sw->slots_lost)
+                continue; /* not in the agents table, or removed: push_brain_agent skips it */
+            return -((double)id.index + 1);
+        }
+        double d = sl_ffi_brain_due(rp, a);
+        if (d >= 0.0) {
+            *dt = d;
+            return (double)id.index + 1;
+        }
+    }
+    return 0;
 }
 
-/* Whether the userdata payload ap is that agent, alive and running
- * (push_brain_agent's test). */
-int sl_ffi_brain_live(void *rp, void *ap)
+/* For the userdata payload ap at that slot: whether it is that agent,
+ * alive and running (push_brain_agent's test), and then whether it thinks
+ * this step (a.think_every: think.c), as the C loop asks before its
+ * update: the dt to pass it, or -1. */
+double sl_ffi_brain_due(void *rp, void *ap)
 {
     const brain_run *r = (const brain_run *)rp;
-    const sl_agent *a = (const sl_agent *)ap;
-    return a != NULL && a->mark == &sl_key_agent && st_id_equal(a->id, r->ffi_id) && !a->removed && !a->paused;
+    sl_agent *a = (sl_agent *)ap;
+    if (a == NULL || a->mark != &sl_key_agent || !st_id_equal(a->id, r->ffi_id) || a->removed || a->paused)
+        return -1.0;
+    double dt = r->dt;
+    return sl_think_due(a, r->tick, &dt) ? dt : -1.0;
 }
 
 /* The update of that agent (ap, live) starts: the state the C loop sets
@@ -506,15 +541,6 @@ void sl_ffi_brain_end(void *rp)
     st->started = r->saved_started;
 }
 
-
-/* Whether that agent (ap, live) thinks this step (a.think_every: think.c),
- * as the C loop asks before its update: the dt to pass it, or -1. */
-double sl_ffi_brain_think(void *rp, void *ap)
-{
-    const brain_run *r = (const brain_run *)rp;
-    double dt = r->dt;
-    return sl_think_due((sl_agent *)ap, r->tick, &dt) ? dt : -1.0;
-}
 
 /* brain_update(agent) -> its brain's update function, or nil: the
  * callback lookup of run_brains (get_callback_keep), for a brain table

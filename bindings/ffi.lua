@@ -32,7 +32,8 @@ local shared = package.loaded["steer.ffi.types"]
 if type(shared) ~= "table" then
   ffi.cdef [[
     typedef struct steer_vec2 { const double x, y; } steer_vec2;
-    typedef struct steer_ffi_hit { uint32_t index, generation; uint32_t epoch; double dist; } steer_ffi_hit;
+    typedef struct steer_ffi_id { uint32_t index, generation; } steer_ffi_id;
+    typedef struct steer_ffi_hit { uint32_t index, generation; uint32_t epoch, known; double dist; } steer_ffi_hit;
   ]]
   shared = { vec2_mt = {} }
   shared.vec2 = ffi.metatype("steer_vec2", shared.vec2_mt)
@@ -47,18 +48,38 @@ local vp = ffi.typeof("void *")
 
 local C = {
   nearest = cast("int (*)(void *, void *, double, int32_t, steer_ffi_hit *)", cx.nearest),
+  neighbors = cast("int (*)(void *, void *, double, int32_t, steer_ffi_id *, int)", cx.neighbors),
   agent_is = cast("int (*)(void *, uint32_t, uint32_t)", cx.agent_is),
   agent_world = cast("double (*)(void *)", cx.agent_world),
   world_key = cast("double (*)(void *)", cx.world_key),
   world_epoch = cast("uint32_t (*)(void *)", cx.world_epoch),
   steer = cast("int (*)(void *, int, void *, double, double, unsigned, double *)", cx.steer),
+  steer_hit = cast("int (*)(void *, int, void *, const steer_ffi_hit *, double, double, unsigned, double *)",
+                   cx.steer_hit),
   render_pos = cast("int (*)(void *, double, int, double *)", cx.render_pos),
-  brain_next = cast("uint32_t (*)(void *)", cx.brain_next),
-  brain_live = cast("int (*)(void *, void *)", cx.brain_live),
+  field = cast("int (*)(void *, int, double *)", cx.field),
+  brain_next = cast("double (*)(void *, double *)", cx.brain_next),
+  brain_due = cast("double (*)(void *, void *)", cx.brain_due),
   brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
   brain_end = cast("void (*)(void *)", cx.brain_end),
-  brain_think = cast("double (*)(void *, void *)", cx.brain_think),
 }
+-- Each entry point in a local of its own: an upvalue never assigned again,
+-- which the JIT folds to a constant (a field of C would be looked up and
+-- its type checked at every call).
+local C_agent_is = C.agent_is
+local C_agent_world = C.agent_world
+local C_brain_begin = C.brain_begin
+local C_brain_due = C.brain_due
+local C_brain_end = C.brain_end
+local C_brain_next = C.brain_next
+local C_field = C.field
+local C_nearest = C.nearest
+local C_neighbors = C.neighbors
+local C_render_pos = C.render_pos
+local C_steer = C.steer
+local C_steer_hit = C.steer_hit
+local C_world_epoch = C.world_epoch
+local C_world_key = C.world_key
 local hit = ffi.new("steer_ffi_hit")
 local force = ffi.new("double[2]")
 
@@ -67,14 +88,63 @@ local force = ffi.new("double[2]")
 local vmt = cx.vec2_mt
 local vmeta = shared.vec2_mt
 for k in pairs(vmeta) do vmeta[k] = nil end
-for _, k in ipairs { "__add", "__sub", "__unm", "__mul", "__div", "__eq", "__tostring" } do
-  vmeta[k] = vmt[k]
-end
+vmeta.__tostring = vmt.__tostring
 local methods = getupvalue and select(2, getupvalue(vmt.__index, 1)) or nil
 if type(methods) ~= "table" then return false end
 vmeta.__index = methods
 vmeta.__metatable = vmt.__metatable
-local function isvec2(v) return ffi.istype(V2, v) end
+local istype = ffi.istype
+local function isvec2(v) return istype(V2, v) end
+
+-- Arithmetic of two FFI vec2s (or one and a number) stays on trace: the
+-- componentwise IEEE operations of vec2.c's (steer.h's st_v2_add, ...;
+-- the core is built with -ffp-contract=off, and LuaJIT fuses nothing), so
+-- the same bits. Anything else (a steer.vec2 or a point table as the other
+-- operand, a result that is not finite, a bad operand) goes to vec2.c's
+-- own metamethod, which answers or raises as with the C backend.
+-- (x - x == 0: x is finite.)
+do
+  local c_add, c_sub, c_mul, c_div, c_unm, c_eq = vmt.__add, vmt.__sub, vmt.__mul, vmt.__div, vmt.__unm, vmt.__eq
+  vmeta.__add = function(p, q)
+    if istype(V2, p) and istype(V2, q) then
+      local x, y = p.x + q.x, p.y + q.y
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_add(p, q)
+  end
+  vmeta.__sub = function(p, q)
+    if istype(V2, p) and istype(V2, q) then
+      local x, y = p.x - q.x, p.y - q.y
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_sub(p, q)
+  end
+  vmeta.__mul = function(p, q)
+    if istype(V2, p) and type(q) == "number" then
+      local x, y = p.x * q, p.y * q
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    elseif type(p) == "number" and istype(V2, q) then
+      local x, y = q.x * p, q.y * p
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_mul(p, q)
+  end
+  vmeta.__div = function(p, q)
+    if istype(V2, p) and type(q) == "number" then
+      local x, y = p.x / q, p.y / q
+      if x - x == 0 and y - y == 0 then return V2(x, y) end
+    end
+    return c_div(p, q)
+  end
+  vmeta.__unm = function(p, q)
+    if istype(V2, p) then return V2(-p.x, -p.y) end
+    return c_unm(p, q)
+  end
+  vmeta.__eq = function(p, q)
+    if istype(V2, p) and istype(V2, q) then return p.x == q.x and p.y == q.y end
+    return c_eq(p, q)
+  end
+end
 
 -- ---- errors: the C binding's, as if it had been called directly ----
 
@@ -122,17 +192,33 @@ local worlds = setmetatable({}, { __mode = "v" }) -- world key (C.world_key) -> 
 -- world's own nearest keeps its state alive as long as the world lives.
 local states = setmetatable({}, { __mode = "kv" })
 
+-- The world of a live agent (the C side gives its key), or nil; the last
+-- one answered is kept by its key: brains ask for their own world thousands
+-- of times a step (weak: it never keeps a world).
+local last_key, last_world = false, setmetatable({}, { __mode = "v" })
+local function agent_world(a)
+  local key = C_agent_world(cast(vp, a))
+  local w
+  if key == last_key then w = last_world[1] end
+  if w == nil then
+    w = worlds[key]
+    last_key, last_world[1] = key, w
+  end
+  return w
+end
+
 -- Per world: its payload and its agents and tags tables (uservalues, made
 -- anew by a restore, which raises the world's epoch).
 local function world_state(w)
   local uv = cx.uservalues(w)
   local p = cast(vp, w)
-  return { p = p, key = C.world_key(p), epoch = C.world_epoch(p), agents = uv[cx.WUV_AGENTS], tags = uv[cx.WUV_TAGS] }
+  return { p = p, key = C_world_key(p), epoch = C_world_epoch(p), agents = uv[cx.WUV_AGENTS], tags = uv[cx.WUV_TAGS] }
 end
 
 local function refresh(w, s)
   local f = world_state(w)
   s.epoch, s.agents, s.tags = f.epoch, f.agents, f.tags
+  s.owners = nil -- the brain loop's caches (a restore gives agents new selves)
 end
 
 -- The tag id of name in world s, or nil (not a string, or never interned:
@@ -146,12 +232,21 @@ local function tag_id(s, tag)
 end
 
 -- The agent userdata of a hit, or false when the cached tables are stale.
+-- A known hit (the C side's table of slots says the agents table holds it,
+-- live) is returned unread: reading it would be a cache miss an answer.
 local function hit_agent(w, s)
   if hit.epoch ~= s.epoch then refresh(w, s) end
   local o = s.agents[hit.index + 1]
-  if o ~= nil and C.agent_is(cast(vp, o), hit.index, hit.generation) ~= 0 then return o end
+  if o ~= nil and (hit.known ~= 0 or C_agent_is(cast(vp, o), hit.index, hit.generation) ~= 0) then return o end
   return false
 end
+
+-- The last agent an FFI nearest returned, and its world's payload (hit
+-- holds its handle): a behaviour toward it (pursue the nearest prey) names
+-- it by that handle and never reads its userdata (C.steer_hit).
+-- NOHIT: none (a value no brain can pass as a target).
+local NOHIT = {}
+local hit_o, hit_p = NOHIT, false
 
 -- The nearest agent to a within r with the tag, by the FFI query, and its
 -- distance; nil when there is none; false when the C binding must answer
@@ -159,19 +254,53 @@ end
 local function ffi_nearest(w, s, a, r, tag)
   local id = tag_id(s, tag)
   if not id then return false end
-  local k = C.nearest(s.p, cast(vp, a), r, id, hit)
+  local k = C_nearest(s.p, cast(vp, a), r, id, hit)
   if k == 0 then return nil end
   if k == 1 then
     local o = hit_agent(w, s)
-    if o then return o, hit.dist end
+    if o then
+      hit_o, hit_p = o, s.p
+      return o, hit.dist
+    end
+    hit_o = NOHIT -- hit now holds another handle than hit_o's
   end
   return false
+end
+
+-- The agents around a within r with the tag (opts.tag), nearest first, by
+-- the FFI query: a new array, or false when the C binding must answer (a
+-- view cone or a heading in opts, an unknown tag, an agent the C side does
+-- not know in its slot).
+local ids_cap = 64
+local ids = ffi.new("steer_ffi_id[?]", ids_cap)
+local okn, new_table = pcall(require, "table.new")
+if not okn then new_table = function() return {} end end
+
+local function ffi_neighbors(w, s, a, r, opts)
+  local tag
+  if opts ~= nil then
+    if type(opts) ~= "table" or getmetatable(opts) ~= nil then return false end
+    if opts.fov ~= nil or opts.heading ~= nil then return false end
+    tag = opts.tag
+  end
+  local id = tag_id(s, tag)
+  if not id then return false end
+  local n = C_neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+  if n > ids_cap then
+    while ids_cap < n do ids_cap = ids_cap * 2 end
+    ids = ffi.new("steer_ffi_id[?]", ids_cap)
+    n = C_neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+  end
+  if n < 0 then return false end
+  if C_world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  local agents, out = s.agents, new_table(n, 0)
+  for i = 0, n - 1 do out[i + 1] = agents[ids[i].index + 1] end
+  return out
 end
 
 local function install_world(w)
   local s = world_state(w)
   worlds[s.key] = w
-  local index = getmetatable(w) -- protected: its __index is reached through the C side
   local c_nearest = cx.world_nearest
   local function nearest(self, ...)
     local a, r, tag = ...
@@ -184,7 +313,18 @@ local function install_world(w)
     if o == nil then return nil end
     return o, d
   end
-  cx.world_index(w).nearest = nearest
+  local c_neighbors = cx.world_neighbors
+  local function neighbors(self, ...)
+    local a, r, opts = ...
+    if self == w and getmetatable(a) == VIEW and type(r) == "number" then
+      local t = ffi_neighbors(w, s, a, r, opts)
+      if t then return t end
+    end
+    local t = slow1(c_neighbors, self, ...) -- not a tail call: reraise reads this frame
+    return t
+  end
+  local index = cx.world_index(w) -- getmetatable(w) is protected
+  index.nearest, index.neighbors = nearest, neighbors
   return s
 end
 
@@ -202,7 +342,7 @@ do
   fast.nearest = function(a, ...)
     local r, tag = ...
     if getmetatable(a) == VIEW and type(r) == "number" then
-      local w = worlds[C.agent_world(cast(vp, a))]
+      local w = agent_world(a)
       local s = w and states[w]
       if s then
         local o, d = ffi_nearest(w, s, a, r, tag)
@@ -216,19 +356,43 @@ do
   end
 end
 
+-- agent:neighbors(r [, opts]): world:neighbors around it
+do
+  local c_neighbors = c_agent.neighbors
+  fast.neighbors = function(a, ...)
+    local r, opts = ...
+    if getmetatable(a) == VIEW and type(r) == "number" then
+      local w = agent_world(a)
+      local s = w and states[w]
+      if s then
+        local t = ffi_neighbors(w, s, a, r, opts)
+        if t then return t end
+      end
+    end
+    local t = slow1(c_neighbors, a, ...) -- not a tail call: reraise reads this frame
+    return t
+  end
+end
+
 local TARGET, RADIUS, WEIGHT = 1, 2, 4
+
+-- The force of agent a's behaviour toward the agent t into `force`: true,
+-- or false for the C binding to answer. The last nearest answer goes by its
+-- handle; any other target is checked as an agent userdata and read.
+local function steer_to(a, kind, t, r, wt, flags)
+  if t == hit_o and C_steer_hit(cast(vp, a), kind, hit_p, hit, r, wt, flags, force) == 0 then return true end
+  return getmetatable(t) == VIEW and C_steer(cast(vp, a), kind, cast(vp, t), r, wt, flags, force) == 0
+end
 
 -- A behaviour taking (target, weight): seek, pursue, intercept.
 local function target_weight(name, kind)
   local c_fn = c_agent[name]
   return function(a, ...)
     local t, wt = ...
-    if getmetatable(a) == VIEW and getmetatable(t) == VIEW then
+    if getmetatable(a) == VIEW then
       local flags = TARGET
       if wt ~= nil then flags = type(wt) == "number" and flags + WEIGHT or -1 end
-      if flags >= 0 and C.steer(cast(vp, a), kind, cast(vp, t), 0, wt or 1, flags, force) == 0 then
-        return V2(force[0], force[1])
-      end
+      if flags >= 0 and steer_to(a, kind, t, 0, wt or 1, flags) then return V2(force[0], force[1]) end
     end
     local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
     return f
@@ -240,13 +404,11 @@ local function target_radius_weight(name, kind)
   local c_fn = c_agent[name]
   return function(a, ...)
     local t, r, wt = ...
-    if getmetatable(a) == VIEW and getmetatable(t) == VIEW then
+    if getmetatable(a) == VIEW then
       local flags = TARGET
       if r ~= nil then flags = type(r) == "number" and flags + RADIUS or -1 end
       if wt ~= nil and flags >= 0 then flags = type(wt) == "number" and flags + WEIGHT or -1 end
-      if flags >= 0 and C.steer(cast(vp, a), kind, cast(vp, t), r or 0, wt or 1, flags, force) == 0 then
-        return V2(force[0], force[1])
-      end
+      if flags >= 0 and steer_to(a, kind, t, r or 0, wt or 1, flags) then return V2(force[0], force[1]) end
     end
     local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
     return f
@@ -261,7 +423,7 @@ local function weight_only(name, kind)
     if getmetatable(a) == VIEW then
       local flags = 0
       if wt ~= nil then flags = type(wt) == "number" and WEIGHT or -1 end
-      if flags >= 0 and C.steer(cast(vp, a), kind, nil, 0, wt or 1, flags, force) == 0 then
+      if flags >= 0 and C_steer(cast(vp, a), kind, nil, 0, wt or 1, flags, force) == 0 then
         return V2(force[0], force[1])
       end
     end
@@ -284,7 +446,7 @@ do
   fast.render_pos = function(a, ...)
     local alpha = ...
     if getmetatable(a) == VIEW and (alpha == nil or type(alpha) == "number")
-        and C.render_pos(cast(vp, a), alpha or 1, alpha and 1 or 0, force) == 0 then
+        and C_render_pos(cast(vp, a), alpha or 1, alpha and 1 or 0, force) == 0 then
       return V2(force[0], force[1])
     end
     local f = slow1(c_fn, a, ...) -- not a tail call: reraise reads this frame
@@ -296,15 +458,26 @@ end
 -- the C binding's __index.
 local c_names = getupvalue and select(2, getupvalue(c_index, 1)) or nil
 if type(c_names) ~= "table" then return false end
+local FIELD = cx.fields -- name -> C.field's code
 amt.__index = function(a, k)
   -- c_names stays this closure's first upvalue, where introspection (and
   -- tests/spec/meta_spec.lua) reads the names an agent answers
   if c_names[k] == nil then return c_index(a, k) end
+  if k == "world" then -- a constant in a trace: the test is folded away
+    if getmetatable(a) == VIEW then
+      local w = agent_world(a)
+      if w then return w end
+    end
+    return c_index(a, k)
+  end
   local f = fast[k]
   if f ~= nil then return f end
-  if k == "world" and getmetatable(a) == VIEW then
-    local w = worlds[C.agent_world(cast(vp, a))]
-    if w then return w end
+  local code = FIELD[k]
+  if code ~= nil and getmetatable(a) == VIEW then
+    local kind = C_field(cast(vp, a), code, force)
+    if kind == 2 then return V2(force[0], force[1]) end
+    if kind == 1 then return force[0] end
+    if kind == 3 then return force[0] ~= 0 end
   end
   return c_index(a, k)
 end
@@ -319,49 +492,64 @@ for k, f in pairs(fast) do steer.agent[k] = f end
 -- one trace runs through many agents' updates. An error unwinds to the C
 -- side, which pauses that brain, routes the error and calls this again for
 -- the agents after it. rp: the pass (a brain_run, opaque here).
--- Each agent's uservalue table (made once, at spawn), by its slot in the
--- agents table, with the agent it belongs to: the loop walks the slots in
--- spawn order, so these are read in order (a hash keyed by agent would be a
--- random read each). Weak values: a removed agent goes with its world's
--- other references, whatever these hold.
+-- Each agent's brain table and self table, by its slot in the agents
+-- table, with the agent they belong to: the loop walks the slots in spawn
+-- order, so these are read in order, where the agent's own uservalue table
+-- would be a cache miss an agent (a hash keyed by agent, a random read
+-- each). An agent's brain and self are set at spawn (self made on first
+-- need) and change only with a restore, which raises the world's epoch
+-- (refresh drops these) or a removal (the agent then never runs again; its
+-- slot's next agent is another owner). Weak values: a removed agent goes
+-- with its world's other references, whatever these hold.
 local function slot_tables(s)
   s.owners = setmetatable({}, { __mode = "v" })
-  s.envs = setmetatable({}, { __mode = "v" })
+  s.brains = setmetatable({}, { __mode = "v" })
+  s.selves = setmetatable({}, { __mode = "v" })
 end
 local AUV_SELF, AUV_BRAIN = cx.AUV_SELF, cx.AUV_BRAIN
 local uservalues, brain_update, make_self = cx.uservalues, cx.brain_update, cx.self
+
+local dtbuf = ffi.new("double[1]")
 
 local function run_brains(w, rp)
   local r = cast(vp, rp)
   local s = states[w]
   if s == nil then s = install_world(w); states[w] = s end
-  if C.world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  if C_world_epoch(s.p) ~= s.epoch then refresh(w, s) end
   if s.owners == nil then slot_tables(s) end
-  local agents, owners, envs = s.agents, s.owners, s.envs
+  local agents, owners, brains, selves = s.agents, s.owners, s.brains, s.selves
   while true do
-    local slot = C.brain_next(r)
+    -- the next agent due this step (a.think_every), with the time since its
+    -- last update; a negative slot: the C side could not tell (slots.h), so
+    -- the userdata found there is asked
+    local slot = C_brain_next(r, dtbuf)
     if slot == 0 then break end
-    local a = rawget(agents, slot)
-    if type(a) == "userdata" then
-      -- a.think_every: due this step, with the time since its last update
-      local adt = C.brain_live(r, cast(vp, a)) ~= 0 and C.brain_think(r, cast(vp, a)) or -1
-      if adt >= 0 then
-        local env = envs[slot]
-        if owners[slot] ~= a then
-          env = uservalues(a)
-          owners[slot], envs[slot] = a, env
-        end
-        local b = env and env[AUV_BRAIN]
-        if type(b) == "table" then
-          local up = rawget(b, "update")
-          if up == nil and getmetatable(b) ~= nil then up = brain_update(a) end
-          if type(up) == "function" then
-            local self = env[AUV_SELF]
-            if type(self) ~= "table" then self = make_self(a) end
-            C.brain_begin(r, cast(vp, a)) -- cast again: a cdata kept in a local would be allocated
-            up(self, a, adt)
-            C.brain_end(r)
+    local a, adt
+    if slot > 0 then
+      a, adt = rawget(agents, slot), dtbuf[0]
+    else
+      slot = -slot
+      a = rawget(agents, slot)
+      adt = type(a) == "userdata" and C_brain_due(r, cast(vp, a)) or -1
+    end
+    if adt >= 0 then
+      if owners[slot] ~= a then
+        local env = uservalues(a)
+        owners[slot], brains[slot], selves[slot] = a, env and env[AUV_BRAIN], env and env[AUV_SELF]
+      end
+      local b = brains[slot]
+      if type(b) == "table" then
+        local up = rawget(b, "update")
+        if up == nil and getmetatable(b) ~= nil then up = brain_update(a) end
+        if type(up) == "function" then
+          local self = selves[slot]
+          if type(self) ~= "table" then
+            self = make_self(a)
+            selves[slot] = self
           end
+          C_brain_begin(r, cast(vp, a)) -- cast again: a cdata kept in a local would be allocated
+          up(self, a, adt)
+          C_brain_end(r)
         end
       end
     end

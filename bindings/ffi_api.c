@@ -19,12 +19,15 @@
 #include <string.h>
 
 #include "bind.h"
+#include "slots.h"
 #include "steer_ffi_lua.h" /* generated from bindings/ffi.lua: sl_ffi_lua[], sl_ffi_lua_len */
 
 /* ffi.lua reads these through its own cdef of the same layouts. */
 typedef struct sl_ffi_hit {
     uint32_t index, generation; /* the agent found */
     uint32_t epoch;             /* the world's agents_epoch */
+    uint32_t known;             /* 1: the agents table holds it at index + 1,
+                                 * live (slots.h); 0: ffi.lua must check */
     double dist;
 } sl_ffi_hit;
 
@@ -55,13 +58,38 @@ static int ffi_nearest(void *wp, void *ap, double radius, int32_t tag, sl_ffi_hi
     q.tag = tag;
     double d = 0.0;
     st_agent_id id = st_world_nearest(sw->w, &q, &d);
-    out->epoch = sw->agents_epoch;
     if (st_id_is_null(id))
-        return 0;
+        return 0; /* out untouched: it still names ffi.lua's last answer */
+    out->epoch = sw->agents_epoch;
     out->index = id.index;
     out->generation = id.generation;
     out->dist = d;
+    out->known = sl_slots_known(sw, id);
     return 1;
+}
+
+/* world:neighbors(agent, radius [, {tag = }]) for the world at wp (world.c's
+ * neighbors, the same query): how many agents the query found, their
+ * handles in out[0 .. min(n, cap)) (call again with room for n when n >
+ * cap), each known to be the live agent the world's agents table holds
+ * (slots.h); -1 for the C binding (which also answers when one is not
+ * known). tag: ST_TAG_ANY or an id the world has interned. */
+static int ffi_neighbors(void *wp, void *ap, double radius, int32_t tag, st_agent_id *out, int cap)
+{
+    sl_world *sw = (sl_world *)wp;
+    sl_agent *a = live_agent(ap);
+    if (a == NULL || a->sw != sw || !plain_nonneg(radius) || (tag != ST_TAG_ANY && (tag < 1 || tag > sw->ntags)))
+        return -1;
+    st_query q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
+    q.exclude = a->id;
+    q.heading = st_agent_heading(sw->w, a->id);
+    q.radius = radius;
+    q.tag = tag;
+    int n = st_world_query(sw->w, &q, out, NULL, cap);
+    for (int i = 0; i < n && i < cap; i++)
+        if (!sl_slots_known(sw, out[i]))
+            return -1;
+    return n;
 }
 
 /* Whether the userdata payload p is the live agent with this id. */
@@ -92,19 +120,50 @@ enum { FFI_TARGET = 1, FFI_RADIUS = 2, FFI_WEIGHT = 4 };
  * behavior_method with a live agent of the same world as the target): the
  * world's default behaviour of `type`, weight 1 unless given. Writes the
  * unweighted force to out[0], out[1]; 0, or -1 for the C binding. */
+static int steer_at(sl_agent *a, int type, st_agent_id target, double radius, double weight, unsigned flags,
+                    double *out);
+
 static int ffi_steer(void *ap, int type, void *tp, double radius, double weight, unsigned flags, double *out)
 {
     sl_agent *a = live_agent(ap);
-    if (a == NULL || !a->sw->stepping || type < 0 || type >= ST_BEHAVIOR_COUNT)
+    st_agent_id target = st_null_agent();
+    if (a == NULL)
         return -1;
-    st_behavior b = a->sw->defaults[type];
-    b.weight = 1.0;
     if (flags & FFI_TARGET) {
         sl_agent *o = live_agent(tp);
         if (o == NULL || o->sw != a->sw)
             return -1;
-        b.target = st_target_agent(o->id);
+        target = o->id;
     }
+    return steer_at(a, type, target, radius, weight, flags, out);
+}
+
+/* ffi_steer toward the agent of world wp's last nearest answer h, which
+ * ffi.lua knows is the target it was given (the very userdata that answer
+ * returned): the slot tells whether it is still live, without reading it
+ * (slots.h). -1 for ffi_steer's way. */
+static int ffi_steer_hit(void *ap, int type, void *wp, const sl_ffi_hit *h, double radius, double weight,
+                         unsigned flags, double *out)
+{
+    sl_agent *a = live_agent(ap);
+    st_agent_id target = {h->index, h->generation};
+    if (a == NULL || (void *)a->sw != wp || h->epoch != a->sw->agents_epoch || !(flags & FFI_TARGET)
+        || !sl_slots_known(a->sw, target))
+        return -1;
+    return steer_at(a, type, target, radius, weight, flags, out);
+}
+
+/* The behaviour of ffi_steer for the live agent a (target: already
+ * checked, of a's world). */
+static int steer_at(sl_agent *a, int type, st_agent_id target, double radius, double weight, unsigned flags,
+                    double *out)
+{
+    if (!a->sw->stepping || type < 0 || type >= ST_BEHAVIOR_COUNT)
+        return -1;
+    st_behavior b = a->sw->defaults[type];
+    b.weight = 1.0;
+    if (flags & FFI_TARGET)
+        b.target = st_target_agent(target);
     if (flags & FFI_RADIUS) {
         if (!plain_nonneg(radius))
             return -1;
@@ -132,6 +191,53 @@ static int ffi_render_pos(void *ap, double alpha, int has_alpha, double *out)
     out[0] = v.x;
     out[1] = v.y;
     return 0;
+}
+
+/* Agent fields ffi_field reads (ffi.lua's FIELD names them). */
+enum {
+    FF_POS = 1, FF_VEL, FF_HEADING, FF_SIDE, FF_FORCE, /* vec2s */
+    FF_SPEED, FF_MAX_SPEED, FF_MAX_FORCE, FF_MASS, FF_RADIUS, /* numbers */
+    FF_ID, FF_ALIVE,
+    FF_COUNT
+};
+
+/* A field of the agent at ap (agent.c's agent_index, the same core call):
+ * 2 and a vec2 in out[0], out[1]; 1 and a number in out[0]; 3 and a
+ * boolean (0 or 1) in out[0]; -1 for the C binding (a removed agent, which
+ * raises there, but for id and alive). */
+static int ffi_field(void *ap, int code, double *out)
+{
+    sl_agent *a = (sl_agent *)ap;
+    if (a == NULL || a->mark != &sl_key_agent)
+        return -1;
+    if (code == FF_ALIVE) {
+        out[0] = !a->removed;
+        return 3;
+    }
+    if (code == FF_ID) {
+        out[0] = (double)a->serial; /* lua_pushinteger's number on LuaJIT: exact to 2^53 */
+        return a->serial <= (UINT64_C(1) << 53) ? 1 : -1;
+    }
+    if (live_agent(ap) == NULL)
+        return -1;
+    st_world *w = a->sw->w;
+    st_vec2 v;
+    switch (code) {
+    case FF_POS: v = st_agent_pos(w, a->id); break;
+    case FF_VEL: v = st_agent_vel(w, a->id); break;
+    case FF_HEADING: v = st_agent_heading(w, a->id); break;
+    case FF_SIDE: v = st_agent_side(w, a->id); break;
+    case FF_FORCE: v = st_agent_force(w, a->id); break;
+    case FF_SPEED: out[0] = st_agent_speed(w, a->id); return 1;
+    case FF_MAX_SPEED: out[0] = st_agent_max_speed(w, a->id); return 1;
+    case FF_MAX_FORCE: out[0] = st_agent_max_force(w, a->id); return 1;
+    case FF_MASS: out[0] = st_agent_mass(w, a->id); return 1;
+    case FF_RADIUS: out[0] = st_agent_radius(w, a->id); return 1;
+    default: return -1;
+    }
+    out[0] = v.x;
+    out[1] = v.y;
+    return 2;
 }
 
 /* ---- loading ffi.lua ---- */
@@ -192,22 +298,38 @@ static void set_int(lua_State *L, const char *name, lua_Integer v)
     lua_setfield(L, -2, name);
 }
 
+/* fields: agent field name -> ffi_field's code */
+static void push_field_codes(lua_State *L)
+{
+    static const char *const names[FF_COUNT] = {
+        NULL, "pos", "vel", "heading", "side", "force", "speed", "max_speed", "max_force", "mass", "radius", "id",
+        "alive",
+    };
+    lua_createtable(L, 0, FF_COUNT);
+    for (int k = 1; k < FF_COUNT; k++)
+        set_int(L, names[k], k);
+}
+
 /* The table ffi.lua gets: the entry points, the metatables and keys. */
 static void push_ffi_context(lua_State *L)
 {
     lua_createtable(L, 0, 24);
     set_pointer(L, "nearest", (void *)(uintptr_t)ffi_nearest);
+    set_pointer(L, "neighbors", (void *)(uintptr_t)ffi_neighbors);
     set_pointer(L, "agent_is", (void *)(uintptr_t)ffi_agent_is);
     set_pointer(L, "agent_world", (void *)(uintptr_t)ffi_agent_world);
     set_pointer(L, "world_key", (void *)(uintptr_t)ffi_world_key);
     set_pointer(L, "world_epoch", (void *)(uintptr_t)ffi_world_epoch);
     set_pointer(L, "steer", (void *)(uintptr_t)ffi_steer);
+    set_pointer(L, "steer_hit", (void *)(uintptr_t)ffi_steer_hit);
     set_pointer(L, "render_pos", (void *)(uintptr_t)ffi_render_pos);
+    set_pointer(L, "field", (void *)(uintptr_t)ffi_field);
+    push_field_codes(L);
+    lua_setfield(L, -2, "fields");
     set_pointer(L, "brain_next", (void *)(uintptr_t)sl_ffi_brain_next);
-    set_pointer(L, "brain_live", (void *)(uintptr_t)sl_ffi_brain_live);
+    set_pointer(L, "brain_due", (void *)(uintptr_t)sl_ffi_brain_due);
     set_pointer(L, "brain_begin", (void *)(uintptr_t)sl_ffi_brain_begin);
     set_pointer(L, "brain_end", (void *)(uintptr_t)sl_ffi_brain_end);
-    set_pointer(L, "brain_think", (void *)(uintptr_t)sl_ffi_brain_think);
     lua_pushcfunction(L, sl_ffi_brain_update);
     lua_setfield(L, -2, "brain_update");
     lua_pushcfunction(L, ffi_self);
@@ -236,6 +358,8 @@ static void push_ffi_context(lua_State *L)
     lua_getfield(L, -1, "methods");
     lua_getfield(L, -1, "nearest");
     lua_setfield(L, -4, "world_nearest");
+    lua_getfield(L, -1, "neighbors");
+    lua_setfield(L, -4, "world_neighbors");
     lua_pop(L, 2);
     lua_pushcfunction(L, ffi_set_hooks);
     lua_setfield(L, -2, "set_hooks");

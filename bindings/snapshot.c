@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "slots.h"
 
 /* Decimal text of v, for messages: Lua 5.1's lua_pushfstring has no %I. */
 typedef struct { char s[24]; } numtext;
@@ -1044,6 +1045,7 @@ static void rebind_world(lua_State *L, lua_state_rd *r)
     retire_other_agents(L, old_idx, new_agents);
     lua_pushvalue(L, new_agents);
     lua_setiuservalue(L, world_idx, SL_WUV_AGENTS);
+    sl_slots_rebuild(L, sw, new_agents);
     lua_pushvalue(L, r->tags_idx);
     lua_setiuservalue(L, world_idx, SL_WUV_TAGS);
     sw->ntags = (int32_t)r->ntags;

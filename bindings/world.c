@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "bind.h"
+#include "slots.h"
 
 static const char *const edge_names[] = {"wrap", "bounce", "none", NULL};
 
@@ -171,6 +172,13 @@ void sl_pushagent(lua_State *L, int world_idx, st_agent_id id)
     lua_getiuservalue(L, world_idx, SL_WUV_AGENTS);
     lua_rawgeti(L, -1, (lua_Integer)id.index + 1);
     lua_remove(L, -2);
+    const sl_agent *known = sl_slots_get((const sl_world *)lua_touserdata(L, world_idx), id);
+    if (known != NULL) {
+        /* it is that agent (slots.h), unread: a brain's next call (pursue,
+         * evade) reads it, meanwhile on its way into the cache */
+        sl_slots_prefetch(known);
+        return;
+    }
     sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
     if (a == NULL || !st_id_equal(a->id, id) || a->removed) {
         lua_pop(L, 1);
@@ -333,6 +341,7 @@ static int world_gc(lua_State *L)
     free(sw->scratch);
     free(sw->scratch_dist);
     free(sw->brain_list);
+    sl_slots_free(sw);
     sw->brain_list = NULL;
     sw->brain_count = sw->brain_cap = 0;
     sw->scratch = NULL;
@@ -624,6 +633,10 @@ static int neighbors(lua_State *L, int world_idx, sl_world *sw, int at)
     for (int i = 0; i < n; i++) {
         /* sl_pushagent, with the table at hand */
         lua_rawgeti(L, -1, (lua_Integer)sw->scratch[i].index + 1);
+        if (sl_slots_known(sw, sw->scratch[i])) {
+            lua_rawseti(L, -3, i + 1); /* it is that agent: not read (slots.h) */
+            continue;
+        }
         sl_agent *a = (sl_agent *)lua_touserdata(L, -1);
         if (a == NULL || !st_id_equal(a->id, sw->scratch[i]) || a->removed) {
             lua_pop(L, 1);

@@ -671,7 +671,9 @@ function flowfield:distance(p) end
 
 ---A vehicle. Removed agents raise "attempt to use a removed agent" on every
 ---use except `alive` and `id`. Unknown fields read as nil and raise on write
----(keep brain state in agent.self).
+---(keep brain state in agent.self). Under LuaJIT's FFI backend the vector
+---fields (pos, vel, heading, side, force) read as FFI vec2 structs: type()
+---says "cdata", everything else is steer.vec2's (docs/API.md).
 ---@class steer.agent
 ---@field pos steer.vec2
 ---@field vel steer.vec2                 truncated to max_speed on write

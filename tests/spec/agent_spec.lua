@@ -25,7 +25,13 @@ describe("agent", function()
       same(a.pos, 3, 4)
       a.pos = { 5, 6 }
       same(a.pos, 5, 6)
-      assert.are.equal("steer.vec2", debug.getmetatable(a.pos).__name)
+      if steer.backend == "ffi" then
+        -- LuaJIT's FFI backend reads vector fields as its FFI vec2 (API.md)
+        assert.are.equal("cdata", type(a.pos))
+        assert.is_true(a.pos == steer.vec2(5, 6) and a.pos:len() == steer.vec2(5, 6):len())
+      else
+        assert.are.equal("steer.vec2", debug.getmetatable(a.pos).__name)
+      end
     end)
 
     it("vel reads back, truncated to max_speed", function()

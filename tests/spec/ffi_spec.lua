@@ -124,6 +124,183 @@ describe("the FFI backend", function()
     assert.are.equal(4, w:count()) -- the removed one gone, the others running
   end)
 
+  it("steers toward the last agent nearest found only while it is that agent, live, in that world", function()
+    -- The FFI backend names nearest's last answer by its handle (it does
+    -- not read the agent again): after a removal, a restore or in another
+    -- world the target must be checked as any other, as the C binding does.
+    local other = steer.world { width = 400, height = 400, seed = 3 }
+    local theirs = other:spawn { pos = { 10, 10 }, tag = "x" }
+    other:spawn { pos = { 12, 12 }, brain = { update = function(_, a) a.world:nearest(a, 50, "x") end } }
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local errors = {}
+    w.on_error = function(_, msg) errors[#errors + 1] = msg end
+    local kept
+    local mine = w:spawn { pos = { 10, 10 }, tag = "x" }
+    w:spawn { pos = { 20, 20 }, tag = "h", brain = { update = function(self, a)
+      if self.phase == nil then
+        kept = a.world:nearest(a, 50, "x")
+        self.f = a:pursue(kept)
+        self.phase = 1
+      elseif self.phase == 1 then
+        other:step() -- its brain's nearest answers `theirs`, which the next line passes here
+        a:pursue(theirs)
+      end
+    end } }
+    w:step()
+    assert.are.equal(mine, kept)
+    assert.is_true(w:step() == nil and #errors == 1)
+    assert.truthy(errors[1]:find("bad argument #1 to 'pursue' (agent belongs to another world)", 1, true), errors[1])
+  end)
+
+  it("pursues a kept nearest answer through a restore as the C binding does", function()
+    -- the same brains with a:steer (always the C binding) must end on the
+    -- same checksum, a restore between the query and the behaviour included
+    local function run(plain)
+      local w = steer.world { width = 300, height = 300, edges = "wrap", seed = 5 }
+      local brain = { update = function(self, a)
+        local p = a.world:nearest(a, 200, "p")
+        if p then self.p = p end
+        if self.p and self.p.alive then
+          if plain then a:pursue(self.p) else a:steer("pursue", self.p) end
+        end
+      end }
+      for i = 1, 40 do
+        w:spawn { pos = { w:random() * 300, w:random() * 300 }, tag = i % 4 == 0 and "h" or "p",
+                  brain = i % 4 == 0 and brain or nil }
+      end
+      w:step()
+      local snap = w:snapshot()
+      for _ = 1, 5 do w:step() end
+      w:restore(snap)
+      for _ = 1, 5 do w:step() end
+      return w:checksum()
+    end
+    assert.are.equal(run(false), run(true))
+  end)
+
+  it("reads agent fields as the C binding does, removal included", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local a = w:spawn { pos = { 100, 200 }, vel = { 3, 4 }, max_speed = 90, radius = 7, mass = 2, max_force = 300 }
+    assert.is_true(a.pos == steer.vec2(100, 200) and a.vel == steer.vec2(3, 4))
+    assert.are.same({ 5, 90, 7, 2, 300, 1, true },
+                    { a.speed, a.max_speed, a.radius, a.mass, a.max_force, a.id, a.alive })
+    assert.is_true(a.heading == steer.vec2(0.6, 0.8) and a.side == steer.vec2(-0.8, 0.6))
+    for _ = 1, 10 do w:step() end
+    -- another core accessor (render_pos at alpha 1 is the position itself)
+    assert.is_true(a.pos == a:render_pos(1) and a.pos.x > 100)
+    assert.is_true(a.force == steer.vec2(0, 0) and a.nosuchfield == nil)
+    w:remove(a)
+    assert.are.same({ false, 1 }, { a.alive, a.id })
+    local fields = { "pos", "vel", "heading", "side", "force", "speed", "max_speed", "max_force", "mass", "radius" }
+    for _, k in ipairs(fields) do
+      local ok, err = pcall(function() return a[k] end)
+      assert.is_false(ok)
+      assert.truthy(err:find("attempt to use a removed agent", 1, true), err)
+    end
+  end)
+
+  it("does vec2 arithmetic on its vectors bit for bit as steer.vec2 does, and raises as it does", function()
+    local w = steer.world { width = 400, height = 400, seed = 9 }
+    local agents = {}
+    for i = 1, 40 do
+      agents[i] = w:spawn { pos = { w:random() * 400, w:random() * 400 }, vel = { w:random() * 9 - 4, 1 } }
+    end
+    for _ = 1, 3 do w:step() end
+    local function c(v) return steer.vec2(v.x, v.y) end -- the C binding's vec2 (a userdata)
+    local same = 0
+    for i = 1, 39 do
+      local p, q, s = agents[i].pos, agents[i + 1].vel, w:random() * 10 - 5
+      local results = {
+        { p + q, c(p) + c(q) }, { p - q, c(p) - c(q) }, { p * s, c(p) * s }, { s * q, s * c(q) },
+        { p / (s + 6), c(p) / (s + 6) }, { -q, -c(q) },
+      }
+      for _, r in ipairs(results) do
+        if r[1] == r[2] and r[1].x == r[2].x and r[1].y == r[2].y then same = same + 1 end
+      end
+      assert.are.equal(c(p) == c(q), p == q)
+    end
+    assert.are.equal(39 * 6, same)
+    local v = agents[1].pos
+    for _, case in ipairs {
+      { function() return v / 0 end, "vec2 result is not finite" },
+      { function() return v * 1e308 * 1e308 end, "vec2 result is not finite" },
+      { function() return v + 1 end, "attempt to perform vec2 arithmetic on a number value (point expected)" },
+      { function() return v * "x" end, "attempt to scale a steer.vec2 by a string value (number expected)" },
+      { function() return 2 / v end, "attempt to divide a number value by a steer.vec2" },
+    } do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok)
+      assert.truthy(err:find(case[2], 1, true), err)
+    end
+    assert.is_true(v + { 1, 1 } == c(v) + { 1, 1 }) -- a point table as the other operand
+  end)
+
+  it("answers neighbors as the C binding does (the same agents in the same order), and raises as it does", function()
+    local w = steer.world { width = 300, height = 300, edges = "wrap", seed = 4 }
+    for i = 1, 120 do
+      w:spawn { pos = { w:random() * 300, w:random() * 300 }, tag = i % 3 == 0 and "h" or "p" }
+    end
+    local seen, compared = {}, 0
+    w:spawn { pos = { 150, 150 }, brain = { update = function(_, a)
+      -- a full-circle fov is no cone: the same query, which the FFI
+      -- backend leaves to the C binding
+      local pairs_ = {
+        { a.world:neighbors(a, 60), a.world:neighbors(a, 60, { fov = 7 }) },
+        { a:neighbors(60, { tag = "h" }), a:neighbors(60, { tag = "h", fov = 7 }) },
+        { a:neighbors(0), a:neighbors(0, { fov = 7 }) },
+      }
+      for _, p in ipairs(pairs_) do
+        compared = compared + 1
+        seen[#seen + 1] = #p[1] == #p[2]
+        for i = 1, #p[2] do seen[#seen + 1] = rawequal(p[1][i], p[2][i]) end
+      end
+      local victim = a:neighbors(60)[1]
+      w:remove(victim)
+      for _, o in ipairs(a:neighbors(60)) do seen[#seen + 1] = o ~= victim and o.alive end
+    end } }
+    w:step()
+    assert.are.equal(3, compared)
+    assert.is_true(#seen > 10)
+    for i = 1, #seen do assert.is_true(seen[i], "entry " .. i) end
+    local a = w:spawn { pos = { 10, 10 } }
+    for _, case in ipairs {
+      -- (not tail calls: LuaJIT names no function for those)
+      { function() local t = a:neighbors(-1) return t end, "bad argument #1 to 'neighbors' (must be >= 0)" },
+      { function() local t = w:neighbors(a, 5, { tag = 3 }) return t end,
+        "bad argument #3 to 'neighbors' (field 'tag': string expected, got number)" },
+      { function() local t = w:neighbors(a, "x") return t end,
+        "bad argument #2 to 'neighbors' (number expected, got string)" },
+    } do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok)
+      assert.truthy(err:find(case[2], 1, true), err)
+    end
+    w:remove(a)
+    local ok, err = pcall(function() local t = a:neighbors(5) return t end)
+    assert.truthy(not ok and err:find("attempt to use a removed agent", 1, true), err)
+  end)
+
+  it("runs no brain of an agent removed earlier in the same pass, nor of one spawned in it", function()
+    -- the FFI loop skips in C the agents the C loop skips (brain.c)
+    local w = steer.world { width = 200, height = 200, seed = 2 }
+    local ran = {}
+    local later
+    local brain = { update = function(self) ran[#ran + 1] = self.name end }
+    w:spawn { pos = { 10, 10 }, name = "first", brain = { update = function(self, a)
+      ran[#ran + 1] = "first"
+      if self.done then return end
+      self.done = true
+      w:remove(later)
+      a.world:spawn { pos = { 20, 20 }, name = "newborn", brain = brain }
+    end } }
+    later = w:spawn { pos = { 30, 30 }, name = "later", brain = brain }
+    w:spawn { pos = { 40, 40 }, name = "last", brain = brain }
+    w:step()
+    assert.are.same({ "first", "last" }, ran)
+    w:step() -- the newborn thinks from the next step on
+    assert.are.same({ "first", "last", "first", "last", "newborn" }, ran)
+  end)
+
   it("snapshots a force kept in a brain's state as a steer.vec2", function()
     local w = steer.world { width = 400, height = 400, seed = 3 }
     local target = w:spawn { pos = { 300, 200 } }

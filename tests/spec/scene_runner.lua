@@ -8,7 +8,9 @@ local steer = require "steer"
 local runner = {}
 
 local function is_point(p)
-    if type(p) == "userdata" or type(p) == "table" then
+    -- a cdata: LuaJIT's FFI vec2 (API.md, "LuaJIT's FFI backend"), taken
+    -- wherever a steer.vec2 is
+    if type(p) == "userdata" or type(p) == "table" or type(p) == "cdata" then
         local x = p.x or p[1]
         local y = p.y or p[2]
         return type(x) == "number" and type(y) == "number"
