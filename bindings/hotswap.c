@@ -276,6 +276,7 @@ static int loaded_newindex(lua_State *L)
     lua_rawset(L, 1);
     if (!lua_istable(L, 3))
         return 0;
+    luaL_checkstack(L, HS_PLAN_STACK, "recording a module's baseline");
     hs_track t;
     track_begin(L, &t, 3, 2, false);
     track(L, &t, 3);
@@ -311,6 +312,7 @@ enum { PLAN_OLD = HS_PENDING_TABLES + 1, PLAN_NEW, PLAN_NAME, PLAN_JOB, PLAN_ARG
 static int plan_body(lua_State *L)
 {
     hs_job *job = (hs_job *)lua_touserdata(L, PLAN_JOB);
+    luaL_checkstack(L, HS_PLAN_STACK, "hot reload");
     hs_pending p;
     hs_pending_at(&p, 1);
     /* the baselines of the new version, and the set of what it made (the

@@ -27,6 +27,9 @@
 #define HS_SWEEP_LIMIT 2000000L
 /* Stack slots the commit and the undo use at most. */
 #define HS_COMMIT_STACK 12
+/* Stack slots the plan uses at most: its walks keep work lists, not C
+ * recursion, so the depth is bounded (about 40 at the deepest). */
+#define HS_PLAN_STACK 64
 
 /* ---- small helpers ---- */
 
