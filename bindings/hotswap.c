@@ -44,8 +44,8 @@
  *      the merge and the sweep decide every change, and make every table,
  *      string and list the changes need, without writing to the live
  *      module (hotswap_plan.c: the writes wait in hotswap_commit.c's
- *      pending set). Its last step adds the keys the merge adds to live
- *      tables, since only that can run out of memory.
+ *      pending set). Its last step puts in the keys the merge adds to
+ *      live tables: of all the writes, only those allocate.
  *   2. The commit: values into keys that exist, metatables, upvalues set
  *      and joined, worlds' on_error. None of it allocates or can fail.
  *
