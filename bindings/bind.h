@@ -14,7 +14,7 @@
  *   path.c, obstacle.c, nav.c, formation.c, snapshot.c: those types
  *   raycast.c      world:raycast
  *   avoid.c        the agents' avoidance fields
- *   brain.c        brain dispatch, errors, steer.reload; hotswap.c merges modules
+ *   brain.c        brain dispatch, errors, steer.reload; hotswap*.c merge modules
  *   mark.c         world:mark;  random.c  steer.install_random
  *   sandbox.c, sandbox_string.c: the app's sandbox (steer_host.h)
  */
@@ -572,14 +572,15 @@ bool sl_think_due(sl_agent *a, uint64_t tick, double *dt);
 void sl_decide_save(lua_State *L, int world_idx);
 void sl_decide_load(lua_State *L, int world_idx, int idx);
 
-/* ---- hotswap.c ---- */
+/* ---- hotswap.c (and hotswap.h's files) ---- */
 /* Sets package.loaded's __newindex, which records each module's load-time
- * values (its baseline) as require stores it. */
+ * values (its baseline) as require stores it (none on Lua 5.1). */
 void sl_hotswap_install(lua_State *L);
 /* Pushes the weak-keyed registry table under key (created on first use). */
 void sl_push_weak(lua_State *L, const void *key);
 /* Merges the new version of module `name` (the table at new_idx) into the
- * loaded one (old_idx) in place; fills info's counts. May raise (memory only). */
+ * loaded one (old_idx) in place; fills info's counts. May raise (memory
+ * only; on Lua 5.1 always): the module is then left as it was. */
 int sl_hotswap(lua_State *L, const char *name, int old_idx, int new_idx, steer_reload_info *info);
 
 /* ---- snapshot.c ---- */

@@ -723,12 +723,12 @@ int steer_lua_paused_count(lua_State *L, int world_idx)
 
 /* ---- hot reload ---- */
 
-/* Resumes and calls brain.reload for every agent of every world whose
- * brain is the module table at mod. */
-static void reload_agents(lua_State *L, int mod, steer_reload_info *info)
+/* Pushes a list of the worlds (a snapshot: reload callbacks may create
+ * worlds, and adding keys to a table under lua_next is undefined) and the
+ * callback's name; returns the list's index. Taken before the merge, so
+ * that running out of memory here leaves the module as it was. */
+static int snapshot_worlds(lua_State *L)
 {
-    /* a snapshot: reload callbacks may create worlds, and adding keys to a
-     * table under lua_next is undefined */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &sl_key_worlds);
     lua_newtable(L);
     int worlds = lua_gettop(L);
@@ -739,8 +739,19 @@ static void reload_agents(lua_State *L, int mod, steer_reload_info *info)
         lua_pushvalue(L, -1);
         lua_rawseti(L, worlds, ++nworlds);
     }
+    lua_remove(L, worlds - 1);
     lua_pushliteral(L, "reload");
-    int name = lua_gettop(L);
+    return worlds - 1;
+}
+
+/* Resumes and calls brain.reload for every agent of every world (in the
+ * snapshot at worlds, the name "reload" above it) whose brain is the
+ * module table at mod. */
+static void reload_agents(lua_State *L, int mod, int worlds, steer_reload_info *info)
+{
+    lua_Integer nworlds = (lua_Integer)lua_rawlen(L, worlds);
+    int name = worlds + 1;
+    lua_settop(L, name);
     for (lua_Integer wi = 1; wi <= nworlds; wi++) {
         lua_rawgeti(L, worlds, wi);
         int world_idx = lua_gettop(L);
@@ -780,7 +791,7 @@ static void reload_agents(lua_State *L, int mod, steer_reload_info *info)
         sw->walking--;
         lua_settop(L, name);
     }
-    lua_settop(L, worlds - 2);
+    lua_settop(L, worlds - 1);
 }
 
 /* The searchers report a compile error as "error loading module 'm' from
@@ -884,11 +895,12 @@ static int reload_body(lua_State *L)
         lua_pushboolean(L, 1);
         return 1;
     }
+    int worlds = snapshot_worlds(L);
     if (!lua_rawequal(L, 5, 7))
-        sl_hotswap(L, name, 7, 5, info);
+        sl_hotswap(L, name, 7, 5, info); /* whole, or raises with the module as it was */
     else
         info->changed = true; /* the module reused its table: it changed it itself */
-    reload_agents(L, 7, info);
+    reload_agents(L, 7, worlds, info);
     lua_pushboolean(L, 1);
     return 1;
 }

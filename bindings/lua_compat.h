@@ -156,13 +156,11 @@ static inline int sl_compat_dump(lua_State *L, lua_Writer writer, void *data, in
 /* Hot reload joins a new function's upvalues to the old variables
  * (lua_upvalueid, lua_upvaluejoin): Lua 5.2+ and LuaJIT have them, Lua 5.1
  * does not, and there steer.reload of a loaded module fails with
- * SL_NO_HOTSWAP_MSG (a first load still works). */
+ * SL_NO_HOTSWAP_MSG (a first load still works); the merge is not compiled
+ * (bindings/hotswap.h). */
 #if LUA_VERSION_NUM == 501 && !defined(STEER_LUA_JIT)
 #define SL_NO_HOTSWAP 1
 #define SL_NO_HOTSWAP_MSG "hot reload needs Lua 5.2 or later, or LuaJIT (Lua 5.1 cannot join upvalues)"
-/* Never reached (sl_hotswap refuses first); here so hotswap.c compiles. */
-#define lua_upvalueid(L, f, n) ((void)(L), (void)(f), (void)(n), (void *)0)
-#define lua_upvaluejoin(L, f1, n1, f2, n2) ((void)(L), (void)(f1), (void)(n1), (void)(f2), (void)(n2))
 #endif
 
 #endif

@@ -95,11 +95,13 @@ typedef struct steer_reload_info {
 
 /// Reloads module `name` (resolved like require): loads and runs the file
 /// afresh; on success merges the new version into the loaded one in place
-/// (bindings/hotswap.c: tables keep their identity, functions come from the
+/// (bindings/hotswap*.c: tables keep their identity, functions come from the
 /// new source with their upvalues joined to the old variables, data changes
 /// only where the source changed it), resumes paused brains that use it and
 /// calls brain.reload(self, agent) for each of them. Returns true, or false
-/// with the error message (`file:line: message`) pushed. info may be NULL.
+/// with the error message (`file:line: message`, or "not enough memory")
+/// pushed and the module as it was: the merge applies whole or not at all.
+/// info may be NULL.
 bool steer_lua_reload_info(lua_State *L, const char *name, steer_reload_info *info);
 /// steer_lua_reload_info without the report.
 bool steer_lua_reload(lua_State *L, const char *name);
