@@ -311,8 +311,8 @@ static bool replay_rights(const app_options *o, const replayer *p)
 
 bool tt_prepare(app *a, app_options *o)
 {
-    if (o->replay && o->record) {
-        fprintf(stderr, "steer: --record and --replay do not go together\n");
+    if (o->replay && o->record && o->current_scripts) {
+        fprintf(stderr, "steer: --record does not go with --with-current-scripts (--replay A --record B re-records A)\n");
         return false;
     }
     if (o->current_scripts && !o->replay) {
