@@ -105,10 +105,9 @@ static void apply_reload(app *a, const rec_event *e)
     app_add_mark(a, MARK_RELOAD, label);
 }
 
-bool event_apply(app *a, const rec_event *in)
+/* Applies an event that matters (the journal gets it as it is applied). */
+static bool apply(app *a, const rec_event *in)
 {
-    if (!event_matters(a, in))
-        return false;
     rec_event e = *in;
     e.tick = a->steps_run; /* applied now: recorded now */
     switch (e.kind) {
@@ -121,17 +120,14 @@ bool event_apply(app *a, const rec_event *in)
         a->mouse = st_v2(e.x, e.y);
         break;
     case EV_KEY:
-        record_pointer(a); /* the handler may read steer.mouse() */
-        record_event(a, &e);
+        record_event(a, &e); /* behind the pointer: the handler may read steer.mouse() */
         scene_keypressed(a, e.text);
         break;
     case EV_CLICK:
-        record_pointer(a);
         record_event(a, &e);
         scene_mousepressed(a, st_v2(e.x, e.y), e.button);
         break;
     case EV_CONSOLE:
-        record_pointer(a);
         record_event(a, &e);
         console_exec(a, e.text);
         break;
@@ -154,13 +150,16 @@ bool event_apply(app *a, const rec_event *in)
     return true;
 }
 
+bool event_apply(app *a, const rec_event *e)
+{
+    return event_matters(a, e) && apply(a, e);
+}
+
 bool event_live(app *a, const rec_event *e)
 {
-    /* a --replay keeps the user's input from its scene */
-    if (tt_replaying(a) || !event_matters(a, e))
-        return false;
-    tt_branch(a); /* in a rewind's past: the input starts a new future from here */
-    return event_apply(a, e);
+    /* a --replay keeps the user's input from its scene; in a rewind's past
+     * the input starts a new future from here */
+    return event_matters(a, e) && record_live(a) && apply(a, e);
 }
 
 /* ------------------------------------------------------------------ live input */
@@ -277,9 +276,8 @@ void event_reload_at(app *a)
 
 void app_step(app *a)
 {
-    record_feed(a);      /* a replay's or a rewind's events due now */
-    event_reload_at(a);  /* --reload-at's */
-    record_pointer(a);   /* the pointer the step's scripts may read */
+    event_reload_at(a); /* --reload-at's (live: never while a replay feeds its own) */
+    record_feed(a);     /* a replay's or a rewind's events due now, and the pointer */
     if (a->world == NULL)
         return;
     scene_step(a);

@@ -28,8 +28,8 @@ bool event_matters(app *a, const rec_event *e);
 /// place). False when it does not matter (event_matters).
 bool event_apply(app *a, const rec_event *e);
 /// A live input: dropped while a --replay feeds its own; in a rewind's past
-/// it first makes a branch (tt_branch); then event_apply. False when it was
-/// not applied.
+/// it first makes a branch (record_live); then applied as event_apply does.
+/// False when it was not applied.
 bool event_live(app *a, const rec_event *e);
 /// --reload-at: the reloads due after this tick, as live events.
 void event_reload_at(app *a);
@@ -57,13 +57,16 @@ int source_loadfile(app *a, lua_State *L, const char *path);
 
 /* ------------------------------------------------------------------ record.c, as event.c drives it */
 
-/// Writes e to the journal (not while a rewind re-runs the journal's past).
+/// Writes e to the journal (not while a rewind re-runs the journal's past);
+/// a key, click or console line after the pointer, when it moved since it
+/// was last written (the handler may read steer.mouse()).
 void record_event(app *a, const rec_event *e);
-/// Writes the pointer to the journal when it moved since last written
-/// (before an input that may read steer.mouse(), and before each step).
-void record_pointer(app *a);
+/// Whether a live input may reach the scene now: false while a --replay
+/// feeds its own; in a rewind's past it first makes a branch (tt_branch).
+bool record_live(app *a);
 /// A --replay's or a rewind's events due before the next step, through
-/// event_apply (the recorded pointer stays the scene's, not the user's).
+/// event_apply (the recorded pointer stays the scene's, not the user's);
+/// then the pointer the step's scripts may read, to the journal.
 void record_feed(app *a);
 /// After a step whose world checksum is sum: the journal's checksums, the
 /// replay's comparison and end, the rewind's check against the first pass.

@@ -115,10 +115,14 @@ static void one_line(const char *s, char *out, size_t n)
 
 static void write_event(FILE *f, const rec_event *e);
 
+static void record_pointer(app *a);
+
 void record_event(app *a, const rec_event *e)
 {
     if (!journal_on(a))
         return;
+    if (e->kind == EV_KEY || e->kind == EV_CLICK || e->kind == EV_CONSOLE)
+        record_pointer(a);
     recorder *r = a->rec;
     write_event(r->mem, e);
     if (ferror(r->mem)) {
@@ -433,7 +437,8 @@ static void replay_event(app *a, replayer *p, const rec_event *e)
     event_apply(a, e);
 }
 
-void record_pointer(app *a)
+/* The pointer as steer.mouse() will read it, when it moved since last written. */
+static void record_pointer(app *a)
 {
     recorder *r = a->rec;
     if (r && journal_on(a) &&
@@ -466,6 +471,7 @@ void record_feed(app *a)
         a->mouse_valid = p->mouse_valid;
         a->mouse = p->mouse;
     }
+    record_pointer(a);
 }
 
 static void diverged(replayer *p, long tick, uint64_t expected, uint64_t got)
@@ -549,6 +555,14 @@ void record_stepped(app *a, uint64_t sum)
 }
 
 /* ------------------------------------------------------------------ state */
+
+bool record_live(app *a)
+{
+    if (tt_replaying(a))
+        return false;
+    tt_branch(a);
+    return true;
+}
 
 void tt_scene_switched(app *a, const char *path)
 {

@@ -87,7 +87,10 @@ if FRAME:
 gdb.execute("run")
 counts = {f: 0 for f in FILES}
 for callee, fn, caller in log:
-    counts[callee] += 1
+    counts[callee] = counts.get(callee, 0) + 1
     print("visit %-9s %-28s from %s" % (callee, fn, caller))
 what = "one frame (%s)" % FRAME if FRAME else "one step (tick %d -> %d)" % (TICK, TICK + 1)
-print("stepvisits: %s: record.c %d visits, scene.c %d visits" % (what, counts["record.c"], counts["scene.c"]))
+# the back and forth the issue is about: calls from one of the two files straight into the other
+cross = sum(1 for callee, fn, caller in log if {callee, caller} == set(FILES))
+print("stepvisits: %s: record.c %d visits, scene.c %d visits; %d calls between record.c and scene.c"
+      % (what, counts["record.c"], counts["scene.c"], cross))
