@@ -5,6 +5,7 @@
  *   main.c      options, then the window or the headless run
  *   util.c      the app's clock and display text
  *   scene.c     the Lua host: scene load, restart, step, reload, errors
+ *   scene_files.c  the scene's folder and module, which module a file is, the scene list
  *   watch.c     stat-polling file watcher (no SDL)
  *   batch.c     vertex batches: one SDL_RenderGeometry call per layer
  *   font.c      a glyph atlas from SDL2_ttf, drawn through a batch
