@@ -12,6 +12,7 @@
  * calls callbacks and reloads; this file decides when, and records it.
  */
 #define _XOPEN_SOURCE 700
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ bool event_matters(app *a, const rec_event *e)
     case EV_CONSOLE:
         return e->text != NULL && e->text[0] != '\0';
     case EV_SCALE:
-        return a->world != NULL;
+        return a->world != NULL && isfinite(e->x) && e->x > 0.0;
     case EV_MARK:
     case EV_SUM:
         return false; /* what the run made, not inputs */

@@ -20,7 +20,8 @@
 /* ------------------------------------------------------------------ event.c */
 
 /// Whether e would reach the scene now: a key or click the scene has a
-/// callback for, a console line that is not empty, a scaling with a world;
+/// callback for, a console line that is not empty, a scaling by a finite
+/// positive factor with a world;
 /// every other input. An event that does not matter changes nothing, is
 /// not recorded and in the past makes no branch.
 bool event_matters(app *a, const rec_event *e);

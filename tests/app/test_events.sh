@@ -38,6 +38,16 @@ echo "ok: headless, two reloads: the replay's own journal equals the recording b
 [ $? -eq 2 ] || fail "--record with --with-current-scripts must be refused: $(cat c.out)"
 grep -q 'steer: --record does not go with --with-current-scripts' c.out || fail "no clear message: $(cat c.out)"
 
+# ---- numbers that would put nan or inf into the world are bad records
+for bad in 'scale 100 speed nan' 'scale 100 force 0x0p+0' 'scale 100 speed -0x1p+1' 'click 100 inf 0x1p+4 1' 'mouse 100 nan 0x1p+4'; do
+    awk -v rec="$bad" '/^sum 120 /{print rec} {print}' a.rec >bad.rec
+    "$APP" --headless --replay bad.rec >bad.out 2>&1
+    st=$?
+    [ $st -eq 2 ] || fail "'$bad': exit $st, not 2: $(cat bad.out)"
+    grep -q "steer: replay bad.rec: line [0-9]*: a bad '${bad%% *}' record" bad.out || fail "'$bad': $(cat bad.out)"
+done
+echo "ok: a recorded scaling by nan, 0 or a negative factor, a click or pointer at nan or inf: a clear error (exit 2)"
+
 # ---- a window session: every kind of live input
 command -v xvfb-run >/dev/null 2>&1 || { echo "SKIP: the window part: xvfb-run is not installed"; exit 0; }
 VG=
