@@ -5,7 +5,22 @@
 # require running the module searcher, counts from the app file that made
 # it). Needs a -O0 -g -fno-inline build of the app.
 #
+#   cmake -S . -B build-dbg -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-O0 -g -fno-inline"
+#   cmake --build build-dbg --target steer_app
+#   cd into a copy of tests/app/scenes/replay_scene.lua and replay_brain.lua, then
+#   (v1.lua: replay_brain.lua with SPEEDUP = 3.0):
+#   build-dbg/steer --headless --ticks 240 --record base.rec --reload-at 100:replay_brain.lua=v1.lua replay_scene.lua
+#   awk '{print} /^mark 100 reload/{print "mouse 100 0x1p+5 0x1.8p+4"; print "key 100 k";
+#        print "click 100 0x1.9p+6 0x1.2cp+7 1"; print "console 100 world:spawn{pos={10,10}}";
+#        print "scale 100 speed 0x1.199999999999ap+0"}' base.rec >step.rec
 #   gdb -q -batch -x tools/stepvisits/stepvisits.py --args build-dbg/steer --headless --replay step.rec
+#
+# The window's frame F instead (its inputs and steps, up to its drawing),
+# under Xvfb with live.ev = "2 key Space / 5 key K / 5 click-world 300 250 /
+# 5 key N" (one line each: pause, then a key, a click and one step):
+#
+#   STEPVISITS_FRAME=5 SDL_VIDEODRIVER=x11 xvfb-run -a gdb -q -batch -x tools/stepvisits/stepvisits.py \
+#       --args build-dbg/steer replay_scene.lua --frames 10 --events live.ev
 import os
 import gdb
 
