@@ -5,6 +5,7 @@
  *   main.c      options, then the window or the headless run
  *   util.c      the app's clock and display text
  *   scene.c     the Lua host: scene load, restart, step, reload, errors
+ *   scene_files.c  the scene's folder and module, which module a file is, the scene list
  *   watch.c     stat-polling file watcher (no SDL)
  *   batch.c     vertex batches: one SDL_RenderGeometry call per layer
  *   font.c      a glyph atlas from SDL2_ttf, drawn through a batch
@@ -14,7 +15,9 @@
  *   input.c     keys and mouse
  *   window.c    the windowed loop
  *   headless.c  runs with no window; screenshots through a software renderer
- *   record.c    --record / --replay / --reload-at, the module loader, marks
+ *   event.c     the one event stream: inputs applied (and journaled) in one place, one step
+ *   event_source.c  the module searcher and the sources served to it
+ *   record.c    the journal, --record / --replay, rewinds
  *   trace.c     --trace: a CSV row per tick per agent
  *   plot.c      the selected agent's plots (key G)
  *   timeline.c  the timeline bar
@@ -223,6 +226,7 @@ typedef struct app {
     app_event events[APP_MAX_EVENTS]; ///< decision events (events.c), a ring in tick order
     int event_count;        ///< events kept (the ring holds the last APP_MAX_EVENTS)
     int status;             ///< exit status wanted by a module (replay divergence), 0: none
+    bool quiet;             ///< a rewind (or a reference run) re-runs the past: its news were told the first time
     long branch_tick;       ///< the last tick a rewind branched from (0: none)
     long resim_from;        ///< where the last rewind re-simulated from (a checkpoint's tick, 0: the start)
     bool seek_pending;      ///< a timeline click or drag asked for seek_to (done once a frame)
@@ -266,15 +270,15 @@ bool app_start(app *a, const app_options *opt);
 void app_shutdown(app *a);
 /// Closes the Lua state and loads the scene at path afresh (Tab cycling).
 bool app_switch_scene(app *a, const char *path);
-/// Reruns scene.load on a fresh world with the same seed (key R).
-void app_restart(app *a);
-/// One fixed step: scene.update then world:step. Times it.
-void app_step(app *a);
-/// Polls the watcher (at most every 50 ms) and reloads what changed.
-void app_poll_files(app *a, double now);
+/// Reruns scene.load on a fresh world with the same seed (EV_RESTART's effect).
+void scene_restart(app *a);
+/// scene.update then world:step, timed; counts the step (steps_run).
+void scene_step(app *a);
+/// Whether the scene has a function `name` (a key with no keypressed is no input).
+bool scene_has_callback(app *a, const char *name);
 /// Calls scene.mousepressed / scene.keypressed (when present).
-void app_mousepressed(app *a, st_vec2 p, int button);
-void app_keypressed(app *a, const char *key);
+void scene_mousepressed(app *a, st_vec2 p, int button);
+void scene_keypressed(app *a, const char *key);
 /// Calls scene.draw and every brain's draw, with gfx aimed at ctx.
 void app_draw_scripts(app *a, render_ctx *ctx);
 /// The state name of an agent's `self` (self.state, or self.state.name) in buf.
@@ -299,10 +303,39 @@ int app_list_scenes(const app *a, char paths[][PATH_MAX], int cap);
 /// Number of agents with a brain paused by an error.
 int app_paused_brains(app *a);
 
-/// Reloads a changed file as the watcher would (root: 0 scene folder, 1 scripts/).
-void app_reload_file(app *a, const char *path, int root);
+typedef enum scene_reload_result {
+    SCENE_RELOAD_NONE,   ///< not a module in use: nothing happened
+    SCENE_RELOAD_OK,     ///< reloaded (or the scene started afresh and loaded)
+    SCENE_RELOAD_FAILED, ///< tried: the old code keeps running
+} scene_reload_result;
+/// Reloads the file at path (root: 0 scene folder, 1 scripts/, where it was
+/// seen) in place, or starts a scene that never loaded afresh; the module's
+/// name in module.
+scene_reload_result scene_reload_file(app *a, const char *path, int root, char *module, size_t n);
 /// A fresh Lua state and world for the same scene and options, quietly (rewinds).
 void app_reopen(app *a);
+
+/* ------------------------------------------------------------------ event.c */
+
+/// The live inputs, each made an event and applied in one place (event.h):
+/// key R; a key or click for the scene; a console line (the inspector's
+/// edits are console lines); [ ] ; ' (every agent's max speed, or force,
+/// times factor); a changed file (root: 0 scene folder, 1 scripts/).
+void app_restart(app *a);
+void app_keypressed(app *a, const char *key);
+void app_mousepressed(app *a, st_vec2 p, int button);
+void app_console_run(app *a, const char *line);
+void app_scale(app *a, bool speed, double factor);
+void app_reload_file(app *a, const char *path, int root);
+/// Polls the watcher (at most every 50 ms) and reloads what changed.
+void app_poll_files(app *a, double now);
+/// One fixed step: the events due, the scene's step, its record, plots, checkpoints.
+void app_step(app *a);
+/// Scales every agent's max speed (speed) or max force by factor, and the
+/// app's running factor (EV_SCALE's effect).
+void app_scale_agents(app *a, bool speed, double factor);
+/// Adds a mark to the timeline (and the journal).
+void app_add_mark(app *a, app_mark_kind kind, const char *label);
 
 /* ------------------------------------------------------------------ record.c */
 
@@ -312,27 +345,8 @@ bool tt_open(app *a);
 /// Before app_start: reads --replay (filling o from its header) and opens
 /// --record. False (message printed) when a file cannot be used.
 bool tt_prepare(app *a, app_options *o);
-/// Installs the app's module searcher in a fresh Lua state.
-void tt_install_searcher(app *a, lua_State *L);
-/// Loads a source file (through the overlay) as a chunk: luaL_loadfilex's twin.
-int tt_loadfile(app *a, lua_State *L, const char *path);
 void tt_close(app *a);
-/// Around every step: inputs and reloads due, checksums, trace rows, plots.
-void tt_before_step(app *a);
-void tt_after_step(app *a);
-/// Input hooks: what the scene heard, for --record. False: the input is not
-/// the scene's to hear (a replay feeds its own).
-bool tt_key(app *a, const char *key);
-bool tt_click(app *a, st_vec2 p, int button);
-bool tt_restart(app *a);
-bool tt_scale(app *a, bool speed, double factor);
-/// Scales every agent's max speed (speed) or max force by factor, and the
-/// app's running factor (record.c; the keys and a replayed scaling use it).
-void app_scale_agents(app *a, bool speed, double factor);
 void tt_scene_switched(app *a, const char *path);
-void tt_reloaded(app *a, const char *path, const char *module, bool ok);
-/// Adds a mark to the timeline (and the record).
-void tt_mark(app *a, app_mark_kind kind, const char *label);
 /// The marks of the whole recording being replayed (past and future) in out.
 int tt_replay_marks(const app *a, app_mark *out, int cap);
 /// The replay's last tick (its end), or -1 when not replaying.
@@ -341,8 +355,6 @@ long tt_replay_end(const app *a);
 int tt_replay_finish(app *a);
 /// Files are not polled while a --replay feeds its own reloads.
 bool tt_replaying(const app *a);
-/// A rewind is re-running the past: its reloads and errors were printed the first time.
-bool tt_quiet(const app *a);
 /// --record is on (the journal is always kept, for rewinds).
 bool tt_recording(const app *a);
 /// The newest tick known (ahead of steps_run after a rewind).
@@ -352,10 +364,8 @@ long tt_head(const app *a);
 /// journal. Leaves the app paused. False when it cannot (a --replay runs).
 bool tt_rewind_to(app *a, long target);
 /// In the past: drops the future after the current tick and goes live from
-/// here (a reload, key or click in the past does this first).
+/// here (a live input in the past does this first: event_live).
 void tt_branch(app *a);
-/// Before a reload: in the past, the edit makes a branch.
-void tt_before_reload(app *a);
 /// --rewind-test: back `by` ticks, then forward one tick at a time, checking
 /// each tick's checksum against the first pass; prints the result, 0 if equal.
 int tt_rewind_test(app *a, long by);
@@ -370,11 +380,9 @@ long timeline_hit(app *a, const render_ctx *c, int x, int y);
 void console_open(app *a, const char *text);
 /// While the console is open: takes the event (true) unless it is the mouse's.
 bool console_handle(app *a, const SDL_Event *e);
-/// Runs a console line as an input: recorded (tt_console), then evaluated in
-/// the scene's state; its values or error are printed and shown.
-void app_console_run(app *a, const char *line);
-/// Records a console line (false: not the user's to run now, as tt_key).
-bool tt_console(app *a, const char *line);
+/// Evaluates a console line in the scene's state (EV_CONSOLE's effect); its
+/// values or error are printed and shown.
+void console_exec(app *a, const char *line);
 
 /* ------------------------------------------------------------------ plot.c, timeline.c */
 

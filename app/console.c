@@ -3,8 +3,9 @@
  * own state (its sandbox, its instruction budget and memory cap), with
  * `world`, `scene` and `agent(id)` (the live agent whose agent.id is id)
  * in reach; an expression's values are shown. Every line run is an input
- * like a key: recorded in the journal (`console T LINE`), replayed at its
- * tick, and in the past it starts a branch. Clicking a number of the
+ * like a key (app_console_run makes it an event, event.c): recorded in the
+ * journal (`console T LINE`), replayed at its tick, and in the past it
+ * starts a branch. Clicking a number of the
  * selected agent's `self` in its panel opens the console on
  * `agent(ID).self.KEY = VALUE`: the inspector's edits are console lines.
  *
@@ -122,13 +123,11 @@ static bool console_eval(app *a, const char *line, char *out, size_t n)
     return ok;
 }
 
-void app_console_run(app *a, const char *line)
+void console_exec(app *a, const char *line)
 {
-    if (line[0] == '\0' || !tt_console(a, line))
-        return;
     char out[sizeof a->console_out];
     bool ok = console_eval(a, line, out, sizeof out);
-    if (!tt_quiet(a))
+    if (!a->quiet)
         printf("console: %s\n%s %s\n", line, ok ? "=" : "error:", out[0] ? out : "ok");
     app_format(a->console_out, sizeof a->console_out, "%s%s", ok ? "" : "error: ", out[0] ? out : "ok");
     char *nl = strchr(a->console_out, '\n'); /* one line in the panel */

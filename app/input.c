@@ -23,9 +23,7 @@
  * the running factor. */
 static void scale_agents(app *a, bool speed, double factor)
 {
-    st_world *w = a->world;
-    if (w != NULL && tt_scale(a, speed, factor))
-        app_scale_agents(a, speed, factor);
+    app_scale(a, speed, factor); /* an input: recorded, replayed (event.c) */
     if (speed)
         app_flash(a, FLASH_OK, KEY_FLASH_SECONDS, "max speed x%.2f", a->speed_factor);
     else

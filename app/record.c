@@ -1,16 +1,13 @@
 /*
- * record.c — recording a session (--record), replaying it (--replay), the
- * module loader both rest on, scripted reloads for tests (--reload-at) and
- * the timeline's marks.
+ * record.c — the journal (the session as a recording, kept in memory
+ * always: rewinds re-run it, --record writes it out at exit), --replay, and
+ * rewinds (going back re-runs the journal from a checkpoint or the start).
  *
- * The app's own searcher takes the host's place (package.searchers[2], the
- * same folders, order and "no file" messages) and reads every module source
- * the scene requires: from the overlay when a replay, a rewind or
- * --reload-at supplied its text, else from the disk. The journal logs each
- * source as it is loaded, so it holds the exact text of every file at start
- * and of every reload, and a replay needs nothing from the disk but the
- * scene's folder layout. The journal is the session as a recording, kept in
- * memory always: rewinds re-run it, --record writes it out at exit.
+ * The journal is written by the one event stream (event.c): each input as
+ * it is applied, each module source as it is loaded (event_source.c), the
+ * marks, and here a checksum every SUM_EVERY ticks. A replay or a rewind
+ * hands the journal's events back to event_apply at their tick
+ * (record_feed): the same events through the same function.
  *
  * Ticks here are the app's steps since start (a->steps_run): an event logged
  * at tick T happened after step T and before step T + 1, and a replay
@@ -28,140 +25,13 @@
 
 #include <lauxlib.h>
 
-#include "app.h"
-#include "record_read.h"
+#include "event.h"
 #include "steer_lua.h"
 #include "sys.h"
 
 /* A checksum every SUM_EVERY ticks: a divergence is found within a second
  * of sim time while the file grows by ~25 bytes a second. */
 #define SUM_EVERY 60
-
-/* ------------------------------------------------------------------ overlay */
-
-typedef struct overlay_entry {
-    int root;   ///< 0: the scene's folder, 1: scripts/
-    char *rel;  ///< path under the root
-    char *src;
-    size_t len;
-} overlay_entry;
-
-struct source_overlay {
-    overlay_entry *e;
-    int n, cap;
-};
-
-static overlay_entry *overlay_find(source_overlay *o, int root, const char *rel)
-{
-    for (int i = 0; o != NULL && i < o->n; i++)
-        if (o->e[i].root == root && strcmp(o->e[i].rel, rel) == 0)
-            return &o->e[i];
-    return NULL;
-}
-
-static bool overlay_set(source_overlay *o, int root, const char *rel, const char *src, size_t len)
-{
-    overlay_entry *e = overlay_find(o, root, rel);
-    if (e == NULL) {
-        if (o->n == o->cap) {
-            int cap = o->cap ? o->cap * 2 : 16;
-            overlay_entry *ne = realloc(o->e, (size_t)cap * sizeof *ne);
-            if (ne == NULL)
-                return false;
-            o->e = ne;
-            o->cap = cap;
-        }
-        e = &o->e[o->n];
-        e->rel = strdup(rel);
-        e->src = NULL;
-        if (e->rel == NULL)
-            return false;
-        e->root = root;
-        o->n++;
-    }
-    char *copy = malloc(len + 1);
-    if (copy == NULL)
-        return false;
-    memcpy(copy, src, len);
-    copy[len] = '\0';
-    free(e->src);
-    e->src = copy;
-    e->len = len;
-    return true;
-}
-
-static void overlay_free(source_overlay *o)
-{
-    if (o == NULL)
-        return;
-    for (int i = 0; i < o->n; i++) {
-        free(o->e[i].rel);
-        free(o->e[i].src);
-    }
-    free(o->e);
-    free(o);
-}
-
-/* An empty overlay in place of the app's: sources come from the disk again
- * until something is served. False (the old one kept) when out of memory. */
-static bool fresh_overlay(app *a)
-{
-    source_overlay *o = calloc(1, sizeof *o);
-    if (o == NULL)
-        return false;
-    overlay_free(a->overlay);
-    a->overlay = o;
-    return true;
-}
-
-/* The root (0 scene folder, 1 scripts/) and the path under it of an
- * absolute path; false when it is under neither. */
-static bool split_root(const app *a, const char *path, int *root, const char **rel)
-{
-    const char *dirs[2] = {a->scene_dir, a->scripts_dir};
-    for (int i = 0; i < 2; i++) {
-        size_t n = strlen(dirs[i]);
-        if (strncmp(path, dirs[i], n) == 0 && path[n] == '/') {
-            *root = i;
-            *rel = path + n + 1;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Reads a whole file; NULL when it cannot be read. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (nb == NULL) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 
 /* The journal: the session as a recording, kept in memory whether or not
  * --record asked for a file (rewinds replay it). --record writes it out
@@ -186,7 +56,6 @@ struct replayer {
     char path[PATH_MAX];
     int next;           ///< the next event to apply
     bool current;       ///< --with-current-scripts
-    bool feeding;       ///< the replay itself is calling the scene
     bool finished;
     bool rewind;        ///< a rewind's re-run of the journal (not --replay)
     bool quiet;         ///< --with-current-scripts' reference run: its reloads are not news
@@ -202,6 +71,14 @@ struct replayer {
     rec_recording rec;  ///< the file: header and events
 };
 
+
+/* The replay (or rewind) running, NULL for none; a rewind's and a
+ * reference run's news were told the first time (a->quiet). */
+static void set_rep(app *a, replayer *p)
+{
+    a->rep = p;
+    a->quiet = p != NULL && (p->rewind || p->quiet);
+}
 
 /* ------------------------------------------------------------------ writing */
 
@@ -236,13 +113,22 @@ static void one_line(const char *s, char *out, size_t n)
             *p = ' ';
 }
 
-static void rec_file(app *a, int root, const char *rel, const char *src, size_t len)
+static void write_event(FILE *f, const rec_event *e);
+
+static void record_pointer(app *a);
+
+void record_event(app *a, const rec_event *e)
 {
     if (!journal_on(a))
         return;
-    rec_printf(a, "file %ld %d %zu %s\n", a->steps_run, root, len, rel);
-    if (!a->rec->failed && (fwrite(src, 1, len, a->rec->mem) != len || fputc('\n', a->rec->mem) == EOF))
-        a->rec->failed = true;
+    if (e->kind == EV_KEY || e->kind == EV_CLICK || e->kind == EV_CONSOLE)
+        record_pointer(a);
+    recorder *r = a->rec;
+    write_event(r->mem, e);
+    if (ferror(r->mem)) {
+        r->failed = true;
+        fprintf(stderr, "steer: the session journal is lost (out of memory): no more rewinds or recording\n");
+    }
 }
 
 /* The journal so far as a complete recording ending at tick end: a copy. */
@@ -302,125 +188,7 @@ static void rec_close(app *a, const char *why)
     a->rec = NULL;
 }
 
-/* ------------------------------------------------------------------ the searcher */
-
-/* Loads src as a chunk the way luaL_loadfilex loads a file: a UTF-8 BOM and
- * a first line starting with '#' are skipped (the '#' line's newline kept,
- * so line numbers match the file's). */
-static int load_source(lua_State *L, const char *src, size_t len, const char *path, bool trust)
-{
-    if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0) {
-        src += 3;
-        len -= 3;
-    }
-    if (len > 0 && src[0] == '#') {
-        while (len > 0 && src[0] != '\n') {
-            src++;
-            len--;
-        }
-    }
-    lua_pushfstring(L, "@%s", path);
-    int st = luaL_loadbufferx(L, src, len, lua_tostring(L, -1), trust ? "bt" : "t");
-    lua_remove(L, -2);
-    return st;
-}
-
-/* Pushes the source of root/rel (overlay first, then the disk) as a string
- * and records it; false (nothing pushed) when there is none. */
-static bool push_source(app *a, lua_State *L, int root, const char *rel, const char *path)
-{
-    overlay_entry *e = overlay_find(a->overlay, root, rel);
-    if (e != NULL) {
-        lua_pushlstring(L, e->src, e->len);
-    } else {
-        size_t len;
-        char *src = read_file(path, &len);
-        if (src == NULL)
-            return false;
-        lua_pushlstring(L, src, len); /* may raise (memory cap): src freed first */
-        free(src);
-    }
-    size_t len;
-    const char *s = lua_tolstring(L, -1, &len);
-    rec_file(a, root, rel, s, len);
-    return true;
-}
-
-static int app_searcher(lua_State *L)
-{
-    app *a = lua_touserdata(L, lua_upvalueindex(1));
-    const char *name = luaL_checkstring(L, 1);
-    const char *rel = luaL_gsub(L, name, ".", "/");
-    const char *dirs[2] = {a->scene_dir, a->scripts_dir};
-    const char *forms[2] = {"%s.lua", "%s/init.lua"};
-    char tried[4 * (PATH_MAX + 16)] = "";
-    size_t used = 0;
-    for (int i = 0; i < 2; i++) {
-        if (dirs[i][0] == '\0' || (i == 1 && strcmp(dirs[0], dirs[1]) == 0))
-            continue;
-        for (int k = 0; k < 2; k++) {
-            const char *r = lua_pushfstring(L, forms[k], rel);
-            const char *path = lua_pushfstring(L, "%s/%s", dirs[i], r);
-            if (!push_source(a, L, i, r, path)) {
-                int w = snprintf(tried + used, sizeof tried - used, "\n\tno file '%s'", path);
-                if (w > 0 && (size_t)w < sizeof tried - used)
-                    used += (size_t)w;
-                lua_pop(L, 2);
-                continue;
-            }
-            size_t len;
-            const char *src = lua_tolstring(L, -1, &len);
-            if (load_source(L, src, len, path, a->opt.trust) != LUA_OK)
-                return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
-                                  lua_tostring(L, -1));
-            lua_pushstring(L, path);
-            return 2;
-        }
-    }
-    lua_pushstring(L, tried);
-    return 1;
-}
-
-static void mark_sink(void *ud, const char *label)
-{
-    tt_mark(ud, MARK_SCENE, label);
-}
-
-void tt_install_searcher(app *a, lua_State *L)
-{
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "searchers");
-    if (lua_istable(L, -1)) {
-        /* ours takes the host's place: the same folders, order and messages */
-        lua_pushlightuserdata(L, a);
-        lua_pushcclosure(L, app_searcher, 1);
-        lua_rawseti(L, -2, 2);
-    }
-    lua_pop(L, 2);
-    steer_lua_set_mark_sink(L, mark_sink, a);
-}
-
-int tt_loadfile(app *a, lua_State *L, const char *path)
-{
-    int root;
-    const char *rel;
-    overlay_entry *e = split_root(a, path, &root, &rel) ? overlay_find(a->overlay, root, rel) : NULL;
-    if (e == NULL)
-        return luaL_loadfilex(L, path, a->opt.trust ? "bt" : "t");
-    return load_source(L, e->src, e->len, path, a->opt.trust);
-}
-
 /* ------------------------------------------------------------------ marks */
-
-void tt_mark(app *a, app_mark_kind kind, const char *label)
-{
-    app_mark *m = &a->marks[a->mark_count % APP_MAX_MARKS];
-    m->tick = a->steps_run;
-    m->kind = kind;
-    one_line(label ? label : "", m->label, sizeof m->label);
-    a->mark_count++;
-    rec_printf(a, "mark %ld %s %s\n", a->steps_run, REC_MARK_NAMES[kind], m->label);
-}
 
 /* Drops the marks at or after tick: they belong to a future gone. */
 static void drop_marks_from(app *a, long tick)
@@ -454,7 +222,7 @@ static replayer *load_replay(const char *path, char *buf, size_t size, char *err
         return NULL;
     }
     snprintf(p->path, sizeof p->path, "%s", path);
-    if (buf == NULL && (buf = read_file(path, &size)) == NULL) {
+    if (buf == NULL && (buf = source_read_file(path, &size)) == NULL) {
         snprintf(err, errn, "cannot read it: %s", strerror(errno));
         free(p);
         return NULL;
@@ -474,7 +242,7 @@ static void serve_start_sources(app *a, replayer *p)
 {
     while (p->next < p->rec.n && p->rec.ev[p->next].kind == EV_FILE && p->rec.ev[p->next].tick == 0) {
         rec_event *e = &p->rec.ev[p->next++];
-        overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+        source_serve(a, e->root, e->text, e->data, e->len);
     }
 }
 
@@ -547,16 +315,15 @@ static bool replay_rights(const app_options *o, const replayer *p)
 
 bool tt_prepare(app *a, app_options *o)
 {
-    if (o->replay && o->record) {
-        fprintf(stderr, "steer: --record and --replay do not go together\n");
+    if (o->replay && o->record && o->current_scripts) {
+        fprintf(stderr, "steer: --record does not go with --with-current-scripts (--replay A --record B re-records A)\n");
         return false;
     }
     if (o->current_scripts && !o->replay) {
         fprintf(stderr, "steer: --with-current-scripts needs --replay FILE\n");
         return false;
     }
-    a->overlay = calloc(1, sizeof *a->overlay);
-    if (a->overlay == NULL)
+    if (!source_open(a))
         return false;
     if (o->replay) {
         char err[PATH_MAX + 256];
@@ -584,7 +351,7 @@ bool tt_prepare(app *a, app_options *o)
         o->seed = p->rec.seed;
         o->argc = p->rec.argc;
         o->argv = p->rec.argv;
-        a->rep = p;
+        set_rep(a, p);
         if (!p->current)
             serve_start_sources(a, p);
     }
@@ -623,10 +390,9 @@ void tt_close(app *a)
             free(a->rep->ref);
         }
         free_replayer(a->rep);
-        a->rep = NULL;
+        set_rep(a, NULL);
     }
-    overlay_free(a->overlay);
-    a->overlay = NULL;
+    source_close(a);
 }
 
 /* --with-current-scripts: the recorded run itself, from the recorded
@@ -650,111 +416,29 @@ static bool start_reference(app *a)
         return false;
     }
     ref->rep->quiet = true;
+    set_rep(ref, ref->rep);
     a->rep->ref = ref;
     return true;
 }
 
 /* ------------------------------------------------------------------ the step hooks */
 
-/// Scales every agent's max speed (or force) by factor and keeps the app's
-/// running factor: the keys' work (input.c) and a replayed scaling event's.
-void app_scale_agents(app *a, bool speed, double factor)
+/* A replayed event: to event_apply, as the live one went. The pointer is
+ * the replay's own from then on; --with-current-scripts takes the disk's
+ * sources, not the recorded ones nor their reloads. */
+static void replay_event(app *a, replayer *p, const rec_event *e)
 {
-    st_world *w = a->world;
-    if (w == NULL)
+    if (e->kind == EV_MOUSE) {
+        p->mouse_valid = e->valid;
+        p->mouse = st_v2(e->x, e->y);
+    }
+    if (p->current && (e->kind == EV_FILE || e->kind == EV_RELOAD))
         return;
-    for (int k = 0; k < st_world_stored_count(w); k++) {
-        st_agent_id id = st_world_stored(w, k);
-        if (st_id_is_null(id))
-            continue;
-        if (speed)
-            st_agent_set_max_speed(w, id, st_agent_max_speed(w, id) * factor);
-        else
-            st_agent_set_max_force(w, id, st_agent_max_force(w, id) * factor);
-    }
-    if (speed)
-        a->speed_factor *= factor;
-    else
-        a->force_factor *= factor;
+    event_apply(a, e);
 }
 
-static void replay_event(app *a, replayer *p, rec_event *e)
-{
-    char path[PATH_MAX * 2];
-    p->feeding = true;
-    switch (e->kind) {
-    case EV_FILE:
-        if (!p->current)
-            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
-        break;
-    case EV_RELOAD:
-        if (!p->current) {
-            snprintf(path, sizeof path, "%s/%s", e->root == 0 ? a->scene_dir : a->scripts_dir, e->text);
-            app_reload_file(a, path, e->root);
-        }
-        break;
-    case EV_KEY:
-        app_keypressed(a, e->text);
-        break;
-    case EV_CLICK:
-        app_mousepressed(a, st_v2(e->x, e->y), e->button);
-        break;
-    case EV_MOUSE:
-        /* now: a key or click after it may read steer.mouse() */
-        a->mouse_valid = p->mouse_valid = e->valid;
-        a->mouse = p->mouse = st_v2(e->x, e->y);
-        break;
-    case EV_RESTART:
-        app_restart(a);
-        break;
-    case EV_SCALE:
-        app_scale_agents(a, e->button != 0, e->x);
-        break;
-    case EV_CONSOLE:
-        app_console_run(a, e->text);
-        break;
-    case EV_MARK:
-    case EV_SUM:
-        break;
-    }
-    p->feeding = false;
-}
-
-static void apply_reload_at(app *a)
-{
-    for (int i = 0; i < a->opt.nreload_at; i++) {
-        struct reload_at *r = &a->opt.reload_at[i];
-        /* once: a rewind's re-run has it in the journal */
-        if (r->tick != a->steps_run || r->done)
-            continue;
-        r->done = true;
-        char real[PATH_MAX];
-        int root;
-        const char *rel;
-        if (app_realpath(r->file, real) == NULL || !split_root(a, real, &root, &rel)) {
-            fprintf(stderr, "steer: --reload-at: %s is not a file in the scene's folder or scripts/\n", r->file);
-            a->status = 2;
-            a->quit = true;
-            return;
-        }
-        if (r->source) {
-            size_t len;
-            char *src = read_file(r->source, &len);
-            if (src == NULL) {
-                fprintf(stderr, "steer: --reload-at: cannot read %s\n", r->source);
-                a->status = 2;
-                a->quit = true;
-                return;
-            }
-            overlay_set(a->overlay, root, rel, src, len);
-            free(src);
-        }
-        app_reload_file(a, real, root);
-    }
-}
-
-/* The pointer as steer.mouse() will read it, when it moved since last logged. */
-static void rec_mouse(app *a)
+/* The pointer as steer.mouse() will read it, when it moved since last written. */
+static void record_pointer(app *a)
 {
     recorder *r = a->rec;
     if (r && journal_on(a) &&
@@ -769,7 +453,7 @@ static void rec_mouse(app *a)
     }
 }
 
-void tt_before_step(app *a)
+void record_feed(app *a)
 {
     replayer *p = a->rep;
     if (p && !p->finished) {
@@ -787,9 +471,7 @@ void tt_before_step(app *a)
         a->mouse_valid = p->mouse_valid;
         a->mouse = p->mouse;
     }
-    if (a->opt.nreload_at > 0)
-        apply_reload_at(a);
-    rec_mouse(a);
+    record_pointer(a);
 }
 
 static void diverged(replayer *p, long tick, uint64_t expected, uint64_t got)
@@ -850,7 +532,7 @@ static void replay_after_step(app *a, replayer *p, uint64_t sum)
         if (a->steps_run >= p->rec.end) {
             /* back at the head: live again, the journal goes on */
             free_replayer(p);
-            a->rep = NULL;
+            set_rep(a, NULL);
         }
     } else if (a->steps_run >= p->rec.end || p->diverged) {
         p->finished = true;
@@ -862,80 +544,23 @@ static void replay_after_step(app *a, replayer *p, uint64_t sum)
     }
 }
 
-void tt_after_step(app *a)
+void record_stepped(app *a, uint64_t sum)
 {
-    uint64_t sum = a->world ? st_world_checksum(a->world) : 0;
     /* the trace has the past's rows already; a branch's go on from its tick */
     if (a->tracer && !(a->rep && a->rep->rewind))
         trace_rows(a, a->tracer);
     journal_after_step(a, sum);
     if (a->rep && !a->rep->finished)
         replay_after_step(a, a->rep, sum);
-    if (a->plot)
-        plot_sample(a);
-    if (a->rewind)
-        rewind_after_step(a);
 }
 
-/* ------------------------------------------------------------------ input hooks */
+/* ------------------------------------------------------------------ state */
 
-/* A --replay keeps the user's input from its scene; in a rewind's past the
- * input makes a branch (tt_branch) and is then the scene's like any other. */
-static bool user_input_blocked(app *a)
+bool record_live(app *a)
 {
-    if (a->rep && a->rep->rewind && !a->rep->feeding) {
-        tt_branch(a);
+    if (tt_replaying(a))
         return false;
-    }
-    return a->rep && !a->rep->finished && !a->rep->feeding;
-}
-
-bool tt_key(app *a, const char *key)
-{
-    if (user_input_blocked(a))
-        return false;
-    char k[128];
-    one_line(key, k, sizeof k);
-    rec_mouse(a); /* the handler may read steer.mouse() */
-    rec_printf(a, "key %ld %s\n", a->steps_run, k);
-    return true;
-}
-
-bool tt_console(app *a, const char *line)
-{
-    if (user_input_blocked(a))
-        return false;
-    char l[sizeof a->console_text];
-    one_line(line, l, sizeof l);
-    rec_mouse(a); /* the line may read steer.mouse() */
-    rec_printf(a, "console %ld %s\n", a->steps_run, l);
-    return true;
-}
-
-bool tt_click(app *a, st_vec2 p, int button)
-{
-    if (user_input_blocked(a))
-        return false;
-    rec_mouse(a);
-    rec_printf(a, "click %ld %a %a %d\n", a->steps_run, p.x, p.y, button);
-    return true;
-}
-
-bool tt_restart(app *a)
-{
-    if (user_input_blocked(a))
-        return false;
-    rewind_new_epoch(a);
-    rec_printf(a, "restart %ld\n", a->steps_run);
-    tt_mark(a, MARK_SCENE, "restart");
-    return true;
-}
-
-bool tt_scale(app *a, bool speed, double factor)
-{
-    if (user_input_blocked(a))
-        return false;
-    rec_printf(a, "scale %ld %s %a\n", a->steps_run, speed ? "speed" : "force", factor);
+    tt_branch(a);
     return true;
 }
 
@@ -945,7 +570,7 @@ void tt_scene_switched(app *a, const char *path)
     if (a->rep != NULL && a->rep->rewind) {
         /* leaving the past: the journal keeps the whole session */
         free_replayer(a->rep);
-        a->rep = NULL;
+        set_rep(a, NULL);
     }
     if (a->rec)
         rec_close(a, "stopped: another scene was opened");
@@ -965,12 +590,6 @@ void tt_scene_switched(app *a, const char *path)
     }
 }
 
-void tt_before_reload(app *a)
-{
-    if (a->rep != NULL && a->rep->rewind && !a->rep->feeding)
-        tt_branch(a);
-}
-
 void tt_frame(app *a)
 {
     if (!a->seek_pending)
@@ -980,26 +599,9 @@ void tt_frame(app *a)
     tt_rewind_to(a, a->seek_to);
 }
 
-void tt_reloaded(app *a, const char *path, const char *module, bool ok)
-{
-    int root;
-    const char *rel;
-    if (split_root(a, path, &root, &rel))
-        rec_printf(a, "reload %ld %d %s\n", a->steps_run, root, rel);
-    char label[sizeof a->marks[0].label];
-    app_format(label, sizeof label, "%s%s", module, ok ? "" : " (failed)");
-    rewind_new_epoch(a);
-    tt_mark(a, MARK_RELOAD, label);
-}
-
 bool tt_replaying(const app *a)
 {
     return a->rep != NULL && !a->rep->finished && !a->rep->rewind;
-}
-
-bool tt_quiet(const app *a)
-{
-    return a->rep != NULL && (a->rep->rewind || a->rep->quiet);
 }
 
 bool tt_recording(const app *a)
@@ -1095,11 +697,11 @@ void tt_branch(app *a)
     drop_marks_from(a, t + 1); /* marks of the dropped future go with it */
     long end = p->rec.end;
     free_replayer(p);
-    a->rep = NULL;
+    set_rep(a, NULL);
     a->branch_tick = t;
     rewind_branch(a, t);
     /* live again: sources come from the disk (the edit that made the branch) */
-    fresh_overlay(a);
+    source_fresh(a);
     printf("rewind: branch at tick %ld (ticks %ld..%ld dropped)\n", t, t + 1, end);
     fflush(stdout);
     app_flash(a, FLASH_OK, 2.5, "branch at tick %ld: a new future", t);
@@ -1134,13 +736,13 @@ static replayer *journal_replay(app *a, long head)
  * tick on, the sources and the pointer as they were then, marks up to it. */
 static bool resume_at_checkpoint(app *a, replayer *p, long from)
 {
-    if (!fresh_overlay(a))
+    if (!source_fresh(a))
         return false;
     int i = 0;
     for (; i < p->rec.n && (p->rec.ev[i].tick < from || (p->rec.ev[i].tick == from && p->rec.ev[i].kind == EV_SUM)); i++) {
         const rec_event *e = &p->rec.ev[i];
         if (e->kind == EV_FILE)
-            overlay_set(a->overlay, e->root, e->text, e->data, e->len);
+            source_serve(a, e->root, e->text, e->data, e->len);
         else if (e->kind == EV_MOUSE) {
             p->mouse_valid = e->valid;
             p->mouse = st_v2(e->x, e->y);
@@ -1158,7 +760,7 @@ static bool resume_at_checkpoint(app *a, replayer *p, long from)
 static bool restart_from_zero(app *a, replayer *p)
 {
     a->resim_from = 0;
-    if (!fresh_overlay(a))
+    if (!source_fresh(a))
         return false;
     serve_start_sources(a, p);
     a->steps_run = 0;
@@ -1193,7 +795,7 @@ bool tt_rewind_to(app *a, long target)
     replayer *p = journal_replay(a, head);
     if (p == NULL)
         return false;
-    a->rep = p;
+    set_rep(a, p);
     st_agent_id keep = a->selected;
     long from = rewind_restore(a, target);
     if (from >= 0) {
@@ -1265,16 +867,18 @@ static int rewind_test_edit(app *a, long to)
     *eq = '\0';
     int root;
     const char *rel;
-    size_t len;
-    char *src = read_file(eq + 1, &len);
-    if (src == NULL || app_realpath(file, real) == NULL || !split_root(a, real, &root, &rel)) {
+    rec_event e = {.tick = a->steps_run, .kind = EV_FILE};
+    e.data = source_read_file(eq + 1, &e.len);
+    if (e.data == NULL || app_realpath(file, real) == NULL || !source_split_root(a, real, &root, &rel)) {
         printf("rewind: cannot edit %s with %s\n", file, eq + 1);
-        free(src);
+        free(e.data);
         return 1;
     }
-    tt_branch(a);
-    overlay_set(a->overlay, root, rel, src, len);
-    free(src);
+    /* the edit, as live input: in the past it branches first */
+    e.root = root;
+    e.text = (char *)rel;
+    event_live(a, &e);
+    free(e.data);
     app_reload_file(a, real, root);
     a->paused = false;
     return a->rep == NULL && a->branch_tick == to ? 0 : 1;

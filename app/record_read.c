@@ -8,6 +8,7 @@
 #include "record_read.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,11 +44,12 @@ static bool parse_int(const char **s, long *out)
     return true;
 }
 
+/* A finite number: a position or a factor (nan and inf would reach the world). */
 static bool parse_double(const char **s, double *out)
 {
     char *e;
     double v = strtod(*s, &e);
-    if (e == *s || (*e != ' ' && *e != '\0'))
+    if (e == *s || (*e != ' ' && *e != '\0') || !isfinite(v))
         return false;
     *out = v;
     *s = *e == ' ' ? e + 1 : e;
@@ -228,7 +230,7 @@ static bool parse_scale_event(reader *rd, const char *s, rec_event *ev)
     if (!ev->button && strncmp(s, "force ", 6) != 0)
         return false;
     s += 6;
-    return parse_double(&s, &ev->x);
+    return parse_double(&s, &ev->x) && ev->x > 0.0;
 }
 
 /* "mark TICK KIND LABEL" (button: the kind). */

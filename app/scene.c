@@ -9,7 +9,6 @@
  * budget and a traceback.
  */
 #define _XOPEN_SOURCE 700
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +16,22 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "app.h"
+#include "event.h"
 #include "render.h"
+#include "scene_files.h"
 #include "steer_host.h"
 #include "steer_lua.h"
 #include "sys.h"
 #include "watch.h"
 
-/* Changes settle for 100 ms before loading and the folders are scanned
- * every 50 ms: a save shows up within ~150-250 ms, inside API.md's 0.3 s. */
+/* Changes settle for 100 ms before loading (the folders are scanned every
+ * 50 ms: event.c): a save shows up within ~150-250 ms, inside API.md's 0.3 s. */
 #define WATCH_SETTLE 0.10
-#define WATCH_PERIOD 0.05
 
 /* Output about reloads; quiet while a rewind re-runs the past. */
 #define say(a, ...)                                                            \
     do {                                                                       \
-        if (!tt_quiet(a))                                                      \
+        if (!(a)->quiet)                                                       \
             printf(__VA_ARGS__);                                               \
     } while (0)
 
@@ -60,7 +59,7 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
     }
     a->error_total++;
     /* a rewind re-running the past has printed these once already */
-    if (!tt_quiet(a))
+    if (!a->quiet)
         fprintf(stderr, "steer: %s: %s\n", kind == APP_ERR_LOAD ? "load error" : "runtime error", msg);
     fflush(stderr);
     /* A newer load error for the same file replaces the older one. */
@@ -79,7 +78,7 @@ void app_report_error(app *a, app_error_kind kind, const char *key, const char *
     snprintf(e->key, sizeof e->key, "%s", key);
     e->count = 1;
     a->error_count++;
-    tt_mark(a, MARK_ERROR, msg);
+    app_add_mark(a, MARK_ERROR, msg);
 }
 
 static void free_errors(app *a)
@@ -163,75 +162,6 @@ static bool push_callback(app *a, lua_State *L, const char *name)
     return false;
 }
 
-/* ------------------------------------------------------------------ paths */
-
-static void dirname_of(const char *path, char *out, size_t n)
-{
-    snprintf(out, n, "%s", path);
-    char *slash = strrchr(out, '/');
-    if (slash == out)
-        out[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        snprintf(out, n, ".");
-}
-
-static void module_of_file(const char *path, char *out, size_t n)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    app_format(out, n, "%s", base);
-    size_t len = strlen(out);
-    if (len > 4 && strcmp(out + len - 4, ".lua") == 0)
-        out[len - 4] = '\0';
-}
-
-/* The module name of a file under root: sub/x.lua -> sub.x, sub/init.lua -> sub. */
-static bool module_under(const char *root, const char *path, char *out, size_t n)
-{
-    size_t rl = strlen(root);
-    if (strncmp(path, root, rl) != 0 || path[rl] != '/')
-        return false;
-    snprintf(out, n, "%s", path + rl + 1);
-    size_t len = strlen(out);
-    if (len <= 4 || strcmp(out + len - 4, ".lua") != 0)
-        return false;
-    out[len - 4] = '\0';
-    len -= 4;
-    if (len > 5 && strcmp(out + len - 5, "/init") == 0)
-        out[len - 5] = '\0';
-    for (char *p = out; *p; p++)
-        if (*p == '/')
-            *p = '.';
-    return strchr(out, '.') == NULL || out[0] != '.';
-}
-
-/* Where require would find module name: the scene's folder first. */
-static bool resolve_module(const app *a, const char *name, char *out, size_t n)
-{
-    char rel[PATH_MAX];
-    snprintf(rel, sizeof rel, "%s", name);
-    for (char *p = rel; *p; p++)
-        if (*p == '.')
-            *p = '/';
-    const char *dirs[2] = {a->scene_dir, a->scripts_dir};
-    for (int i = 0; i < 2; i++) {
-        char cand[PATH_MAX + 300];
-        snprintf(cand, sizeof cand, "%s/%s.lua", dirs[i], rel);
-        app_file f;
-        if (!app_stat(cand, &f)) {
-            snprintf(cand, sizeof cand, "%s/%s/init.lua", dirs[i], rel);
-            if (!app_stat(cand, &f))
-                continue;
-        }
-        if (app_realpath(cand, out) == NULL)
-            app_format(out, n, "%s", cand);
-        return true;
-    }
-    return false;
-}
-
 /* ------------------------------------------------------------------ loading */
 
 /* steer.mouse(): the pointer in world units, nil when there is none (headless,
@@ -245,6 +175,12 @@ static int steer_mouse(lua_State *L)
     }
     steer_lua_pushvec2(L, a->mouse);
     return 1;
+}
+
+/* world:mark(label): a mark on the timeline */
+static void mark_sink(void *ud, const char *label)
+{
+    app_add_mark(ud, MARK_SCENE, label);
 }
 
 static int setup_fn(lua_State *L)
@@ -264,7 +200,8 @@ static int setup_fn(lua_State *L)
     lua_pushlightuserdata(L, a);
     lua_pushcclosure(L, steer_mouse, 1);
     lua_setfield(L, -2, "mouse");
-    tt_install_searcher(a, L);
+    source_install(a, L);
+    steer_lua_set_mark_sink(L, mark_sink, a);
     app_events_install(a, L);
     steer_host_seal(L);
     return 0;
@@ -431,7 +368,7 @@ static int require_scene_fn(lua_State *L)
     app *a = call_app(L);
     /* Compile first, so a syntax error reads `file:line: message` rather
      * than require's "error loading module ..." wrapping. */
-    if (tt_loadfile(a, L, a->scene_path) != LUA_OK) {
+    if (source_loadfile(a, L, a->scene_path) != LUA_OK) {
         app_report_error(a, APP_ERR_LOAD, a->scene_path, lua_tostring(L, -1));
         return 0;
     }
@@ -466,8 +403,8 @@ static bool set_scene_path(app *a, const char *path)
         fprintf(stderr, "steer: cannot open scene '%s'\n", path);
         return false;
     }
-    dirname_of(a->scene_path, a->scene_dir, sizeof a->scene_dir);
-    module_of_file(a->scene_path, a->scene_module, sizeof a->scene_module);
+    scene_dirname(a->scene_path, a->scene_dir, sizeof a->scene_dir);
+    scene_module_of_file(a->scene_path, a->scene_module, sizeof a->scene_module);
     return true;
 }
 
@@ -544,10 +481,8 @@ void app_reopen(app *a)
         load_scene(a);
 }
 
-void app_restart(app *a)
+void scene_restart(app *a)
 {
-    if (!tt_restart(a))
-        return;
     if (a->scene_ref == LUA_NOREF) {
         app_switch_scene(a, a->scene_path);
         return;
@@ -579,9 +514,8 @@ static int step_fn(lua_State *L)
     return 0;
 }
 
-void app_step(app *a)
+void scene_step(app *a)
 {
-    tt_before_step(a);
     if (a->world == NULL)
         return;
     double t0 = app_clock();
@@ -590,7 +524,6 @@ void app_step(app *a)
     a->step_ms_total += ms;
     a->steps_run++;
     a->ms_per_step = a->steps_run == 1 ? ms : a->ms_per_step * 0.95 + ms * 0.05;
-    tt_after_step(a);
 }
 
 /* ------------------------------------------------------------------ callbacks */
@@ -605,8 +538,8 @@ static int has_callback_fn(lua_State *L)
 }
 
 /* A key or click the scene has no callback for changes nothing: it is not
- * recorded, and in a rewind's past it makes no branch. */
-static bool has_callback(app *a, const char *name)
+ * recorded, and in a rewind's past it makes no branch (event_matters). */
+bool scene_has_callback(app *a, const char *name)
 {
     const char *n = name;
     protect(a, has_callback_fn, &n);
@@ -640,19 +573,15 @@ static int input_fn(lua_State *L)
     return 0;
 }
 
-void app_mousepressed(app *a, st_vec2 p, int button)
+void scene_mousepressed(app *a, st_vec2 p, int button)
 {
     input_args in = {NULL, p, button};
-    if (!has_callback(a, "mousepressed") || !tt_click(a, p, button))
-        return;
     protect(a, input_fn, &in);
 }
 
-void app_keypressed(app *a, const char *key)
+void scene_keypressed(app *a, const char *key)
 {
     input_args in = {key, {0, 0}, 0};
-    if (!has_callback(a, "keypressed") || !tt_key(a, key))
-        return;
     protect(a, input_fn, &in);
 }
 
@@ -954,25 +883,6 @@ static void describe_reload(const steer_reload_info *in, char *out, size_t n)
 #undef PART
 }
 
-/* The module that the file real is (the scene's own, or what require
- * names it under the root it was seen in, else the other); false when it is
- * no module, or one that require would find elsewhere. */
-static bool module_of_path(const app *a, const char *real, int root, char *module, size_t n)
-{
-    if (strcmp(real, a->scene_path) == 0) {
-        snprintf(module, n, "%s", a->scene_module);
-        return true;
-    }
-    const char *roots[2] = {a->scene_dir, a->scripts_dir};
-    if (!module_under(roots[root == 1 ? 1 : 0], real, module, n) &&
-        !module_under(roots[root == 1 ? 0 : 1], real, module, n))
-        return false;
-    /* A file shadowed by one of the same name in the scene's folder is
-     * not what require loads: leave it be. */
-    char resolved[PATH_MAX];
-    return resolve_module(a, module, resolved, sizeof resolved) && strcmp(resolved, real) == 0;
-}
-
 /* Says what a reload did, on stdout and in the flash; a good one clears
  * the errors it may have fixed. */
 static void report_reload(app *a, const reload_args *r, bool is_scene)
@@ -997,103 +907,29 @@ static void report_reload(app *a, const reload_args *r, bool is_scene)
     app_flash(a, FLASH_OK, 2.0, r->info.changed ? "reloaded %s" : "%s: no change", r->module);
 }
 
-void app_reload_file(app *a, const char *path, int root)
+scene_reload_result scene_reload_file(app *a, const char *path, int root, char *module, size_t n)
 {
-    tt_before_reload(a);
-    char real[PATH_MAX], module[PATH_MAX];
-    if (app_realpath(path, real) == NULL || !module_of_path(a, real, root, module, sizeof module))
-        return;
+    char real[PATH_MAX];
+    if (app_realpath(path, real) == NULL || !scene_module_of_path(a, real, root, module, n))
+        return SCENE_RELOAD_NONE;
     /* A scene that never loaded has nothing to reload into: start it afresh
      * with whatever is on disk now. */
     if (a->scene_ref == LUA_NOREF || a->world == NULL) {
         say(a, "reload: %s changed, loading the scene afresh\n", real);
         fflush(stdout);
         app_switch_scene(a, a->scene_path);
-        tt_reloaded(a, real, module, a->scene_ok);
-        return;
+        return a->scene_ok ? SCENE_RELOAD_OK : SCENE_RELOAD_FAILED;
     }
     reload_args r = {module, real, false, {0}};
     protect(a, loaded_fn, &r);
     if (!r.ok) {
         say(a, "reload: %s changed (module '%s' is not in use)\n", real, module);
         fflush(stdout);
-        return;
+        return SCENE_RELOAD_NONE;
     }
     r.ok = false;
     protect(a, reload_fn, &r);
     report_reload(a, &r, strcmp(real, a->scene_path) == 0);
-    tt_reloaded(a, real, module, r.ok);
     fflush(stdout);
-}
-
-void app_poll_files(app *a, double now)
-{
-    /* a replay applies the recorded reloads, not the disk's */
-    if (a->watcher == NULL || now < a->next_poll || tt_replaying(a))
-        return;
-    double t0 = app_clock();
-    int n = watch_poll(a->watcher, now);
-    /* A scene kept in a big folder makes each scan slow: scan less often
-     * rather than spend the frame on it. */
-    double took = app_clock() - t0;
-    a->next_poll = now + (took * 4.0 > WATCH_PERIOD ? took * 4.0 : WATCH_PERIOD);
-    for (int i = 0; i < n && !a->quit; i++) {
-        bool was_loaded = a->scene_ref != LUA_NOREF && a->world != NULL;
-        app_reload_file(a, watch_path(a->watcher, i), watch_root(a->watcher, i));
-        /* A fresh start already read every file: the rest are loaded. */
-        if (!was_loaded)
-            break;
-    }
-}
-
-/* ------------------------------------------------------------------ scene list */
-
-/* A scene assigns a `load` or `config` field on its table; brains have
- * spawn/update/draw/reload. Reading the text (rather than running the file)
- * keeps Tab free of side effects. */
-static bool looks_like_scene(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return false;
-    char buf[16384];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *keys[] = {".load", ".config"};
-    for (int k = 0; k < 2; k++) {
-        for (const char *p = strstr(buf, keys[k]); p; p = strstr(p + 1, keys[k])) {
-            const char *q = p + strlen(keys[k]);
-            if (isalnum((unsigned char)*q) || *q == '_')
-                continue;
-            while (*q == ' ' || *q == '\t')
-                q++;
-            if (*q == '(' || (*q == '=' && q[1] != '='))
-                return true;
-        }
-    }
-    return false;
-}
-
-static int path_cmp(const void *x, const void *y) { return strcmp(x, y); }
-
-int app_list_scenes(const app *a, char paths[][PATH_MAX], int cap)
-{
-    app_dir *d = app_dir_open(a->scripts_dir);
-    if (d == NULL)
-        return 0;
-    int n = 0;
-    const char *name;
-    while (n < cap && (name = app_dir_next(d)) != NULL) {
-        size_t len = strlen(name);
-        if (name[0] == '.' || len <= 4 || strcmp(name + len - 4, ".lua") != 0)
-            continue;
-        if (snprintf(paths[n], PATH_MAX, "%s/%s", a->scripts_dir, name) >= PATH_MAX)
-            continue;
-        if (looks_like_scene(paths[n]))
-            n++;
-    }
-    app_dir_close(d);
-    qsort(paths, (size_t)n, PATH_MAX, path_cmp);
-    return n;
+    return r.ok ? SCENE_RELOAD_OK : SCENE_RELOAD_FAILED;
 }

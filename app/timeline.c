@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event_marks.h"
 #include "render.h"
 
 static const SDL_Color BG = {0, 0, 0, 175};
@@ -18,6 +19,11 @@ static const SDL_Color TEXT = {225, 228, 235, 255};
 static const SDL_Color REC = {235, 70, 60, 255};
 static const SDL_Color PAST = {255, 200, 90, 255};
 static const SDL_Color MARK_COL[3] = {{255, 210, 80, 255}, {110, 220, 130, 255}, {255, 100, 90, 255}};
+
+static float measure(void *ud, const char *text)
+{
+    return font_width(ud, text, strlen(text));
+}
 
 typedef struct geom {
     float x0, y0, w, h; ///< the panel
@@ -114,15 +120,18 @@ void timeline_draw(app *a, render_ctx *c)
         for (int i = 0; i < n; i++)
             list[i] = a->marks[(a->mark_count - n + i) % APP_MAX_MARKS];
     }
-    float last_label = -1e9f;
+    static float xs[APP_MAX_MARKS];
+    static const char *names[APP_MAX_MARKS];
     for (int i = 0; i < n; i++) {
-        float x = bx + bw * (float)list[i].tick / span;
-        SDL_Color col = MARK_COL[list[i].kind];
-        batch_rect(b, x - 1.0f, by - 5.0f, 2.0f, 16.0f, col);
-        /* labels of scene marks and reloads where they do not overlap */
-        if (list[i].kind != MARK_ERROR && x > last_label)
-            last_label = hud_text(c, c->small, x + 3.0f, y0 + 1.0f, list[i].label, col) + 6.0f;
+        xs[i] = bx + bw * (float)list[i].tick / span;
+        names[i] = list[i].kind != MARK_ERROR ? list[i].label : NULL; /* errors: red ticks, no label */
+        batch_rect(b, xs[i] - 1.0f, by - 5.0f, 2.0f, 16.0f, MARK_COL[list[i].kind]);
     }
+    /* labels of scene marks and reloads, never overlapping: a burst is one "catch x3" (event_marks.c) */
+    static mark_label labels[APP_MAX_MARKS];
+    int nl = c->small ? marks_layout(n, xs, names, measure, c->small, 3.0f, 6.0f, g.x0, bx + bw + 6.0f, labels, APP_MAX_MARKS) : 0;
+    for (int i = 0; i < nl; i++)
+        hud_text(c, c->small, labels[i].x, y0 + 1.0f, labels[i].text, MARK_COL[list[labels[i].first].kind]);
     app_events_draw_timeline(a, c, bx, by + 7.0f, bw, span, now); /* under the track */
     float cx = bx + bw * (float)now / span;
     batch_rect(b, cx - 1.5f, by - 8.0f, 3.0f, 20.0f, CURSOR);

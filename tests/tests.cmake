@@ -157,6 +157,12 @@ if(STEER_APP)
     set_tests_properties(app.${name} PROPERTIES LABELS "${_labels}" TIMEOUT 600
                          ENVIRONMENT "SDL_VIDEODRIVER=dummy;SDL_AUDIODRIVER=dummy;ASAN_OPTIONS=detect_leaks=0")
   endforeach()
+  # app/event_marks.c (the timeline's labels) is plain C: tested alone
+  add_executable(test_event_marks tests/app/c/test_event_marks.c app/event_marks.c)
+  target_include_directories(test_event_marks PRIVATE ${PROJECT_SOURCE_DIR}/app ${PROJECT_SOURCE_DIR}/tests/c)
+  target_link_libraries(test_event_marks PRIVATE steer_core)
+  add_test(NAME app.test_event_marks COMMAND ${STEER_VG} $<TARGET_FILE:test_event_marks>)
+  set_tests_properties(app.test_event_marks PROPERTIES LABELS "app;${_sanitize_label}")
   # The red-team table is ~90 headless runs: under valgrind (50 times
   # slower) about 10 minutes on a quiet machine, so it gets room.
   if(TEST app.test_redteam)
