@@ -56,6 +56,7 @@ static void style(void)
     s.FrameRounding = 2.0f;
     s.WindowPadding = ImVec2(7.0f, 5.0f);
     s.ItemSpacing = ImVec2(6.0f, 3.0f);
+    s.WindowMinSize = ImVec2(32.0f, 16.0f); /* the timeline is a 30-pixel strip */
     s.Colors[ImGuiCol_WindowBg].w = 0.88f;
 }
 
