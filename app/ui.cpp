@@ -190,14 +190,18 @@ static void stats_buttons(ui *u, app *a)
 /* The run at a glance: scene, timing, counts, live factors, script status. */
 static void window_stats(ui *u, app *a, render_ctx *c)
 {
-    float h = rows(4, 2);
-    if (!ui_place(u, c, "stats", ImVec2(PAD, PAD), ImVec2(380.0f, h), h, false))
+    char title[400];
+    app_format(title, sizeof title, "%s  (%s.lua)  seed %llu", a->title[0] ? a->title : a->scene_module,
+               a->scene_module, (unsigned long long)a->seed);
+    /* as wide as the scene's title, within half the output */
+    float h = rows(4, 2), w = ImGui::CalcTextSize(title).x + 2.0f * ImGui::GetStyle().WindowPadding.x + 40.0f;
+    w = fmaxf(380.0f, fminf(w, (float)c->w * 0.5f));
+    if (!ui_place(u, c, "stats", ImVec2(PAD, PAD), ImVec2(w, h), h, false))
         return;
     bool open = ImGui::Begin("stats", NULL, ImGuiWindowFlags_NoSavedSettings);
     ui_note_drawn(c);
     if (open) {
-        ImGui::Text("%s  (%s.lua)  seed %llu", a->title[0] ? a->title : a->scene_module, a->scene_module,
-                    (unsigned long long)a->seed);
+        ImGui::TextUnformatted(title);
         if (tt_recording(a) && !tt_replaying(a)) {
             ImGui::SameLine();
             ImGui::TextColored(UI_BAD, "REC");

@@ -379,10 +379,20 @@ static void draw_tree(const char *tree)
     }
 }
 
+bool ui_agent_left(ui *u, app *a, const render_ctx *c)
+{
+    unsigned long long serial = st_agent_serial(a->world, a->selected);
+    if (serial != u->side_serial) { /* chosen once a selection, so the windows stay put */
+        u->side_serial = serial;
+        u->side_left = to_screen(c, st_agent_pos(a->world, a->selected)).x > (float)c->w * 0.5f;
+    }
+    return u->side_left;
+}
+
 void ui_window_agent(ui *u, app *a, render_ctx *c)
 {
-    float w = 360.0f, h = fminf(ui_fit_h("agent", 300.0f), (float)c->h * 0.62f);
-    ImVec2 dock((float)c->w - w - 8.0f, 8.0f);
+    float w = 360.0f, h = fminf(ui_fit_h("agent", 300.0f), (float)c->h * (a->show_plots ? 0.45f : 0.62f));
+    ImVec2 dock(ui_agent_left(u, a, c) ? 8.0f : (float)c->w - w - 8.0f, 8.0f);
     if (!ui_place(u, c, "agent", dock, ImVec2(w, h), ImGui::GetTextLineHeightWithSpacing() * 8.0f, false))
         return;
     bool open = ImGui::Begin("agent", NULL, ImGuiWindowFlags_NoSavedSettings);

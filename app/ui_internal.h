@@ -40,6 +40,8 @@ struct ui {
     bool console_active;    ///< the console's field had the keyboard at the end of the last frame
     ImGuiID edit_id;        ///< the edit field that last had the keyboard (its cursor went to the end)
     bool show_scenes, show_overlays;
+    unsigned long long side_serial; ///< the selection the side below was chosen for
+    bool side_left;         ///< the agent and plots windows dock on the left, clear of the selected agent
     ui_place_want want[UI_MAX_WINDOWS];
     int nwant;
 };
@@ -65,6 +67,9 @@ void ui_run_edit(app *a, const char *line);
 /// cursor goes to the end of the value (typing appends, as in the console).
 int ui_edit_callback(ImGuiInputTextCallbackData *d);
 
+/// The selected agent's windows (agent, plots) dock on the left: the agent
+/// was in the right half when selected, so they do not cover it.
+bool ui_agent_left(ui *u, app *a, const render_ctx *c);
 void ui_window_agent(ui *u, app *a, render_ctx *c);
 void ui_window_plots(ui *u, app *a, render_ctx *c);
 void ui_window_timeline(ui *u, app *a, render_ctx *c);

@@ -145,7 +145,8 @@ void ui_window_plots(ui *u, app *a, render_ctx *c)
     const ImGuiStyle &st = ImGui::GetStyle();
     float head = ImGui::GetFrameHeight() + 2.0f * st.WindowPadding.y + ImGui::GetTextLineHeightWithSpacing();
     float w = 400.0f, h = head + (empty ? 0.0f : (float)(2 + p->nkeys) * (STRIP_H + STRIP_GAP));
-    ImVec2 dock((float)c->w - w - 8.0f, (float)c->h - h - 8.0f); /* up from the bottom */
+    bool left = st_agent_alive(a->world, a->selected) && ui_agent_left(u, a, c);
+    ImVec2 dock(left ? 8.0f : (float)c->w - w - 8.0f, (float)c->h - h - 8.0f); /* up from the bottom */
     if (!ui_place(u, c, "plots", dock, ImVec2(w, h), empty ? h : head + STRIP_H + STRIP_GAP, true))
         return;
     bool open = ImGui::Begin("plots", &a->show_plots, ImGuiWindowFlags_NoSavedSettings);
