@@ -108,6 +108,14 @@ float ui_fit_h(const char *name, float fallback)
     return content + 2.0f * ImGui::GetStyle().WindowPadding.y + win->TitleBarHeight() + 1.0f;
 }
 
+/* The left column's dock for a window w wide, or the right one's while the
+ * selected agent's windows take the left (ui_agent_left). */
+static float column_x(ui *u, app *a, const render_ctx *c, float w)
+{
+    bool agent_left = a->world != NULL && st_agent_alive(a->world, a->selected) && ui_agent_left(u, a, c);
+    return agent_left ? (float)c->w - w - PAD : PAD;
+}
+
 /* Height of a window with this many text lines and rows of buttons. */
 static float rows(int lines, int buttons)
 {
@@ -268,7 +276,7 @@ static void window_flash(ui *u, app *a, render_ctx *c)
 static void window_help(ui *u, app *a, render_ctx *c)
 {
     float h = rows(hud_help_count + 1, 0);
-    if (!ui_place(u, c, "help", ImVec2(PAD, PAD), ImVec2(440.0f, h), rows(6, 0), false))
+    if (!ui_place(u, c, "help", ImVec2(column_x(u, a, c, 440.0f), PAD), ImVec2(440.0f, h), rows(6, 0), false))
         return;
     bool open = ImGui::Begin("help", &a->help, ImGuiWindowFlags_NoSavedSettings);
     ui_note_drawn(c);
@@ -300,7 +308,8 @@ static void window_scenes(ui *u, app *a, render_ctx *c)
 {
     static char paths[64][PATH_MAX];
     int n = app_list_scenes(a, paths, 64);
-    if (!ui_place(u, c, "scenes", ImVec2(PAD, PAD), ImVec2(260.0f, rows(n + 1, 0)), rows(3, 0), false))
+    if (!ui_place(u, c, "scenes", ImVec2(column_x(u, a, c, 260.0f), PAD), ImVec2(260.0f, rows(n + 1, 0)), rows(3, 0),
+                  false))
         return;
     bool open = ImGui::Begin("scenes", &u->show_scenes, ImGuiWindowFlags_NoSavedSettings);
     ui_note_drawn(c);
@@ -333,7 +342,8 @@ static const struct {
 static void window_overlays(ui *u, app *a, render_ctx *c)
 {
     int n = (int)(sizeof OVERLAYS / sizeof OVERLAYS[0]);
-    if (!ui_place(u, c, "overlays", ImVec2(PAD, PAD), ImVec2(230.0f, rows(0, n)), rows(0, 3), false))
+    if (!ui_place(u, c, "overlays", ImVec2(column_x(u, a, c, 230.0f), PAD), ImVec2(230.0f, rows(0, n)), rows(0, 3),
+                  false))
         return;
     bool open = ImGui::Begin("overlays", &u->show_overlays, ImGuiWindowFlags_NoSavedSettings);
     ui_note_drawn(c);
@@ -397,14 +407,14 @@ static void build(ui *u, app *a, render_ctx *c)
         ui_window_agent(u, a, c);
     if (a->show_plots && a->world != NULL)
         ui_window_plots(u, a, c);
-    if (a->flash[0] && app_clock() < a->flash_until)
-        window_flash(u, a, c);
     if (a->help)
         window_help(u, a, c);
     if (u->show_scenes)
         window_scenes(u, a, c);
     if (u->show_overlays)
         window_overlays(u, a, c);
+    if (a->flash[0] && app_clock() < a->flash_until)
+        window_flash(u, a, c); /* a passing message: where the others leave room */
     if (!ImGui::IsAnyItemActive())
         u->edit_id = 0;
 }
