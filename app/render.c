@@ -74,9 +74,8 @@ bool render_ctx_init(render_ctx *c, SDL_Renderer *r)
     c->scale = 1.0;
     c->alpha = 1.0;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    c->font = font_open(r, STEER_FONT_PATH, 14);
     c->small = font_open(r, STEER_FONT_PATH, 12);
-    if (c->font == NULL || c->small == NULL)
+    if (c->small == NULL)
         fprintf(stderr, "steer: cannot open the font %s (%s); drawing without text\n", STEER_FONT_PATH,
                 TTF_GetError());
     c->gui = ui_new(r);
@@ -87,9 +86,8 @@ void render_ctx_free(render_ctx *c)
 {
     for (int i = 0; i < LAYER_COUNT; i++)
         batch_free(&c->layer[i]);
-    font_close(c->font);
     font_close(c->small);
-    c->font = c->small = NULL;
+    c->small = NULL;
     ui_free(c->gui);
     c->gui = NULL;
 }

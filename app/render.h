@@ -1,6 +1,7 @@
 /*
  * render.h — drawing: vertex batches, the glyph atlas, and the render
- * context that render.c, gfx.c and hud.c draw through.
+ * context that render.c and gfx.c draw through (the windows over them are
+ * ui.h's).
  *
  * Everything is queued as triangles in screen coordinates and flushed once
  * per layer with SDL_RenderGeometry, so a frame costs a handful of draw
@@ -26,7 +27,7 @@ typedef struct batch {
 void batch_clear(batch *b);
 void batch_free(batch *b);
 void batch_tri(batch *b, SDL_FPoint p0, SDL_FPoint p1, SDL_FPoint p2, SDL_Color c);
-/// A filled axis-aligned rectangle (HUD panels, plot axes).
+/// A filled axis-aligned rectangle.
 void batch_rect(batch *b, float x, float y, float w, float h, SDL_Color c);
 /// A segment drawn as a quad `width` pixels wide.
 void batch_line(batch *b, SDL_FPoint p0, SDL_FPoint p1, float width, SDL_Color c);
@@ -84,8 +85,7 @@ struct render_ctx {
     /// at st_agent_render_pos(alpha), between their last two steps. 1 headless
     /// and while paused (where they are).
     double alpha;
-    struct font *font;      ///< may be NULL
-    struct font *small;     ///< may be NULL
+    struct font *small;     ///< the world's text (scripts' gfx.text, state names); may be NULL
     batch layer[LAYER_COUNT];
     /// The panels (HUD, help, plots, timeline...) drawn in the last frame:
     /// input over one of them is the app's and never reaches the scene.

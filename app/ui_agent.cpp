@@ -391,7 +391,7 @@ bool ui_agent_left(ui *u, app *a, const render_ctx *c)
 
 void ui_window_agent(ui *u, app *a, render_ctx *c)
 {
-    float w = 360.0f, h = fminf(ui_fit_h("agent", 300.0f), (float)c->h * (a->show_plots ? 0.45f : 0.62f));
+    float w = 360.0f, h = fminf(ui_fit_h("agent", 300.0f), (float)c->h * (a->show_plots ? 0.36f : 0.62f));
     ImVec2 dock(ui_agent_left(u, a, c) ? 8.0f : (float)c->w - w - 8.0f, 8.0f);
     if (!ui_place(u, c, "agent", dock, ImVec2(w, h), ImGui::GetTextLineHeightWithSpacing() * 8.0f, false))
         return;
