@@ -29,8 +29,6 @@ const ImVec4 UI_WARN(1.0f, 0.78f, 0.35f, 1.0f);
 const ImVec4 UI_BAD(1.0f, 0.43f, 0.39f, 1.0f);
 const ImVec4 UI_OK(0.43f, 0.86f, 0.51f, 1.0f);
 
-void ui_late_releases(ui *u);
-
 /* ------------------------------------------------------------------ placement */
 
 static ui_place_want *want_of(ui *u, const char *name)

@@ -30,6 +30,7 @@ struct ui {
     ImGuiContext *ctx;
     SDL_Renderer *r;
     SDL_Texture *font_tex;
+    char *clipboard;        ///< the last text pasted from SDL's clipboard (SDL_free)
     double last;            ///< app clock of the last frame (0: none yet)
     long frames;
     /// ImGui 1.86 reads a key or button once a frame: one pressed and
@@ -74,6 +75,9 @@ void ui_window_agent(ui *u, app *a, render_ctx *c);
 void ui_window_plots(ui *u, app *a, render_ctx *c);
 void ui_window_timeline(ui *u, app *a, render_ctx *c);
 
+/// After a frame: the keys and buttons pressed and released before it are
+/// let go (ui_sdl.cpp).
+void ui_late_releases(ui *u);
 /// ImGui's draw lists through SDL_RenderGeometry (ui_sdl.cpp).
 void ui_render_draw_data(ui *u, ImDrawData *d);
 

@@ -85,6 +85,22 @@ static bool font_texture(ui *u)
     return true;
 }
 
+/* ImGui's copy and paste through SDL's clipboard (the text got is kept
+ * until the next paste: ImGui reads it after the call). */
+static const char *get_clipboard(void *user)
+{
+    ui *u = (ui *)user;
+    SDL_free(u->clipboard);
+    u->clipboard = SDL_GetClipboardText();
+    return u->clipboard;
+}
+
+static void set_clipboard(void *user, const char *text)
+{
+    (void)user;
+    SDL_SetClipboardText(text);
+}
+
 extern "C" ui *ui_new(SDL_Renderer *r)
 {
     ui *u = IM_NEW(ui)();
@@ -97,6 +113,9 @@ extern "C" ui *ui_new(SDL_Renderer *r)
     io.ConfigWindowsMoveFromTitleBarOnly = true; /* a drag inside a window is the window's */
     io.BackendPlatformName = "steer (SDL2 events)";
     io.BackendRendererName = "steer (SDL_RenderGeometry)";
+    io.GetClipboardTextFn = get_clipboard;
+    io.SetClipboardTextFn = set_clipboard;
+    io.ClipboardUserData = u;
     map_keys(io);
     style();
     if (!font_texture(u)) {
@@ -113,6 +132,7 @@ extern "C" void ui_free(ui *u)
     ImGui::DestroyContext(u->ctx);
     if (u->font_tex != NULL)
         SDL_DestroyTexture(u->font_tex);
+    SDL_free(u->clipboard);
     IM_DELETE(u);
 }
 
