@@ -64,7 +64,7 @@ bool ui_place(ui *u, render_ctx *c, const char *name, ImVec2 pos, ImVec2 size, f
         /* dragged or sized since the layout placed it: the user's place from now on */
         if (moved(win->Pos, w->set_pos))
             w->pos = win->Pos;
-        if (!win->Collapsed && moved(win->SizeFull, w->set_size))
+        if (!win->Collapsed && !w->set_collapsed && moved(win->SizeFull, w->set_size))
             w->size = win->SizeFull;
     } else if (!w->has) {
         w->pos = ImVec2(-1.0f, -1.0f); /* the dock's, until the user moves it */
@@ -81,6 +81,7 @@ bool ui_place(ui *u, render_ctx *c, const char *name, ImVec2 pos, ImVec2 size, f
         return false;
     w->set_pos = ImVec2(x, floorf(y));
     w->set_size = ImVec2(s.x, floorf(h));
+    w->set_collapsed = collapsed;
     ImGui::SetNextWindowPos(w->set_pos, ImGuiCond_Always);
     if (!collapsed)
         ImGui::SetNextWindowSize(w->set_size, ImGuiCond_Always);

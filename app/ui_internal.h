@@ -16,13 +16,15 @@ extern "C" {
 #define UI_KEYS 512
 #define UI_BUTTONS 5
 
-/// Where a window wants to be: its dock at first use, or where the user
-/// last moved or sized it. `set_*` is what the layout gave ImGui last frame:
-/// a window whose place differs from it was moved or sized by the user.
+/// Where a window wants to be: its dock (pos.x < 0, size.x < 0: the dock's,
+/// given each frame), or where the user last moved or sized it. `set_*` is
+/// what the layout gave ImGui last frame: a window whose place differs from
+/// it was moved or sized by the user.
 typedef struct ui_place_want {
     const char *name;
     ImVec2 pos, size;
     ImVec2 set_pos, set_size;
+    bool set_collapsed;     ///< folded last frame: its size then was the title bar's
     bool has;
 } ui_place_want;
 
