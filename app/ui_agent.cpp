@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <imgui_internal.h> /* GetCurrentWindow: the part of a field that shows */
+
 #include "ui_internal.h"
 
 extern "C" {
@@ -256,7 +258,7 @@ static bool snapshot(app *a, st_agent_id id, self_snap *s)
 /* ------------------------------------------------------------------ drawing */
 
 /* A number as an edit field: Enter runs `path = TEXT` as a console line.
- * Noted in c->fields (where --events' click-field clicks). */
+ * Noted in c->fields while it shows (where --events' click-field clicks). */
 static void edit_number(ui *u, app *a, render_ctx *c, const char *path, const char *value)
 {
     char buf[128];
@@ -270,11 +272,13 @@ static void edit_number(ui *u, app *a, render_ctx *c, const char *path, const ch
         snprintf(line, sizeof line, "%s = %s", path, buf);
         ui_run_edit(a, line);
     }
-    if (c->nfields < RENDER_MAX_FIELDS) {
+    /* the part of it that shows (not scrolled or cut out of the window) */
+    ImRect shown(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+    shown.ClipWithFull(ImGui::GetCurrentWindow()->ClipRect);
+    if (c->nfields < RENDER_MAX_FIELDS && shown.GetWidth() > 0.0f && shown.GetHeight() > 0.0f) {
         render_ctx::render_field *f = &c->fields[c->nfields++];
         snprintf(f->edit, sizeof f->edit, "%s = %s", path, value);
-        ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
-        f->r = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};
+        f->r = {shown.Min.x, shown.Min.y, shown.GetWidth(), shown.GetHeight()};
     }
     ImGui::PopID();
 }
