@@ -41,7 +41,8 @@ struct ui {
     bool key_new[UI_KEYS], key_late_up[UI_KEYS];
     bool button_new[UI_BUTTONS], button_late_up[UI_BUTTONS];
     bool console_active;    ///< the console's field had the keyboard at the end of the last frame
-    ImGuiID edit_id;        ///< the edit field that last had the keyboard (its cursor went to the end)
+    ImGuiID edit_id;
+    ImVector<int> plain, textured; ///< a draw command's triangles, split (ui_render_draw_data)        ///< the edit field that last had the keyboard (its cursor went to the end)
     bool show_scenes, show_overlays;
     unsigned long long side_serial; ///< the selection the side below was chosen for
     bool side_left;         ///< the agent and plots windows dock on the left, clear of the selected agent

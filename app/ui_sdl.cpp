@@ -235,32 +235,70 @@ extern "C" bool ui_event(ui *u, app *a, const SDL_Event *e)
 
 /* ------------------------------------------------------------------ drawing */
 
+/* A command's triangles split in two index lists: those of plain colour
+ * (every corner at the atlas's white pixel: panels, frames, lines) and the
+ * rest (glyphs). SDL's software renderer fills the first without sampling
+ * the texture, several times faster; ImGui draws a window's backgrounds
+ * before its text, so drawing each command's plain triangles first keeps
+ * what is on top on top. */
+static void split(ui *u, const ImDrawList *list, const ImDrawCmd *cmd, ImVec2 white)
+{
+    u->plain.resize(0);
+    u->textured.resize(0);
+    const ImDrawIdx *idx = list->IdxBuffer.Data + cmd->IdxOffset;
+    const ImDrawVert *v = list->VtxBuffer.Data + cmd->VtxOffset;
+    for (unsigned k = 0; k + 2 < cmd->ElemCount; k += 3) {
+        bool plain = true;
+        for (unsigned j = 0; j < 3 && plain; j++) {
+            const ImVec2 uv = v[idx[k + j]].uv;
+            plain = uv.x == white.x && uv.y == white.y;
+        }
+        ImVector<int> &out = plain ? u->plain : u->textured;
+        for (unsigned j = 0; j < 3; j++)
+            out.push_back((int)idx[k + j]);
+    }
+}
+
+/* The command's clip rectangle in output pixels; false when nothing shows. */
+static bool clip_rect(const ImDrawCmd *cmd, const ImDrawData *d, int out_w, int out_h, SDL_Rect *clip)
+{
+    float x0 = fmaxf(cmd->ClipRect.x - d->DisplayPos.x, 0.0f);
+    float y0 = fmaxf(cmd->ClipRect.y - d->DisplayPos.y, 0.0f);
+    float x1 = fminf(cmd->ClipRect.z - d->DisplayPos.x, (float)out_w);
+    float y1 = fminf(cmd->ClipRect.w - d->DisplayPos.y, (float)out_h);
+    if (x1 <= x0 || y1 <= y0)
+        return false;
+    *clip = {(int)x0, (int)y0, (int)(x1 - (int)x0 + 0.999f), (int)(y1 - (int)y0 + 0.999f)};
+    return true;
+}
+
 void ui_render_draw_data(ui *u, ImDrawData *d)
 {
     SDL_Renderer *r = u->r;
     int out_w = 0, out_h = 0;
     SDL_GetRendererOutputSize(r, &out_w, &out_h);
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
+    const int stride = (int)sizeof(ImDrawVert);
     for (int n = 0; n < d->CmdListsCount; n++) {
         const ImDrawList *list = d->CmdLists[n];
         for (int i = 0; i < list->CmdBuffer.Size; i++) {
             const ImDrawCmd *cmd = &list->CmdBuffer[i];
-            if (cmd->UserCallback != NULL)
-                continue; /* the app adds none */
-            float x0 = fmaxf(cmd->ClipRect.x - d->DisplayPos.x, 0.0f);
-            float y0 = fmaxf(cmd->ClipRect.y - d->DisplayPos.y, 0.0f);
-            float x1 = fminf(cmd->ClipRect.z - d->DisplayPos.x, (float)out_w);
-            float y1 = fminf(cmd->ClipRect.w - d->DisplayPos.y, (float)out_h);
-            if (x1 <= x0 || y1 <= y0)
-                continue;
-            SDL_Rect clip = {(int)x0, (int)y0, (int)(x1 - (int)x0 + 0.999f), (int)(y1 - (int)y0 + 0.999f)};
+            SDL_Rect clip;
+            if (cmd->UserCallback != NULL || !clip_rect(cmd, d, out_w, out_h, &clip))
+                continue; /* the app adds no callbacks */
             SDL_RenderSetClipRect(r, &clip);
+            split(u, list, cmd, white);
             const ImDrawVert *v = list->VtxBuffer.Data + cmd->VtxOffset;
-            const int stride = (int)sizeof(ImDrawVert);
+            int nv = list->VtxBuffer.Size - (int)cmd->VtxOffset;
             /* ImU32 colours are R, G, B, A in memory: SDL_Color's layout */
-            SDL_RenderGeometryRaw(r, (SDL_Texture *)cmd->GetTexID(), &v->pos.x, stride, (const SDL_Color *)&v->col,
-                                  stride, &v->uv.x, stride, list->VtxBuffer.Size - (int)cmd->VtxOffset,
-                                  list->IdxBuffer.Data + cmd->IdxOffset, (int)cmd->ElemCount, (int)sizeof(ImDrawIdx));
+            const SDL_Color *col = (const SDL_Color *)&v->col;
+            if (u->plain.Size > 0)
+                SDL_RenderGeometryRaw(r, NULL, &v->pos.x, stride, col, stride, NULL, 0, nv, u->plain.Data,
+                                      u->plain.Size, (int)sizeof(int));
+            if (u->textured.Size > 0)
+                SDL_RenderGeometryRaw(r, (SDL_Texture *)cmd->GetTexID(), &v->pos.x, stride, col, stride, &v->uv.x,
+                                      stride, nv, u->textured.Data, u->textured.Size, (int)sizeof(int));
         }
     }
     SDL_RenderSetClipRect(r, NULL);
