@@ -34,7 +34,8 @@ ui *ui_new(SDL_Renderer *r);
 void ui_free(ui *u);
 /// Feeds one SDL event to the windows. True when the event is theirs alone
 /// (keys and text while the console or an edit field has the keyboard):
-/// the caller then hands it to nobody else. Mouse events are never theirs
+/// the caller then hands it to nobody else; and the pointer's motion while a
+/// window is dragged or a widget held. Other mouse events are never theirs
 /// alone: the app's routing rule (input over a panel is the app's) decides.
 bool ui_event(ui *u, app *a, const SDL_Event *e);
 /// This frame's windows, placed clear of each other and noted as panels in

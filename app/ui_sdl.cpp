@@ -8,6 +8,10 @@
  * moves. So the events are read here, from the events themselves, into
  * ImGuiIO: the same input whether a hand or a script gave it.
  *
+ * Mouse events always reach the app's routing too (input over a window is
+ * the app's: input.c), except motion while a window is dragged or a widget
+ * held, which the scene never sees as a pointer.
+ *
  * ImGuiIO 1.86 holds a key or a button as down or up at each NewFrame, so a
  * press and release that arrive between two frames would never be seen:
  * such a release waits until the frame that saw the press has run
@@ -16,6 +20,8 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+
+#include <imgui_internal.h> /* GImGui->MovingWindow: a window being dragged */
 
 #include "ui_internal.h"
 
@@ -230,7 +236,10 @@ extern "C" bool ui_event(ui *u, app *a, const SDL_Event *e)
         return typing;
     }
     mouse_event(u, io, e);
-    return false;
+    /* a window being dragged or a widget held (a scroll bar, an edit's
+     * selection): the pointer is the window's until the button is let go */
+    bool held = GImGui->MovingWindow != NULL || ImGui::IsAnyItemActive();
+    return e->type == SDL_MOUSEMOTION && held && io.WantCaptureMouse;
 }
 
 /* ------------------------------------------------------------------ drawing */
