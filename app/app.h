@@ -199,12 +199,12 @@ typedef struct app {
     const st_world *trace_world;  ///< ... in this world
     unsigned overlays;
     bool help;
-    double speed_factor, force_factor; ///< cumulative live adjustments, for the stats window
-    char flash[256];        ///< a short-lived message (screenshot saved...): app_flash
+    double speed_factor, force_factor; ///< cumulative live adjustments, for the HUD
+    char flash[256];        ///< a short-lived HUD message (screenshot saved...): app_flash
     double flash_until;
     bool flash_bad;         ///< the flash reports a failure (drawn in red)
-    double fps;             ///< frames per second, smoothed (the stats window's)
-    double fps_last;        ///< app clock of the last frame drawn with windows (0: none yet)
+    double fps;             ///< frames per second, smoothed (the HUD's)
+    double fps_last;        ///< app clock of the last HUD frame (0: none yet)
 
     /* errors */
     app_error errors[APP_MAX_ERRORS];
@@ -253,7 +253,7 @@ typedef enum app_flash_kind {
     FLASH_BAD, ///< a failure (drawn in red)
 } app_flash_kind;
 
-/// Shows a one-line message at the top of the window for `seconds`, replacing
+/// Shows a one-line message at the top of the HUD for `seconds`, replacing
 /// any message shown.
 void app_flash(app *a, app_flash_kind kind, double seconds, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -293,7 +293,7 @@ void app_describe_self(app *a, st_agent_id id, char *buf, size_t n);
 /// one node a line, "> " before the running leaf and its ancestors; "" when
 /// it has none.
 void app_describe_tree(app *a, st_agent_id id, char *buf, size_t n);
-/// Records an error: printed once on stderr, kept for the errors window.
+/// Records an error: printed once on stderr, kept for the HUD.
 void app_report_error(app *a, app_error_kind kind, const char *key, const char *msg);
 /// The scene files in scripts/ (sorted), for Tab; returns how many.
 int app_list_scenes(const app *a, char paths[][PATH_MAX], int cap);

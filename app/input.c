@@ -192,10 +192,10 @@ static void key_name(SDL_Keycode sym, char *out, size_t n)
         *p = (char)tolower((unsigned char)*p);
 }
 
-/* A click: on the timeline it seeks; on any other window it is the
- * window's (ui.h) and nothing else happens; a left click near an agent selects it and is
- * the app's; any other click (a left click on empty space also clears the
- * selection) reaches scene.mousepressed. */
+/* A click: on the timeline it seeks; on any other panel (a window, ui.h)
+ * it is the panel's and nothing else happens; a left click near an agent
+ * selects it and is the app's; any other click (a left click on empty space
+ * also clears the selection) reaches scene.mousepressed. */
 static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
 {
     if (a->world == NULL)
