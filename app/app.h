@@ -11,7 +11,9 @@
  *   font.c      a glyph atlas from SDL2_ttf, drawn through a batch
  *   render.c    the world, agents and overlays
  *   gfx.c       the `gfx` table scripts draw with
- *   hud.c       HUD, help, error panel, the flash message
+ *   hud.c       the flash message, the help's key list, the panels registry
+ *   ui*.cpp     the windows on Dear ImGui (ui.h): stats, agent, plots,
+ *               timeline, help, scenes, overlays, errors, console
  *   input.c     keys and mouse
  *   window.c    the windowed loop
  *   headless.c  runs with no window; screenshots through a software renderer
@@ -19,10 +21,9 @@
  *   event_source.c  the module searcher and the sources served to it
  *   record.c    the journal, --record / --replay, rewinds
  *   trace.c     --trace: a CSV row per tick per agent
- *   plot.c      the selected agent's plots (key G)
- *   timeline.c  the timeline bar
+ *   plot.c      the selected agent's history for its plots (key G)
  *   layout.c    where the panels go (never over each other)
- *   console.c   the Lua console (key `) and the inspector's edits
+ *   console.c   the Lua console's evaluation (key `) and its keys
  *   drive.c     --events / --frames: the window driven from a file
  */
 #ifndef STEER_APP_H
@@ -218,7 +219,7 @@ typedef struct app {
     source_overlay *overlay; ///< module sources served instead of the disk's
     rewinder *rewind;       ///< checkpoints (rewind.c)
     unsigned lua_gen;       ///< counts Lua states opened: registry refs of an older one are gone
-    tracer *tracer;         ///< --trace
+    struct tracer *tracer;  ///< --trace
     plotter *plot;          ///< the selected agent's history (always kept, drawn with G)
     bool show_plots;
     app_mark marks[APP_MAX_MARKS]; ///< a ring: the newest APP_MAX_MARKS
@@ -378,20 +379,23 @@ long timeline_hit(app *a, const render_ctx *c, int x, int y);
 
 /// Opens the console with text on its line (NULL: empty).
 void console_open(app *a, const char *text);
-/// While the console is open: takes the event (true) unless it is the mouse's.
+/// While the console is open: takes Esc and ` (closing it) and the text of
+/// the ` that opened it (true); the rest is its line's (ui_event).
 bool console_handle(app *a, const SDL_Event *e);
 /// Evaluates a console line in the scene's state (EV_CONSOLE's effect); its
 /// values or error are printed and shown.
 void console_exec(app *a, const char *line);
+/// While the console's text field does not have the keyboard (the frame it
+/// opens, the frame after Enter): typed text, Enter and Backspace on its
+/// line, so no key typed then is lost. True when the event was the line's.
+bool console_type(app *a, const SDL_Event *e);
 
-/* ------------------------------------------------------------------ plot.c, timeline.c */
+/* ------------------------------------------------------------------ plot.c */
 
 plotter *plot_new(void);
 void plot_free(plotter *p);
 /// Samples the selected agent after a step (clears the history on a new selection).
 void plot_sample(app *a);
-void plot_draw(app *a, render_ctx *c);
-void timeline_draw(app *a, render_ctx *c);
 
 /* ------------------------------------------------------------------ rewind.c */
 

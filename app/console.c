@@ -3,14 +3,14 @@
  * own state (its sandbox, its instruction budget and memory cap), with
  * `world`, `scene` and `agent(id)` (the live agent whose agent.id is id)
  * in reach; an expression's values are shown. Every line run is an input
- * like a key (app_console_run makes it an event, event.c): recorded in the
- * journal (`console T LINE`), replayed at its tick, and in the past it
- * starts a branch. Clicking a number of the
- * selected agent's `self` in its panel opens the console on
- * `agent(ID).self.KEY = VALUE`: the inspector's edits are console lines.
+ * like a key (app_console_run makes it an event, event.c): recorded in
+ * the journal (`console T LINE`), replayed at its tick, and in the past it
+ * starts a branch. The agent window's edits
+ * (ui_agent.cpp) are console lines too: `agent(ID).self.KEY = VALUE`.
  *
- * While the console is open every key is its own: none reaches the app's
- * controls or the scene. Enter runs the line, Esc closes, Backspace erases.
+ * The console's window and its line are ui.cpp's. While the console is
+ * open every key is its own: none reaches the app's controls or the scene
+ * (ui_event); Enter runs the line, Esc or ` closes it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,12 +19,6 @@
 
 #include "render.h"
 #include "steer_lua.h"
-
-static const SDL_Color BG = {0, 0, 0, 225};
-static const SDL_Color PROMPT = {255, 200, 90, 255};
-static const SDL_Color TEXT = {225, 228, 235, 255};
-static const SDL_Color OK = {110, 220, 130, 255};
-static const SDL_Color BAD = {255, 110, 100, 255};
 
 void console_open(app *a, const char *text)
 {
@@ -36,8 +30,7 @@ void console_open(app *a, const char *text)
 
 static void console_close(app *a)
 {
-    a->console_open = false;
-    SDL_StopTextInput();
+    a->console_open = false; /* ui_frame stops the text input when nothing else wants it */
 }
 
 /* agent(id): the live agent whose agent.id (its serial) is id, or nil. */
@@ -145,6 +138,28 @@ static void erase(char *s)
     s[n > 0 ? n - 1 : 0] = '\0';
 }
 
+bool console_type(app *a, const SDL_Event *e)
+{
+    if (!a->console_open)
+        return false;
+    if (e->type == SDL_TEXTINPUT) {
+        size_t len = strlen(a->console_text), add = strlen(e->text.text);
+        if (len + add < sizeof a->console_text)
+            memcpy(a->console_text + len, e->text.text, add + 1);
+        return true;
+    }
+    if (e->type != SDL_KEYDOWN)
+        return false;
+    SDL_Keycode k = e->key.keysym.sym;
+    if (k == SDLK_RETURN || k == SDLK_KP_ENTER) {
+        app_console_run(a, a->console_text);
+        a->console_text[0] = '\0';
+    } else if (k == SDLK_BACKSPACE) {
+        erase(a->console_text);
+    }
+    return true;
+}
+
 bool console_handle(app *a, const SDL_Event *e)
 {
     if (!a->console_open)
@@ -152,46 +167,13 @@ bool console_handle(app *a, const SDL_Event *e)
     if (e->type == SDL_TEXTINPUT) {
         bool opener = a->console_skip && strcmp(e->text.text, "`") == 0;
         a->console_skip = false;
-        size_t len = strlen(a->console_text);
-        if (!opener && len + strlen(e->text.text) < sizeof a->console_text)
-            memcpy(a->console_text + len, e->text.text, strlen(e->text.text) + 1);
-        return true;
+        return opener; /* the rest is the line's (ImGui's text field) */
     }
     if (e->type != SDL_KEYDOWN)
-        return false; /* the mouse still selects and scrolls the timeline */
+        return false;
     a->console_skip = false;
-    switch (e->key.keysym.sym) {
-    case SDLK_ESCAPE:
-    case SDLK_BACKQUOTE:
-        console_close(a);
-        break;
-    case SDLK_RETURN:
-    case SDLK_KP_ENTER:
-        app_console_run(a, a->console_text);
-        a->console_text[0] = '\0';
-        break;
-    case SDLK_BACKSPACE:
-        erase(a->console_text);
-        break;
-    default:
-        break;
-    }
+    if (e->key.keysym.sym != SDLK_ESCAPE && e->key.keysym.sym != SDLK_BACKQUOTE)
+        return false;
+    console_close(a);
     return true;
-}
-
-void console_draw(app *a, render_ctx *c)
-{
-    if (!a->console_open || c->font == NULL)
-        return;
-    float lh = (float)font_line_height(c->font), pad = 8.0f;
-    float w = (float)c->w - 2.0f * pad, h = lh * 2.0f + 10.0f;
-    float y = (float)c->h - h - pad; /* placed from the bottom up, above the timeline */
-    if (!layout_place(c, "console", pad, &y, w, &h, h, true))
-        return;
-    batch_rect(&c->layer[LAYER_HUD], pad, y, w, h, BG);
-    float x = hud_text(c, c->font, pad + 6.0f, y + 4.0f, "lua> ", PROMPT);
-    x = hud_text(c, c->font, x, y + 4.0f, a->console_text, TEXT);
-    batch_rect(&c->layer[LAYER_HUD], x + 1.0f, y + 5.0f, 2.0f, lh - 2.0f, TEXT); /* the cursor */
-    const char *out = a->console_out[0] ? a->console_out : "world, scene, agent(id); Enter runs, Esc closes";
-    hud_text(c, c->font, pad + 6.0f, y + 4.0f + lh, out, a->console_out[0] ? (a->console_bad ? BAD : OK) : PROMPT);
 }

@@ -1,7 +1,7 @@
 /*
  * font.c — a glyph atlas: the printable ASCII glyphs of one font size
  * rendered once by SDL2_ttf into a single texture, so any amount of text
- * (HUD, state names over every agent) is one batched draw call. Bytes outside
+ * (the scripts' text, state names over every agent) is one batched draw call. Bytes outside
  * printable ASCII (UTF-8 sequences included) draw as '?'.
  */
 #include <stdlib.h>

@@ -190,10 +190,10 @@ static void key_name(SDL_Keycode sym, char *out, size_t n)
         *p = (char)tolower((unsigned char)*p);
 }
 
-/* A click: on the timeline it seeks; on any other panel it is the panel's
- * and nothing else happens; a left click near an agent selects it and is
- * the app's; any other click (a left click on empty space also clears the
- * selection) reaches scene.mousepressed. */
+/* A click: on the timeline it seeks; on any other panel (a window, ui.h)
+ * it is the panel's and nothing else happens; a left click near an agent
+ * selects it and is the app's; any other click (a left click on empty space
+ * also clears the selection) reaches scene.mousepressed. */
 static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
 {
     if (a->world == NULL)
@@ -205,16 +205,8 @@ static void click(app *a, const render_ctx *c, const SDL_MouseButtonEvent *m)
         a->seek_pending = true;
         return;
     }
-    const char *panel = render_panel_at(c, (float)m->x, (float)m->y);
-    if (panel != NULL) {
-        /* the inspector: a number of the selected agent's self, to edit */
-        for (int i = 0; panel[0] == 'a' && m->button == SDL_BUTTON_LEFT && i < c->nfields; i++) {
-            const SDL_FRect *r = &c->fields[i].r;
-            if (m->x >= r->x && m->x < r->x + r->w && m->y >= r->y && m->y < r->y + r->h)
-                console_open(a, c->fields[i].edit);
-        }
-        return;
-    }
+    if (render_panel_at(c, (float)m->x, (float)m->y) != NULL)
+        return; /* a window's (ui.h) */
     st_vec2 p = to_world(c, m->x, m->y);
     int button = m->button == SDL_BUTTON_LEFT ? 1 : m->button == SDL_BUTTON_RIGHT ? 2
                                                  : m->button == SDL_BUTTON_MIDDLE ? 3 : m->button;

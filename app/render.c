@@ -1,6 +1,6 @@
 /*
  * render.c — one frame: the world (obstacles, walls, paths), the agents as
- * oriented triangles, the debug overlays, what scripts draw, then the HUD.
+ * oriented triangles, the debug overlays, what scripts draw, then the windows (ui.h).
  *
  * Overlays (toggled by keys) apply to every agent; the selected agent
  * always shows all of its own, so clicking an agent is the quick way to see
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "ui.h"
 
 /* View cone and neighbour radius drawn for agents without a flock entry:
  * API.md's flock defaults. */
@@ -73,11 +74,11 @@ bool render_ctx_init(render_ctx *c, SDL_Renderer *r)
     c->scale = 1.0;
     c->alpha = 1.0;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    c->font = font_open(r, STEER_FONT_PATH, 14);
     c->small = font_open(r, STEER_FONT_PATH, 12);
-    if (c->font == NULL || c->small == NULL)
+    if (c->small == NULL)
         fprintf(stderr, "steer: cannot open the font %s (%s); drawing without text\n", STEER_FONT_PATH,
                 TTF_GetError());
+    c->gui = ui_new(r);
     return true;
 }
 
@@ -85,9 +86,10 @@ void render_ctx_free(render_ctx *c)
 {
     for (int i = 0; i < LAYER_COUNT; i++)
         batch_free(&c->layer[i]);
-    font_close(c->font);
     font_close(c->small);
-    c->font = c->small = NULL;
+    c->small = NULL;
+    ui_free(c->gui);
+    c->gui = NULL;
 }
 
 void render_ctx_fit(render_ctx *c, int out_w, int out_h, double world_w, double world_h)
@@ -601,9 +603,8 @@ static void flush_layers(app *a, render_ctx *c, bool hud)
     batch_flush(&c->layer[LAYER_SCRIPT], r, NULL);
     batch_flush(&c->layer[LAYER_TEXT], r, font_texture(c->small));
     if (hud) {
-        hud_draw(a, c);
+        ui_frame(c->gui, a, c); /* the windows (ui.h) */
         batch_flush(&c->layer[LAYER_HUD], r, NULL);
-        batch_flush(&c->layer[LAYER_HUD_TEXT], r, font_texture(c->font));
     }
 }
 
@@ -621,7 +622,7 @@ void render_frame(app *a, render_ctx *c, bool hud)
             draw_selection(a, c);
         app_events_draw(a, c);
         /* The scripts' own drawing (scene.draw, brain.draw) goes on top of
-         * the agents and under the HUD. */
+         * the agents and under the windows. */
         app_draw_scripts(a, c);
     }
     flush_layers(a, c, hud);

@@ -1,6 +1,7 @@
 /*
  * render.h — drawing: vertex batches, the glyph atlas, and the render
- * context that render.c, gfx.c and hud.c draw through.
+ * context that render.c and gfx.c draw through (the windows over them are
+ * ui.h's).
  *
  * Everything is queued as triangles in screen coordinates and flushed once
  * per layer with SDL_RenderGeometry, so a frame costs a handful of draw
@@ -26,7 +27,7 @@ typedef struct batch {
 void batch_clear(batch *b);
 void batch_free(batch *b);
 void batch_tri(batch *b, SDL_FPoint p0, SDL_FPoint p1, SDL_FPoint p2, SDL_Color c);
-/// A filled axis-aligned rectangle (HUD panels, plot axes).
+/// A filled axis-aligned rectangle.
 void batch_rect(batch *b, float x, float y, float w, float h, SDL_Color c);
 /// A segment drawn as a quad `width` pixels wide.
 void batch_line(batch *b, SDL_FPoint p0, SDL_FPoint p1, float width, SDL_Color c);
@@ -63,8 +64,7 @@ enum {
     LAYER_OVERLAY,  ///< velocity, force, cones...
     LAYER_SCRIPT,   ///< gfx calls from scenes and brains
     LAYER_TEXT,     ///< world-space text (glyph atlas)
-    LAYER_HUD,      ///< panels
-    LAYER_HUD_TEXT,
+    LAYER_HUD,      ///< drawn over the windows: the decision events' ticks on the timeline
     LAYER_COUNT
 };
 
@@ -85,8 +85,7 @@ struct render_ctx {
     /// at st_agent_render_pos(alpha), between their last two steps. 1 headless
     /// and while paused (where they are).
     double alpha;
-    font *font;             ///< may be NULL
-    font *small;            ///< may be NULL
+    struct font *small;     ///< the world's text (scripts' gfx.text, state names); may be NULL
     batch layer[LAYER_COUNT];
     /// The panels (HUD, help, plots, timeline...) drawn in the last frame:
     /// input over one of them is the app's and never reaches the scene.
@@ -95,13 +94,18 @@ struct render_ctx {
         SDL_FRect r;
     } panels[RENDER_MAX_PANELS];
     int npanels;
-    /// The selected agent's numbers in its panel (last frame): a click on one
-    /// opens the console on `agent(ID).self.KEY = VALUE`.
+    /// The selected agent's numbers in its window (last frame), each with
+    /// its edit `agent(ID).self.KEY = VALUE`: where --events' click-field clicks.
     struct render_field {
         char edit[128];
         SDL_FRect r;
     } fields[RENDER_MAX_FIELDS];
     int nfields;
+    struct ui *gui;         ///< the windows (ui.h); NULL: none (no font texture)
+    /// The timeline's bar in the last frame (timeline_hit): its rectangle and
+    /// the tick at its right end; w == 0 when it was not drawn.
+    SDL_FRect timeline_bar;
+    long timeline_end;
 };
 
 static inline SDL_FPoint to_screen(const render_ctx *c, st_vec2 p)
@@ -135,7 +139,7 @@ void render_fit_world(render_ctx *c, const app *a);
 /// The colour a behaviour's force is drawn in (ST_BEHAVIOR_COUNT: st_agent_apply).
 SDL_Color behavior_color(st_behavior_type type);
 
-/// Notes a panel's rectangle for this frame (input routing, --events' `panels`).
+/// Notes a panel's rectangle for this frame (input routing, --events' `panels`; hud.c).
 void render_panel(render_ctx *c, const char *name, float x, float y, float w, float h);
 /// Places a panel of w x h at (x, *y) clear of the panels placed before it
 /// this frame: moved down (up: moved up from its bottom) past any in the
@@ -157,11 +161,10 @@ void gfx_push(lua_State *L, app *a);
 
 /* ------------------------------------------------------------------ hud.c */
 
-void hud_draw(app *a, render_ctx *c);
-/// The console's line and output, above the timeline, while it is open (console.c).
-void console_draw(app *a, render_ctx *c);
-/// Queues s at (x, y) on the HUD's text layer in font f (c->font or
-/// c->small; NULL draws nothing); returns the pen's final x.
-float hud_text(render_ctx *c, const font *f, float x, float y, const char *s, SDL_Color col);
+/// The F1 help's rows: a key (or "") and what it does.
+extern const char *const hud_help[][2];
+extern const int hud_help_count;
+/// The frame rate (a->fps), smoothed, given this frame's clock.
+void hud_update_fps(app *a, double now);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "drive.h"
 #include "input.h"
+#include "ui.h"
 
 #define MAX_STEPS_PER_FRAME 16
 #define MIN_FRAME_SECONDS (1.0 / 120.0)
@@ -122,7 +123,8 @@ static void run_frame(app *a, SDL_Window *win, render_ctx *c, double *last, driv
     input_result in = {drive_frame(a, d, c, frame_no)};
     SDL_Event e;
     while (SDL_PollEvent(&e))
-        input_handle(a, c, &e, &in);
+        if (!ui_event(c->gui, a, &e)) /* keys typed into a window are the window's alone */
+            input_handle(a, c, &e, &in);
     if (a->quit)
         return;
     tt_frame(a);

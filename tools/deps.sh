@@ -5,7 +5,7 @@ set -e
 PKGS="cmake make pkg-config gcc liblua5.4-dev lua5.4 lua-busted lua-check \
 lua5.1 liblua5.1-0-dev lua5.3 liblua5.3-dev luajit libluajit-5.1-dev lua-compat53-dev \
 luarocks love xvfb xauth doxygen \
-libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core valgrind \
+libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libimgui-dev fonts-dejavu-core valgrind \
 clang libclang-rt-14-dev time \
 gcc-mingw-w64-x86-64 wine64 wine"
 missing=""

@@ -10,8 +10,12 @@
 #  - the README's first brain and scene ("Writing a brain") run 120 frames
 #    with errors=0, and headless with --draw too; the same brain without the
 #    state its draw reads counts an error headless (so the check can fail);
-#  - F1 + a selection + plots + the paused timeline open together: no two
-#    panels' rectangles overlap, and each lies inside the window.
+#  - F1 + a selection + plots + the paused timeline open together (and the
+#    console too): no two windows' rectangles overlap, and each lies inside
+#    the window;
+#  - a number of the selected agent's self edited in the agent window (click,
+#    type, Enter) while in the past runs as a console line, branches, and
+#    replays identically.
 #
 # Skipped with a message where xvfb-run is missing.
 #
@@ -216,3 +220,75 @@ grep -v '^console ' "$TMP/console.rec" >"$TMP/noconsole.rec"
 "$APP" --headless --replay "$TMP/noconsole.rec" >"$TMP/nreplay.out" 2>&1
 grep -q '^replay: diverged' "$TMP/nreplay.out" || { cat "$TMP/nreplay.out"; fail "the replay ignores console lines"; }
 echo "ok: an inspector edit and a console line are recorded and replay identically"
+
+# ---- the console open with the rest (F1, a selection, plots, the paused
+# timeline): six windows, none over another, in both screens
+cat >"$TMP/all.ev" <<'EOF2'
+3 key Space
+5 click-agent 0
+6 key F1
+7 key G
+8 key `
+9 panels
+9 state
+EOF2
+window "$SRC/scripts/hunt.lua" 12 "$TMP/all.ev" "$TMP/all.out" || { cat "$TMP/all.out"; fail "the all-windows run failed"; }
+check_panels "$TMP/all.out" "stats agent plots help timeline console"
+xrun 700x560 "$APP" "$SRC/scripts/hunt.lua" --frames 12 --events "$TMP/all.ev" \
+    >"$TMP/all_small.out" 2>&1 || { cat "$TMP/all_small.out"; fail "the small all-windows run failed"; }
+check_panels "$TMP/all_small.out" "stats timeline console"
+echo "ok: with the console open too, no two windows overlap ($(grep -c '^panel ' "$TMP/all.out") windows)"
+
+# ---- an edit in the agent window, in the past: paused, three ticks back, a
+# number of the selected agent's self is clicked, typed into and entered;
+# it runs as a console line, branches there, and the session replays
+# identically (without the line the replay diverges: the edit mattered)
+mkdir "$TMP/edit"
+cat >"$TMP/edit/limited.lua" <<'EOF2'
+-- its top speed is self.limit, which the test edits in the agent window
+local brain = {}
+function brain.update(self, agent, dt)
+    agent.max_speed = self.limit
+    agent:wander()
+end
+return brain
+EOF2
+cat >"$TMP/edit/edit_scene.lua" <<'EOF2'
+local scene = { config = { width = 800, height = 600, seed = 3, title = "edit" } }
+function scene.load(world)
+    for i = 1, 5 do
+        world:spawn{ pos = { 100 + 120 * i, 300 }, brain = "limited", limit = 40 }
+    end
+end
+return scene
+EOF2
+cat >"$TMP/edit.ev" <<'EOF2'
+30 key Space
+32 click-agent 0
+34 key Left
+35 key Left
+36 key Left
+38 state
+40 click-field limit
+42 text  + 100
+43 key Return
+45 state
+46 key Space
+47 key +
+48 key +
+49 key +
+EOF2
+(cd "$TMP/edit" && xrun 1280x800 "$APP" edit_scene.lua --frames 80 --events "$TMP/edit.ev" --record "$TMP/edit.rec") \
+    >"$TMP/edit.out" 2>&1 || { cat "$TMP/edit.out"; fail "the edit run failed"; }
+O=$TMP/edit.out
+T=$(state 38 tick "$O")
+grep -q "^rewind: branch at tick $T " "$O" || { cat "$O"; fail "the edit in the past did not branch at tick $T"; }
+grep -q '^console: agent([0-9]*).self.limit = 40 + 100$' "$O" || { cat "$O"; fail "the edit was not the line typed"; }
+[ "$(state 45 tick "$O")" = "$T" ] || { cat "$O"; fail "the edit moved time"; }
+(cd "$TMP/edit" && "$APP" --headless --replay "$TMP/edit.rec") >"$TMP/ereplay.out" 2>&1 \
+    || { cat "$TMP/ereplay.out"; fail "the edit session does not replay"; }
+grep -q '^replay: identical ([1-9]' "$TMP/ereplay.out" || { cat "$TMP/ereplay.out"; fail "the edit session replays differently"; }
+grep -v '^console ' "$TMP/edit.rec" >"$TMP/enoedit.rec"
+(cd "$TMP/edit" && "$APP" --headless --replay "$TMP/enoedit.rec") >"$TMP/enreplay.out" 2>&1
+grep -q '^replay: diverged' "$TMP/enreplay.out" || { cat "$TMP/enreplay.out"; fail "the edit changed nothing: the check proves nothing"; }
+echo "ok: an edit in the agent window, in the past, branches at tick $T and replays identically"

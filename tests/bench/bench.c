@@ -647,6 +647,30 @@ static void run_draw(const char *app, const char *scripts, int n)
     if (pclose(p) != 0 || !any) printf("draw %d: the app did not report (%s)\n", n, cmd);
 }
 
+/* ---- the app's windows (Dear ImGui) over the demo ---- */
+
+/// The demo's frame with the stats window and timeline only, then with an
+/// agent selected (its window: fields, behaviour shares, `self`), in SDL's
+/// software renderer: what the windows cost a headless frame.
+static void run_draw_windows(const char *app, const char *scripts)
+{
+    const char *modes[2][2] = {{"", "stats + timeline"}, {"--select 470,250", "+ agent window"}};
+    for (int i = 0; i < 2; i++) {
+        char cmd[1024], line[512];
+        snprintf(cmd, sizeof cmd, "%s --headless --ticks 300 %s --draw-frames 40 %s/hunt.lua 2>&1", app,
+                 modes[i][0], scripts);
+        FILE *p = popen(cmd, "r");
+        bool any = false;
+        while (p && fgets(line, sizeof line, p)) {
+            if (strncmp(line, "draw:", 5) != 0)
+                continue;
+            printf("windows (%s): %s", modes[i][1], line);
+            any = true;
+        }
+        if (!p || pclose(p) != 0 || !any) printf("windows: the app did not report (%s)\n", cmd);
+    }
+}
+
 /* ---- Lua brains inside the app ---- */
 
 /// The app's own figure for the lean brains: its Lua state has the sandbox,
@@ -967,6 +991,7 @@ int main(int argc, char **argv)
         printf("\n");
         run_draw(app, scripts, 10000);
         run_draw(app, scripts, 100000);
+        run_draw_windows(app, scripts);
     }
     if (do_rewind) {
         printf("\n");
