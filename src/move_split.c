@@ -45,6 +45,8 @@
 void mv__keepout(st_navgrid *nav, const mv_request *r, int sign)
 {
     if (nav->tiles) return;
+    nav->keep_n = sign > 0 ? r->keep_n : 0;
+    for (int k = 0; k < r->keep_n && sign > 0; k++) nav->keep_c[k] = r->keep[k].c, nav->keep_r[k] = r->keep[k].r;
     for (int k = 0; k < r->keep_n; k++) {
         const mv_keepout *o = &r->keep[k];
         int x0 = (int)floor((o->c.x - o->r) / nav->cell), x1 = (int)floor((o->c.x + o->r) / nav->cell);
