@@ -23,7 +23,9 @@
  * route; all go to the one set of slots (move_group.c), given in the same
  * order across, so the ways in to them do not cross either.
  *
- * Tile grids, and routes without a narrow place, are not split.
+ * Not split: groups whose members pass through one another (no ORCA, no
+ * world contacts: they do not queue), tile grids, routes without a narrow
+ * place away from their ends.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -71,9 +73,12 @@ typedef struct mv_neck {
 } mv_neck;
 
 /// The members waiting for the group's routes: their count, centre,
-/// slowest top speed and largest radius.
-static int waiting(const st_world *w, const mv_group *g, st_vec2 *centre, double *speed, double *body)
+/// slowest top speed and largest radius, and how many of them crowd (they
+/// avoid the others with ORCA, or the world pushes bodies apart): members
+/// that pass through one another never queue at a door.
+static int waiting(const st_world *w, const mv_group *g, st_vec2 *centre, double *speed, double *body, int *crowd)
 {
+    *crowd = 0;
     const st_mover *m = w->mover;
     int n = 0;
     st_vec2 c = st_v2(0.0, 0.0);
@@ -89,6 +94,7 @@ static int waiting(const st_world *w, const mv_group *g, st_vec2 *centre, double
         *body = fmax(*body, b->radius);
         c = st_v2_add(c, b->pos);
         n++;
+        *crowd += w->contacts || (b->avoid & ST__AV_ORCA);
     }
     *centre = n ? st_v2_scale(c, 1.0 / n) : c;
     return n;
@@ -274,9 +280,10 @@ void mv__group_part(st_world *w, mv_group *g, const st_vec2 *p, int n, int part,
     }
     st_vec2 centre;
     double speed, body;
-    int nm = waiting(w, g, &centre, &speed, &body);
+    int crowd;
+    int nm = waiting(w, g, &centre, &speed, &body, &crowd);
     if (nm == 0) return;
-    if (n > 0 && ask_more(w, g, nm, speed, body)) {
+    if (n > 0 && crowd > 0 && ask_more(w, g, crowd, speed, body)) {
         // From the member the first route started from (members hold still).
         st_agent_id from = {0};
         const st_mover *m = w->mover;

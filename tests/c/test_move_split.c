@@ -45,8 +45,9 @@ static st_navgrid *grid(st_world *w)
     return st_navgrid_create(w, &g);
 }
 
-/// The group in rts.lua's block, ordered to (1000, 400).
-static int order(st_world *w, st_navgrid *g, st_agent_id *ids)
+/// The group in rts.lua's block, ordered to (1000, 400) (with ORCA unless
+/// `ghosts`: then they pass through one another).
+static int order_as(st_world *w, st_navgrid *g, st_agent_id *ids, bool ghosts)
 {
     for (int i = 0; i < UNITS; i++) {
         st_agent_def a = st_default_agent_def();
@@ -55,6 +56,7 @@ static int order(st_world *w, st_navgrid *g, st_agent_id *ids)
         a.max_speed = 60;
         a.max_force = 240;
         ids[i] = st_world_spawn(w, &a);
+        if (ghosts) continue;
         st_avoid_def av = st_default_avoid_def();
         av.mode = ST_AVOIDANCE_ORCA;
         st_agent_set_avoidance(w, ids[i], &av);
@@ -64,6 +66,8 @@ static int order(st_world *w, st_navgrid *g, st_agent_id *ids)
     gd.spacing = 18;
     return st_world_move_group(w, ids, UNITS, st_v2(1000, 400), &gd);
 }
+
+static int order(st_world *w, st_navgrid *g, st_agent_id *ids) { return order_as(w, g, ids, false); }
 
 /// Which door (0 top, 1 middle, 2 bottom; -1 none) the route crosses x = 600 at.
 static int door_of(const st_world *w, st_agent_id id)
@@ -159,6 +163,22 @@ static void one_door_no_split(void)
     st_world_destroy(w);
 }
 
+/// Members that pass through one another (no ORCA, no contacts) never
+/// queue at a door: one route.
+static void ghosts_do_not_split(void)
+{
+    st_world *w = map(1, true);
+    st_world_set_contacts(w, false);
+    st_navgrid *g = grid(w);
+    st_agent_id ids[UNITS];
+    CHECK(order_as(w, g, ids, true) > 0, "ordered");
+    int doors[3];
+    until_routed(w, ids, 120, doors);
+    CHECK(doors[1] == UNITS, "all through the middle door: %d %d %d", doors[0], doors[1], doors[2]);
+    st_navgrid_destroy(g);
+    st_world_destroy(w);
+}
+
 /// Routes are the same whatever the budget: members hold still until the
 /// last route is in, so only the step it comes in at differs.
 static void same_routes_any_budget(void)
@@ -247,6 +267,7 @@ int main(void)
 {
     RUN(splits_across_doors);
     RUN(one_door_no_split);
+    RUN(ghosts_do_not_split);
     RUN(same_routes_any_budget);
     RUN(same_on_two_threads);
     RUN(snapshot_while_splitting);
