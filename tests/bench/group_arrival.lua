@@ -121,9 +121,10 @@ local function run(name, mapname, n, goal, x0, y0)
     if r > 1.5 then over = over + 1 end
   end
   table.sort(times)
+  local rest = ns > 0 and speed / ns / rts.speed or -1
   print(("%-24s %-8s %3d  (%4d,%3d)  first %5.1f  median %5.1f  last %5.1f  worst %.2fx  mean %.2fx  >1.5x %2d"
          .. "  closest %.3f  wall %.2f  rest %.2g"):format(name, mapname, n, goal.x, goal.y, times[1],
-         times[(n + 1) // 2], times[n], worst, sum / n, over, closest, deepest, ns > 0 and speed / ns / rts.speed or -1))
+         times[(n + 1) // 2], times[n], worst, sum / n, over, closest, deepest, rest))
   return worst
 end
 
