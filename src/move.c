@@ -386,10 +386,15 @@ static void run_queue(st_world *w)
             continue;
         }
         // A group's later route keeps out of the earlier ones' bottlenecks
-        // while its search runs (the grid made current first, so the marks
-        // come off exactly as they went on).
-        if (r.keep_n > 0 && st_navgrid_update(nav) >= 0) mv__keepout(nav, &r, +1);
-        else r.keep_n = 0;
+        // while its search runs. The grid is made current first (its cells,
+        // their connected parts and its links' view), so the marks come off
+        // exactly as they went on and nothing cached sees them.
+        if (r.keep_n > 0 && !nav->tiles && st_navgrid_update(nav) >= 0 && nav__links_view(nav)) {
+            nav__label_parts(nav);
+            mv__keepout(nav, &r, +1);
+        } else {
+            r.keep_n = 0;
+        }
         if (!m->q_started || m->replay) {
             m->q_started = true;
             st_nav_result why = st_nav_job_start(job, from, to, radius);

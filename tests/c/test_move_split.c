@@ -163,6 +163,27 @@ static void one_door_no_split(void)
     st_world_destroy(w);
 }
 
+/// The map changes just before a search with its only door kept out: the
+/// grid's connected parts are labelled before the marks go on, so once
+/// they are off a path through the door is still found.
+static void keepout_leaves_no_trace(void)
+{
+    st_world *w = map(1, false);
+    st_navgrid *g = grid(w);
+    st_agent_id ids[UNITS];
+    order(w, g, ids);
+    st_world_step(w, st_world_dt(w)); // the first route; the next one asked for
+    st_world_add_obstacle(w, st_v2(1000, 700), 10);
+    int doors[3];
+    until_routed(w, ids, 120, doors);
+    const st_vec2 *pts;
+    int n = 0;
+    st_nav_result r = st_navgrid_path(g, st_v2(100, 400), st_v2(1100, 400), &pts, &n);
+    CHECK(r == ST_NAV_OK && n >= 2, "a path through the door after the split search: result %d, %d points", (int)r, n);
+    st_navgrid_destroy(g);
+    st_world_destroy(w);
+}
+
 /// Members that pass through one another (no ORCA, no contacts) never
 /// queue at a door: one route.
 static void ghosts_do_not_split(void)
@@ -268,6 +289,7 @@ int main(void)
     RUN(splits_across_doors);
     RUN(one_door_no_split);
     RUN(ghosts_do_not_split);
+    RUN(keepout_leaves_no_trace);
     RUN(same_routes_any_budget);
     RUN(same_on_two_threads);
     RUN(snapshot_while_splitting);
