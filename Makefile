@@ -120,7 +120,8 @@ test: test-release test-luas test-reach test-asan test-valgrind test-fuzz test-p
 # in the same harness for comparison. Then issue 30's hunter/prey workload
 # (tests/bench/hunt.sh: Lua 5.4, LuaJIT with its FFI backend and without,
 # the C work alone; the ratios), the four-density lean rows under LuaJIT, and
-# the LÖVE example's 10k mode under Xvfb (tests/bench/love_10k.sh).
+# the LÖVE example's 10k mode under Xvfb (tests/bench/love_10k.sh), and
+# group orders against lone units (tests/bench/group_arrival.lua).
 bench: build build-luajit
 	./$(BUILD)/steer_bench --scripts scripts --app $(BUILD)/steer $(ARGS)
 	@echo
@@ -142,6 +143,8 @@ bench: build build-luajit
 	for a in 14000 3600 900 400; do LUA_CPATH='build-luajit/?.so;;' luajit tests/bench/brains.lua --area $$a || exit 1; done
 	@echo
 	sh tests/bench/love_10k.sh build-luajit
+	@echo "# group orders against lone units (tests/bench/group_arrival.lua; issue 28's scene and variants, simulated seconds)"
+	LUA_CPATH='$(BUILD)/?.so;;' lua5.4 tests/bench/group_arrival.lua
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_VG) $(BUILD_FUZZ) build-lua51 build-lua53 build-luajit build.luarocks \

@@ -151,13 +151,17 @@ bool mv__request(st_world *w, mv_entry *e)
 {
     e->state = ST_MOVE_WAITING;
     e->ticket++;
-    mv_request r = {e->id, e->ticket, 0, 0};
+    mv_request r = {.id = e->id, .ticket = e->ticket};
     return enqueue(w, r);
 }
 
-bool mv__request_group(st_world *w, st_agent_id from, mv_group *g)
+bool mv__request_group(st_world *w, st_agent_id from, mv_group *g, int part)
 {
-    mv_request r = {from, 0, g->handle, g->ticket};
+    mv_request r = {.id = from, .group = g->handle, .group_ticket = g->ticket, .part = part};
+    if (part > 0) {
+        r.keep_n = g->keep_n;
+        memcpy(r.keep, g->keep, sizeof r.keep);
+    }
     return enqueue(w, r);
 }
 
@@ -180,7 +184,7 @@ bool st_agent_move_to(st_world *w, st_agent_id id, st_vec2 goal, const st_move_d
     if (!valid_def(def) || !st_v2_finite(goal) || def->nav->w != w) return false;
     mv_entry *e = mv__order(w, id, def, goal);
     if (!e) return false;
-    mv_request r = {e->id, e->ticket, 0, 0};
+    mv_request r = {.id = e->id, .ticket = e->ticket};
     if (!enqueue(w, r)) {
         release(w, e);
         return false;
@@ -284,9 +288,7 @@ static void deliver(st_world *w, const mv_request *r, st_nav_job *job)
     st_nav_result why = st_nav_job_result(job);
     if (r->group > 0) {
         mv_group *g = mv__group(w->mover, r->group);
-        if (!g || g->ticket != r->group_ticket) return;
-        if (n > 0) mv__group_route(w, g, p, n);
-        else mv__group_failed(w, g, why);
+        if (g && g->ticket == r->group_ticket) mv__group_part(w, g, p, n, r->part, why);
         return;
     }
     mv_entry *e = mv__entry(w, r->id);
@@ -352,12 +354,13 @@ static void pop(st_mover *m)
     m->head_done = 0;
 }
 
-/// Fails the head request's agent or group at once.
+/// Fails the head request's agent or group at once (a group's later
+/// route: the group goes on with the routes it has).
 static void refuse(st_world *w, const mv_request *r, st_nav_result why)
 {
     if (r->group > 0) {
         mv_group *g = mv__group(w->mover, r->group);
-        if (g) mv__group_failed(w, g, why);
+        if (g) mv__group_part(w, g, NULL, 0, r->part, why);
         return;
     }
     mv_entry *e = mv__entry(w, r->id);
@@ -384,10 +387,21 @@ static void run_queue(st_world *w)
             pop(m);
             continue;
         }
+        // A group's later route keeps out of the earlier ones' bottlenecks
+        // while its search runs. The grid is made current first (its cells,
+        // their connected parts and its links' view), so the marks come off
+        // exactly as they went on and nothing cached sees them.
+        if (r.keep_n > 0 && !nav->tiles && st_navgrid_update(nav) >= 0 && nav__links_view(nav)) {
+            nav__label_parts(nav);
+            mv__keepout(nav, &r, +1);
+        } else {
+            r.keep_n = 0;
+        }
         if (!m->q_started || m->replay) {
             m->q_started = true;
             st_nav_result why = st_nav_job_start(job, from, to, radius);
             if (why != ST_NAV_OK) {
+                mv__keepout(nav, &r, -1);
                 m->replay = false;
                 refuse(w, &r, why);
                 pop(m);
@@ -400,6 +414,7 @@ static void run_queue(st_world *w)
             }
         }
         int s = st_nav_job_run(job, m->budget - m->work, &m->work);
+        mv__keepout(nav, &r, -1);
         m->head_done = st_nav_job_done(job);
         if (s == ST_NAV_JOB_RUNNING) break;
         pop(m);

@@ -28,12 +28,25 @@ typedef struct mv_entry {
     uint64_t epoch;       // the obstacle epoch the route was last checked against
 } mv_entry;
 
+/// Routes a group order may split over (move_split.c): the first, and up
+/// to two more, each searched with the earlier ones' bottlenecks kept out.
+#define MV_PARTS 3
+
+/// A region a search keeps out of (a bottleneck of an earlier route).
+typedef struct mv_keepout {
+    st_vec2 c;
+    double r;
+} mv_keepout;
+
 /// One request in the queue: an agent's own path, or a group's shared one.
 typedef struct mv_request {
     st_agent_id id;       // the agent (group requests: the member it starts from)
     uint32_t ticket;      // the entry's ticket when asked (agent requests)
     int32_t group;        // > 0: a group's route
     uint32_t group_ticket;
+    int part;             // group requests: which of its routes (0: the first)
+    int keep_n;           // regions kept out of the search
+    mv_keepout keep[MV_PARTS - 1];
 } mv_request;
 
 /// A group order: its slots and the route it shares.
@@ -52,6 +65,15 @@ typedef struct mv_group {
     double outer;         // the farthest slot from the front middle
     int slot_n, slot_cap;
     int members;          // entries still in it
+    // Its routes so far while it considers splitting (move_split.c): the
+    // points of each one after the other in `held`, and the bottlenecks
+    // kept out of the next search.
+    st_vec2 *held;
+    int held_cap;
+    int held_n[MV_PARTS];
+    int parts;
+    mv_keepout keep[MV_PARTS - 1];
+    int keep_n;
 } mv_group;
 
 /// A search job per grid the queue has planned on.
@@ -84,18 +106,32 @@ struct st_mover {
 mv_entry *mv__entry(const st_world *w, st_agent_id id);
 /// A record for id (its old one, reset, or a new one); NULL without memory.
 mv_entry *mv__order(st_world *w, st_agent_id id, const st_move_def *def, st_vec2 goal);
-/// Asks for the group's shared route, planned from the member `from`.
-bool mv__request_group(st_world *w, st_agent_id from, mv_group *g);
+/// Asks for the group's route `part`, planned from the member `from`,
+/// keeping out of the group's keep-out regions (parts after the first).
+bool mv__request_group(st_world *w, st_agent_id from, mv_group *g, int part);
 bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n);
 /// Asks for the agent's own path to e->goal (a replan, or a member that
 /// cannot see its group's route). False without memory.
 bool mv__request(st_world *w, mv_entry *e);
 double mv__plan_radius(const st_world *w, const mv_entry *e);
 
+/* move_split.c */
+/// Route `part` of the group arrived (n > 0) or failed (n == 0): it is
+/// held, and either another route is asked for (its bottleneck kept out)
+/// or the members are shared among the routes and given their lanes.
+void mv__group_part(st_world *w, mv_group *g, const st_vec2 *p, int n, int part, st_nav_result why);
+/// Marks (+1) or clears (-1) the request's keep-out regions on its grid.
+void mv__keepout(st_navgrid *nav, const mv_request *r, int sign);
+
 /* move_group.c */
+/// Whether an agent of radius r fits at a and on the straight line a-b.
+bool mv__fits(st_navgrid *nav, st_vec2 a, st_vec2 b, double r);
+/// Lanes along route p (n points) for the group's waiting members whose
+/// part_of[record] == part (part_of NULL: all of them); `u0` orders them
+/// across for their slots (slots are given on the first call only).
+void mv__lay_lanes(st_world *w, mv_group *g, const st_vec2 *p, int n, const int8_t *part_of, int part);
+void mv__assign_slots(st_world *w, mv_group *g, st_vec2 p0, st_vec2 u0);
 mv_group *mv__group(const st_mover *m, int32_t handle);
-/// The group's route arrived: every member joins it (or asks for its own).
-void mv__group_route(st_world *w, mv_group *g, const st_vec2 *p, int n);
 /// The group's route failed: every member fails with `why`.
 void mv__group_failed(st_world *w, mv_group *g, st_nav_result why);
 /// A member near the goal without a slot takes the innermost free one.

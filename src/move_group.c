@@ -53,6 +53,7 @@ void mv__groups_free(st_mover *m)
         st__free(m->groups[k].slots);
         st__free(m->groups[k].taken);
         st__free(m->groups[k].holder);
+        st__free(m->groups[k].held);
     }
     st__free(m->groups);
 }
@@ -279,6 +280,9 @@ int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal
     st_vec2 f = st_v2_len2(def->facing) > 0.0 ? def->facing : st_v2_sub(goal, centre);
     g->facing = st_v2_len2(f) > 0.0 ? st_v2_normalize(f) : st_v2(1.0, 0.0);
     g->members = 0;
+    g->parts = 0;
+    g->keep_n = 0;
+    memset(g->held_n, 0, sizeof g->held_n);
     double spacing = def->spacing > 0.0 ? def->spacing : 2.5 * rmax;
     if (make_slots(w, g, live, spacing, def->pattern) < 0) {
         g->handle = 0;
@@ -295,7 +299,7 @@ int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal
         e->group = handle;
         g->members++;
     }
-    if (!mv__request_group(w, first_id, g)) {
+    if (!mv__request_group(w, first_id, g, 0)) {
         mv__group_failed(w, g, ST_NAV_NO_MEMORY);
         return -1;
     }
@@ -325,8 +329,7 @@ int st_world_group_slots(const st_world *w, int group, const st_vec2 **slots, co
  * pulled straight with the grid's line of sight.
  */
 
-/// Whether an agent of the group's radius fits at p / on the line a-b.
-static bool fits(st_navgrid *nav, st_vec2 a, st_vec2 b, double r)
+bool mv__fits(st_navgrid *nav, st_vec2 a, st_vec2 b, double r)
 {
     if (nav->tiles) {
         double k = 1.0 / nav->cell;
@@ -344,12 +347,12 @@ typedef struct lane_sample {
 /// clear line back to p, by bisection.
 static double room_towards(st_navgrid *nav, st_vec2 p, st_vec2 dir, double h, double r)
 {
-    if (h <= 0.0 || !fits(nav, p, p, r)) return 0.0;
-    if (fits(nav, p, st_v2_add(p, st_v2_scale(dir, h)), r)) return h;
+    if (h <= 0.0 || !mv__fits(nav, p, p, r)) return 0.0;
+    if (mv__fits(nav, p, st_v2_add(p, st_v2_scale(dir, h)), r)) return h;
     double lo = 0.0, hi = h;
     for (int it = 0; it < 8; it++) {
         double t = 0.5 * (lo + hi);
-        if (fits(nav, p, st_v2_add(p, st_v2_scale(dir, t)), r)) lo = t;
+        if (mv__fits(nav, p, st_v2_add(p, st_v2_scale(dir, t)), r)) lo = t;
         else hi = t;
     }
     return lo;
@@ -415,7 +418,7 @@ static int lane_points(st_navgrid *nav, st_vec2 pos, double o, double h, double 
             double x = h > 0.0 ? o * room / h : 0.0;
             if (lane > 0.0) x = fmin(lane * round(fabs(x) / lane), room) * (x < 0.0 ? -1.0 : 1.0);
             st_vec2 at = st_v2_add(s->p, st_v2_scale(s->n, x));
-            if (!fits(nav, last, at, r)) break;
+            if (!mv__fits(nav, last, at, r)) break;
             j = q;
             pts[c] = at;
         }
@@ -465,8 +468,9 @@ static int by_along(const void *a, const void *b) // furthest along first
     return x->k - y->k;
 }
 
-static void assign_slots(st_world *w, mv_group *g, st_vec2 p0, st_vec2 u0, double spacing)
+void mv__assign_slots(st_world *w, mv_group *g, st_vec2 p0, st_vec2 u0)
 {
+    double spacing = g->slot_n > 1 ? st_v2_dist(g->slots[0], g->slots[1]) : 1.0;
     st_mover *m = w->mover;
     mv_rank *mr = st__alloc(&w->mem, (size_t)(m->n + g->slot_n + 1) * sizeof *mr), *sr = mr + m->n;
     if (!mr) return; // members will claim slots as they come
@@ -507,15 +511,54 @@ static void assign_slots(st_world *w, mv_group *g, st_vec2 p0, st_vec2 u0, doubl
 }
 
 /// The member's lane points end where its slot is in sight: then the slot.
-static int to_slot(st_navgrid *nav, st_vec2 *pts, int c, st_vec2 slot, double r)
+static int straight_to_slot(st_navgrid *nav, st_vec2 *pts, int c, st_vec2 slot, double r)
 {
-    while (c > 1 && fits(nav, pts[c - 2], slot, r)) c--;
-    if (!fits(nav, pts[c - 1], slot, r)) c++; // keep the last point: the goal sees its slot
+    while (c > 1 && mv__fits(nav, pts[c - 2], slot, r)) c--;
+    if (!mv__fits(nav, pts[c - 1], slot, r)) c++; // keep the last point: the goal sees its slot
     pts[c++] = slot;
     return c;
 }
 
-void mv__group_route(st_world *w, mv_group *g, const st_vec2 *p, int n)
+/// The way into a slot's column: a spacing behind the block's back row.
+static st_vec2 column_way_in(const mv_group *g, st_vec2 slot)
+{
+    double back = 0.0;
+    for (int k = 0; k < g->slot_n; k++) back = fmin(back, st_v2_dot(st_v2_sub(g->slots[k], g->goal), g->facing));
+    double depth = st_v2_dot(st_v2_sub(slot, g->goal), g->facing);
+    return st_v2_add(slot, st_v2_scale(g->facing, back - g->spacing - depth));
+}
+
+/// The member's lane points (cut short of the block) end where the way
+/// into its slot's column is in sight: then that point, then the slot
+/// along the column (columns fill from the front back, so it does not pass
+/// members standing in the block). Returns the count, 0 when there is no
+/// clear way in.
+static int to_column(const mv_group *g, st_vec2 *pts, int c, st_vec2 slot)
+{
+    st_navgrid *nav = g->nav;
+    double r = g->radius;
+    st_vec2 in = column_way_in(g, slot);
+    if (!mv__fits(nav, in, slot, r)) return 0;
+    int k = c;
+    while (k > 1 && mv__fits(nav, pts[k - 2], in, r)) k--;
+    if (!mv__fits(nav, pts[k - 1], in, r)) return 0;
+    pts[k++] = in;
+    pts[k++] = slot;
+    return k;
+}
+
+/// The lane samples short of the block: none nearer the goal than its
+/// farthest slot and a spacing (at least one sample kept).
+static int short_of_block(const mv_group *g, const lane_sample *sm, int ns)
+{
+    double block = 0.0;
+    for (int k = 0; k < g->slot_n; k++) block = fmax(block, st_v2_dist(g->slots[k], g->goal));
+    block += g->spacing;
+    while (ns > 1 && st_v2_dist(sm[ns - 1].p, g->goal) < block) ns--;
+    return ns;
+}
+
+void mv__lay_lanes(st_world *w, mv_group *g, const st_vec2 *p, int n, const int8_t *part_of, int part)
 {
     st_mover *m = w->mover;
     int32_t h = g->handle;
@@ -527,7 +570,7 @@ void mv__group_route(st_world *w, mv_group *g, const st_vec2 *p, int n)
     g->body = 0.0;
     for (int k = 0; k < m->n; k++) {
         int i = m->e[k].live && m->e[k].group == h ? st__dense(w, m->e[k].id) : -1;
-        if (i < 0) continue;
+        if (i < 0 || (part_of && (m->e[k].state != ST_MOVE_WAITING || part_of[k] != part))) continue;
         half = fmax(half, fabs(st_v2_dot(st_v2_sub(w->bodies[i].pos, p[0]), n0)));
         g->body = fmax(g->body, w->bodies[i].radius);
     }
@@ -535,25 +578,32 @@ void mv__group_route(st_world *w, mv_group *g, const st_vec2 *p, int n)
     double step = 2.0 * nav->cell;
     int cap = (int)(len / step) + n + 2;
     lane_sample *sm = st__alloc(&w->mem, (size_t)cap * sizeof *sm);
-    st_vec2 *pts = st__alloc(&w->mem, (size_t)(cap + 3) * sizeof *pts);
+    st_vec2 *pts = st__alloc(&w->mem, (size_t)(cap + 4) * sizeof *pts);
     int ns = sm && pts && n >= 2 ? sample_route(nav, p, n, step, half, g->radius, sm, cap) : 0;
     taper(sm, ns, step);
+    int cut = short_of_block(g, sm, ns);
     st_vec2 u0 = st_v2_perp(st_v2_scale(n0, -1.0));
-    assign_slots(w, g, p[0], u0, g->slot_n > 1 ? st_v2_dist(g->slots[0], g->slots[1]) : 1.0);
+    if (!part_of) mv__assign_slots(w, g, p[0], u0); // (split groups: given across all routes first)
     for (int k = 0; k < m->n; k++) {
         mv_entry *e = &m->e[k];
         int i = e->live && e->group == h && e->state == ST_MOVE_WAITING ? st__dense(w, e->id) : -1;
-        if (i < 0) continue;
+        if (i < 0 || (part_of && part_of[k] != part)) continue;
         st_vec2 pos = w->bodies[i].pos;
         if (ns > 0) {
             double o = st_v2_dot(st_v2_sub(pos, p[0]), n0);
-            int c = lane_points(nav, pos, o, half, g->radius, 2.2 * g->body, sm, ns, pts);
-            if (e->slot >= 0) c = to_slot(nav, pts, c, e->goal, g->radius);
+            double lane = 2.2 * g->body;
+            int c = 0;
+            if (e->slot >= 0)
+                c = to_column(g, pts, lane_points(nav, pos, o, half, g->radius, lane, sm, cut, pts), e->goal);
+            if (c == 0) {
+                c = lane_points(nav, pos, o, half, g->radius, lane, sm, ns, pts);
+                if (e->slot >= 0) c = straight_to_slot(nav, pts, c, e->goal, g->radius);
+            }
             set_or_fail(w, e, pts, c);
         } else if (n >= 2 && pts) {
             pts[0] = pos; // a route of one leg too short to sample: straight on
             pts[1] = p[n - 1];
-            if (fits(nav, pos, p[n - 1], g->radius)) set_or_fail(w, e, pts, 2);
+            if (mv__fits(nav, pos, p[n - 1], g->radius)) set_or_fail(w, e, pts, 2);
             else if (!mv__request(w, e)) mv__fail(w, e, ST_MOVE_EVENT_FAILED, ST_NAV_NO_MEMORY);
         } else if (!mv__request(w, e)) {
             mv__fail(w, e, ST_MOVE_EVENT_FAILED, ST_NAV_NO_MEMORY);
@@ -623,10 +673,17 @@ static bool same_column(const mv_group *g, int a, int b)
     return fabs(st_v2_dot(st_v2_sub(g->slots[a], g->slots[b]), side)) < 0.5 * g->spacing;
 }
 
-/// A new last point for the member's route (its slot moved within its column).
+/// A new last point for the member's route (its slot moved). While the
+/// point before its slot (its column's way in) is still ahead and sees
+/// the new slot, only the last point changes: it still comes in from behind.
 static void retarget(st_world *w, mv_entry *e, st_vec2 pos)
 {
-    if (fits(e->def.nav, pos, e->goal, mv__plan_radius(w, e))) {
+    double r = mv__plan_radius(w, e);
+    if (e->n >= 3 && e->next <= e->n - 2 && mv__fits(e->def.nav, e->route[e->n - 2], e->goal, r)) {
+        e->route[e->n - 1] = e->goal;
+        e->best = INFINITY; // measured afresh against the new end
+        e->waited = 0.0;
+    } else if (mv__fits(e->def.nav, pos, e->goal, r)) {
         st_vec2 p[2] = {pos, e->goal};
         mv__set_route(w, e, p, 2);
     } else if (e->n > 0) {
@@ -704,7 +761,7 @@ void mv__claim_slot(st_world *w, mv_entry *e)
     st_vec2 arc[16];
     int na = around_block(g, pos, e->goal, w->bodies[i].radius, best, arc, 16);
     bool clear = na > 0;
-    for (int k = 0; k + 1 < na && clear; k++) clear = fits(e->def.nav, arc[k], arc[k + 1], g->radius);
+    for (int k = 0; k + 1 < na && clear; k++) clear = mv__fits(e->def.nav, arc[k], arc[k + 1], g->radius);
     if (clear) {
         mv__set_route(w, e, arc, na);
         return;

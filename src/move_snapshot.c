@@ -60,7 +60,8 @@ static bool clone_groups(st_mover *c, const st_mover *m, const st_mem *mem)
 {
     if (!dup(mem, (void **)&c->groups, m->groups, (size_t)m->group_n, sizeof *m->groups)) return false;
     c->group_cap = m->group_n;
-    for (int k = 0; k < m->group_n; k++) c->groups[k].slots = NULL, c->groups[k].taken = NULL, c->groups[k].holder = NULL;
+    for (int k = 0; k < m->group_n; k++)
+        c->groups[k].slots = NULL, c->groups[k].taken = NULL, c->groups[k].holder = NULL, c->groups[k].held = NULL;
     for (int k = 0; k < m->group_n; k++) {
         mv_group *g = &c->groups[k];
         const mv_group *o = &m->groups[k];
@@ -69,6 +70,10 @@ static bool clone_groups(st_mover *c, const st_mover *m, const st_mem *mem)
             !dup(mem, (void **)&g->taken, o->taken, (size_t)o->slot_n, sizeof *o->taken) ||
             !dup(mem, (void **)&g->holder, o->holder, (size_t)o->slot_n, sizeof *o->holder))
             return false;
+        int held = 0; // the routes it holds while it considers splitting
+        for (int j = 0; j < MV_PARTS; j++) held += o->held_n[j];
+        g->held_cap = held;
+        if (!dup(mem, (void **)&g->held, o->held, (size_t)held, sizeof *o->held)) return false;
     }
     return true;
 }
@@ -143,6 +148,9 @@ size_t st__mover_memory(const st_mover *m)
     size_t b = sizeof *m + (size_t)m->n * sizeof *m->e + (size_t)m->slot_cap * sizeof *m->by_slot +
                (size_t)m->qn * sizeof *m->q + (size_t)m->group_n * sizeof *m->groups;
     for (int k = 0; k < m->n; k++) b += (size_t)m->e[k].n * sizeof *m->e[k].route;
-    for (int k = 0; k < m->group_n; k++) b += (size_t)m->groups[k].slot_n * (sizeof(st_vec2) + 1 + sizeof(int32_t));
+    for (int k = 0; k < m->group_n; k++) {
+        b += (size_t)m->groups[k].slot_n * (sizeof(st_vec2) + 1 + sizeof(int32_t));
+        for (int j = 0; j < MV_PARTS; j++) b += (size_t)m->groups[k].held_n[j] * sizeof(st_vec2);
+    }
     return b;
 }

@@ -298,6 +298,15 @@ static bool visible_exact(const st_world *w, st_vec2 a, st_vec2 b, double c)
     return true;
 }
 
+/// The smoothing's sight line: exact, and clear of the discs a search
+/// keeps out of (st_navgrid.keep_*).
+static bool path_sight(const st_navgrid *g, st_vec2 a, st_vec2 b, double c)
+{
+    for (int k = 0; k < g->keep_n; k++)
+        if (st_v2_dist(st__closest_on_segment(g->keep_c[k], a, b), g->keep_c[k]) < g->keep_r[k]) return false;
+    return visible_exact(g->w, a, b, c);
+}
+
 bool st_navgrid_visible(st_navgrid *g, st_vec2 a, st_vec2 b)
 {
     if (!st_v2_finite(a) || !st_v2_finite(b)) return false;
@@ -757,7 +766,7 @@ static int pull_string(const st_navgrid *g, st_vec2 *p, int n)
     int m = 1, i = 0;
     while (i < n - 1) {
         int j = n - 1;
-        while (j > i + 1 && !visible_exact(g->w, p[i], p[j], g->clearance)) j--;
+        while (j > i + 1 && !path_sight(g, p[i], p[j], g->clearance)) j--;
         p[m++] = p[j];
         i = j;
     }
@@ -774,7 +783,7 @@ static double slide(const st_navgrid *g, st_vec2 a, st_vec2 p, st_vec2 b, st_vec
     for (int it = 0; it < 10; it++) {
         double t = it == 0 ? 1.0 : 0.5 * (lo + hi);
         st_vec2 q = st_v2_lerp(p, to, t);
-        bool ok = (skip_a || visible_exact(g->w, a, q, c)) && (skip_b || visible_exact(g->w, q, b, c));
+        bool ok = (skip_a || path_sight(g, a, q, c)) && (skip_b || path_sight(g, q, b, c));
         if (it == 0) {
             if (ok) return 1.0;
             continue;
@@ -827,7 +836,7 @@ static int split_corners(const st_navgrid *g, st_vec2 *p, int n, int cap)
         double lo = 0.0, hi = 0.5;
         for (int it = 0; it < 10; it++) {
             double t = 0.5 * (lo + hi);
-            if (visible_exact(g->w, st_v2_lerp(p[i], p[i - 1], t), st_v2_lerp(p[i], p[i + 1], t), c)) lo = t;
+            if (path_sight(g, st_v2_lerp(p[i], p[i - 1], t), st_v2_lerp(p[i], p[i + 1], t), c)) lo = t;
             else hi = t;
         }
         if (lo < 1e-3) continue;

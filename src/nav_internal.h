@@ -63,6 +63,12 @@ struct st_navgrid {
     // first link).
     nav_links links;
     int32_t *out_link;
+    // Discs a search keeps out of while it runs (a group order's later
+    // routes, move_split.c): their cells are marked blocked meanwhile, and
+    // the finished path's sight lines keep out of them too.
+    st_vec2 keep_c[2];
+    double keep_r[2];
+    int keep_n;
 };
 
 /// One Lazy Theta* search on an obstacle grid: its ends (cells and points),

@@ -378,7 +378,9 @@ function world:checksum() end
 function world:navgrid(def) end
 
 ---(extension) Orders the agents to goal as one group: one path search for
----them all, which each member follows in its own lane; slots in the
+---them all (and up to two more around a door the group would queue at,
+---the members shared among the routes by expected arrival), which each
+---member follows in its own lane; slots in the
 ---pattern on free space at the goal, given so that members keep their
 ---arrangement and do not cross, and moved up as members come in. Returns
 ---the group (nil when no agent is alive).

@@ -206,8 +206,47 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
       end
       worst = math.max(worst, w.user.stats.arrived[a.id] / t)
     end
-    -- Issue 28 asks for 1.5; the scene now gives about 1.94 (README "Orders").
-    assert.is_true(worst <= 2.0, ("the slowest took %.2f x a lone unit's time"):format(worst))
+    -- Issue 28 asks for 1.5; with the group split across the doors the
+    -- scene gives 1.51 (README "Orders"; it was 1.77 on one route). A guard
+    -- against regressions until 1.5 is reached, not the issue's bound.
+    assert.is_true(worst <= 1.6, ("the slowest took %.2f x a lone unit's time"):format(worst))
+  end)
+
+  -- Which door (1 top, 2 middle, 3 bottom) a unit's route crosses the wall at.
+  local function door_of(a)
+    local pts = a:move_route()
+    for k = 1, #pts - 1 do
+      local p, q = pts[k], pts[k + 1]
+      if (p.x - 600) * (q.x - 600) <= 0 and p.x ~= q.x then
+        local y = p.y + (q.y - p.y) * (600 - p.x) / (q.x - p.x)
+        return y < 300 and 1 or y < 550 and 2 or 3
+      end
+    end
+  end
+
+  it("splits the group across the doors, neighbours together, the shortest way taking the most", function()
+    local w = new_world()
+    scene.load(w, {})
+    local units = {}
+    for a in w:agents("unit") do units[#units + 1] = a end
+    for _ = 1, 60 do
+      w:step()
+      if units[1].move_state == "moving" and w.path_pending == 0 then break end
+    end
+    local count, lowest = { 0, 0, 0 }, { -math.huge, -math.huge, -math.huge }
+    local highest = { math.huge, math.huge, math.huge }
+    for i, a in ipairs(units) do
+      assert.are.equal("moving", a.move_state)
+      local d = assert(door_of(a), "unit " .. i .. "'s route crosses the wall at a door")
+      count[d] = count[d] + 1
+      local y = 310 + (i - 1) % 8 * 22 -- its start (rts.lua's block)
+      lowest[d], highest[d] = math.max(lowest[d], y), math.min(highest[d], y)
+    end
+    assert.is_true(count[2] < 40 and count[1] + count[3] > 0, ("doors %d %d %d"):format(count[1], count[2], count[3]))
+    assert.is_true(count[2] >= count[1] and count[2] >= count[3])
+    -- The top door's members started above the middle door's, the bottom's below.
+    if count[1] > 0 then assert.is_true(lowest[1] <= highest[2]) end
+    if count[3] > 0 then assert.is_true(highest[3] >= lowest[2]) end
   end)
 
   -- (pending under valgrind: 60 s of the scene)
