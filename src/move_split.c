@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "geom.h"
 #include "move.h"
 #include "nav_internal.h"
 
