@@ -35,16 +35,40 @@ local function rect(world, x0, y0, x1, y1)
   world:add_obstacle { polygon = { { x0, y0 }, { x1, y0 }, { x1, y1 }, { x0, y1 } } }
 end
 
-function scene.build_map(world)
+-- The map: a frame, the middle wall (x 590..610) open at the doors (y
+-- ranges), the pillars ({x, y, radius}). Other doors and pillars make the
+-- variants the bench measures (tests/bench/group_arrival.lua).
+function scene.build_map(world, doors, pillars)
   rect(world, 0, 0, 1200, 10); rect(world, 0, 790, 1200, 800)
   rect(world, 0, 0, 10, 800); rect(world, 1190, 0, 1200, 800)
   local y = 10
-  for _, d in ipairs(DOORS) do
+  for _, d in ipairs(doors or DOORS) do
     rect(world, 590, y, 610, d[1])
     y = d[2]
   end
   rect(world, 590, y, 610, 790)
-  for _, p in ipairs(PILLARS) do world:add_obstacle { pos = { p[1], p[2] }, radius = p[3] } end
+  for _, p in ipairs(pillars or PILLARS) do world:add_obstacle { pos = { p[1], p[2] }, radius = p[3] } end
+end
+
+-- How deep a body of radius r at p lies in the middle wall and the pillars
+-- (> 0: that far inside; the tests and the bench check orders with it).
+function scene.depth_in(p, r, doors, pillars)
+  local worst = -math.huge
+  local function box(x0, y0, x1, y1)
+    local dx, dy = math.max(x0 - p.x, p.x - x1, 0), math.max(y0 - p.y, p.y - y1, 0)
+    local out = math.sqrt(dx * dx + dy * dy)
+    local inside = math.min(p.x - x0, x1 - p.x, p.y - y0, y1 - p.y)
+    worst = math.max(worst, out > 0 and r - out or r + inside)
+  end
+  local y = 10
+  for _, d in ipairs(doors or DOORS) do
+    box(590, y, 610, d[1]); y = d[2]
+  end
+  box(590, y, 610, 790)
+  for _, q in ipairs(pillars or PILLARS) do
+    worst = math.max(worst, r - (math.sqrt((p.x - q[1]) ^ 2 + (p.y - q[2]) ^ 2) - q[3]))
+  end
+  return worst
 end
 
 -- ---------------------------------------------------------------- units

@@ -19,46 +19,15 @@ local rts = require "rts"
 local quick = arg[1] == "--quick"
 local cfg = rts.config
 
-local function rect(world, x0, y0, x1, y1)
-  world:add_obstacle { polygon = { { x0, y0 }, { x1, y0 }, { x1, y1 }, { x0, y1 } } }
-end
-
 local MAPS = {}
-MAPS.rts = { build = rts.build_map, doors = rts.doors, pillars = rts.pillars }
+MAPS.rts = { doors = rts.doors, pillars = rts.pillars }
 -- The same frame and pillars, the middle wall with one door (375..425).
-MAPS.onedoor = {
-  doors = { { 375, 425 } },
-  pillars = rts.pillars,
-  build = function(world)
-    rect(world, 0, 0, 1200, 10); rect(world, 0, 790, 1200, 800)
-    rect(world, 0, 0, 10, 800); rect(world, 1190, 0, 1200, 800)
-    rect(world, 590, 10, 610, 375); rect(world, 590, 425, 610, 790)
-    for _, p in ipairs(rts.pillars) do world:add_obstacle { pos = { p[1], p[2] }, radius = p[3] } end
-  end,
-}
-
--- How deep a body of radius r at p is in the map's walls and pillars.
-local function depth_in(map, p, r)
-  local worst = -math.huge
-  local function box(x0, y0, x1, y1)
-    local dx, dy = math.max(x0 - p.x, p.x - x1, 0), math.max(y0 - p.y, p.y - y1, 0)
-    local out = math.sqrt(dx * dx + dy * dy)
-    local inside = math.min(p.x - x0, x1 - p.x, p.y - y0, y1 - p.y)
-    worst = math.max(worst, out > 0 and r - out or r + inside)
-  end
-  local y = 10
-  for _, d in ipairs(map.doors) do
-    box(590, y, 610, d[1]); y = d[2]
-  end
-  box(590, y, 610, 790)
-  for _, q in ipairs(map.pillars) do worst = math.max(worst, r - (p:dist(vec2(q[1], q[2])) - q[3])) end
-  return worst
-end
+MAPS.onedoor = { doors = { { 375, 425 } }, pillars = rts.pillars }
 
 local function new_world(map)
   local w = steer.world { width = cfg.width, height = cfg.height, edges = cfg.edges, seed = cfg.seed,
                           contacts = cfg.contacts }
-  map.build(w)
+  rts.build_map(w, map.doors, map.pillars)
   local nav = w:navgrid { cell = 8, clearance = 9 }
   return w, nav
 end
@@ -102,7 +71,7 @@ local function run(name, mapname, n, goal, x0, y0)
     local home = true
     for i = 1, n do
       local a = units[i]
-      deepest = math.max(deepest, depth_in(map, a.pos, a.radius))
+      deepest = math.max(deepest, rts.depth_in(a.pos, a.radius, map.doors, map.pillars))
       for j = i + 1, n do closest = math.min(closest, a.pos:dist(units[j].pos) / (a.radius + units[j].radius)) end
       home = home and a.move_state == "arrived"
     end

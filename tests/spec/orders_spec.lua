@@ -134,24 +134,6 @@ describe("agent:move_to", function()
   end)
 end)
 
--- How deep a body of radius r at p is in the rts map's walls and pillars.
-local function depth_in(scene, p, r)
-  local worst = -math.huge
-  local function rect(x0, y0, x1, y1)
-    local dx, dy = math.max(x0 - p.x, p.x - x1, 0), math.max(y0 - p.y, p.y - y1, 0)
-    local out = math.sqrt(dx * dx + dy * dy)
-    local inside = math.min(p.x - x0, x1 - p.x, p.y - y0, y1 - p.y)
-    worst = math.max(worst, out > 0 and r - out or r + inside)
-  end
-  local y = 10
-  for _, d in ipairs(scene.doors) do
-    rect(590, y, 610, d[1]); y = d[2]
-  end
-  rect(590, y, 610, 790)
-  for _, q in ipairs(scene.pillars) do worst = math.max(worst, r - (p:dist(vec2(q[1], q[2])) - q[3])) end
-  return worst
-end
-
 describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
   package.path = "scripts/?.lua;" .. package.path
   local scene = require "rts"
@@ -175,7 +157,7 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
       w:step()
       for i = 1, #units do
         local a = units[i]
-        deepest = math.max(deepest, depth_in(scene, a.pos, a.radius))
+        deepest = math.max(deepest, scene.depth_in(a.pos, a.radius))
         for j = i + 1, #units do
           closest = math.min(closest, a.pos:dist(units[j].pos) / (a.radius + units[j].radius))
         end
