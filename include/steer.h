@@ -704,6 +704,9 @@ ST_API st_nav_result st_nav_job_result(const st_nav_job *j);
 ST_API const st_vec2 *st_nav_job_points(const st_nav_job *j, int *n);
 /// Units the current search has taken so far.
 ST_API long st_nav_job_done(const st_nav_job *j);
+/// The navgrid link (st_navgrid_link's id) segment i of the finished path
+/// takes, from point i to point i + 1; 0 when none.
+ST_API int st_nav_job_link(const st_nav_job *j, int i);
 ST_API void st_nav_job_cancel(st_nav_job *j);
 
 /* ------------------------------------------------------------------------ */

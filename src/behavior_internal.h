@@ -15,6 +15,9 @@
 /// any thread of a step); false when there is no room yet (the agent then
 /// waits a step at the link's start) or outside a step.
 bool st__link_reached(const st_world *w, int i, const st_path *p, int seg);
+/// The same for any route: agent i reached link `link` at the start of
+/// its segment `seg` (p: the path, or NULL for an order's route, move.c).
+bool st__link_event(const st_world *w, int i, int link, int seg, const st_path *p);
 /// Step begin: room for the events, and none yet. Step end: in agent order.
 void st__link_events_begin(st_world *w);
 void st__link_events_end(st_world *w);

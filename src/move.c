@@ -122,6 +122,7 @@ mv_entry *mv__order(st_world *w, st_agent_id id, const st_move_def *def, st_vec2
     e->slot = -1;
     e->near = 0;
     e->n = 0;
+    e->linked = false;
     e->next = 1;
     e->remaining = INFINITY;
     e->best = INFINITY;
@@ -264,9 +265,23 @@ static double tail_length(const mv_entry *e, int k)
     return s;
 }
 
-bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n)
+bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n, const st_nav_job *job)
 {
+    int cap = e->cap;
     if (n < 1 || !st__grow(&w->mem, (void **)&e->route, &e->cap, n + 1, sizeof *e->route)) return false;
+    // The links ride beside the points, with room for as many.
+    if (e->links && e->cap != cap) {
+        int32_t *lk = st__realloc(&w->mem, e->links, (size_t)e->cap * sizeof *lk);
+        if (!lk) return false;
+        e->links = lk;
+    }
+    e->linked = false;
+    for (int k = 0; job && k + 1 < n && !e->linked; k++) e->linked = st_nav_job_link(job, k) != 0;
+    if (e->linked) {
+        if (!e->links && !(e->links = st__alloc(&w->mem, (size_t)e->cap * sizeof *e->links))) return false;
+        for (int k = 0; k <= n; k++) e->links[k] = k + 1 < n ? st_nav_job_link(job, k) : 0;
+    }
+    e->link_seg = -1;
     memcpy(e->route, p, (size_t)n * sizeof *p);
     e->n = n;
     if (n == 1) e->route[e->n++] = p[0];
@@ -293,7 +308,7 @@ static void deliver(st_world *w, const mv_request *r, st_nav_job *job)
     }
     mv_entry *e = mv__entry(w, r->id);
     if (!e || e->ticket != r->ticket) return;
-    if (n == 0 || !mv__set_route(w, e, p, n)) mv__fail(w, e, ST_MOVE_EVENT_FAILED, n ? ST_NAV_NO_MEMORY : why);
+    if (n == 0 || !mv__set_route(w, e, p, n, job)) mv__fail(w, e, ST_MOVE_EVENT_FAILED, n ? ST_NAV_NO_MEMORY : why);
 }
 
 static st_nav_job *job_for(st_world *w, st_navgrid *nav)
@@ -453,6 +468,13 @@ static double reach_of(const st_body *b, double plan)
     return r > 1.0 ? r : 1.0;
 }
 
+/// Whether waypoint k is an end of a leg that takes a link: only reaching
+/// it counts there, never passing it.
+static bool link_end(const mv_entry *e, int k)
+{
+    return e->linked && ((k > 0 && e->links[k - 1]) || (k + 1 < e->n && e->links[k]));
+}
+
 /// The waypoint to head for: past every one reached, or passed (the agent
 /// is near it and beyond it along its leg in: it overshot the corner).
 static void advance(mv_entry *e, const st_body *b, double reach)
@@ -462,7 +484,7 @@ static void advance(mv_entry *e, const st_body *b, double reach)
         st_vec2 wpt = e->route[e->next], prev = e->route[e->next - 1];
         st_vec2 in = st_v2_sub(wpt, prev), off = st_v2_sub(b->pos, wpt);
         double d2 = st_v2_len2(off);
-        bool passed = d2 < near * near && st_v2_dot(off, in) > 0.0 && st_v2_len2(in) > 0.0;
+        bool passed = d2 < near * near && st_v2_dot(off, in) > 0.0 && st_v2_len2(in) > 0.0 && !link_end(e, e->next);
         if (d2 > reach * reach && !passed) break;
         e->next++;
     }
@@ -496,8 +518,8 @@ static st_vec2 arrive_velocity(st_vec2 off, double d, double speed, double slowi
 static bool route_clear(mv_entry *e)
 {
     st_navgrid *g = e->def.nav;
-    for (int k = e->next - 1; k + 1 < e->n; k++)
-        if (!st_navgrid_visible(g, e->route[k], e->route[k + 1])) return false;
+    for (int k = e->next - 1; k + 1 < e->n; k++) // a link's leg is the link's: no sight needed
+        if (!(e->linked && e->links[k]) && !st_navgrid_visible(g, e->route[k], e->route[k + 1])) return false;
     return true;
 }
 
@@ -546,6 +568,12 @@ static void follow(st_world *w, mv_entry *e, int i, double dt)
     else if (e->group > 0 && !e->near) mv__coming_in(w, e);
     double speed = e->def.speed > 0.0 && e->def.speed < b->max_speed ? e->def.speed : b->max_speed;
     advance(e, b, reach_of(b, mv__plan_radius(w, e)));
+    // On a link's leg (its start reached): the event, once, for the host
+    // (brain.traverse_link) to carry it across; meanwhile it heads straight
+    // for the link's end, as a path follower does.
+    int seg = e->next - 1;
+    if (e->linked && e->links[seg] && e->link_seg != seg && st__link_event(w, i, e->links[seg], seg, NULL))
+        e->link_seg = seg;
     st_vec2 wpt = e->route[e->next];
     st_vec2 off = st_v2_sub(wpt, b->pos);
     double d = st_v2_len(off);

@@ -22,6 +22,12 @@ typedef struct mv_entry {
     st_vec2 goal;         // where it ends: the order's goal, or its slot
     st_vec2 *route;       // from where it stood to goal
     int n, cap, next;     // points, room, the waypoint it heads for
+    // The navgrid link each leg takes (legs [0, n - 1); 0: none), when the
+    // route takes any (`linked`); room for cap. link_seg: the leg whose
+    // link event was recorded last (-1: none), so each is recorded once.
+    int32_t *links;
+    bool linked;
+    int32_t link_seg;
     double remaining;     // along the route, as of this step
     double best;          // the least `remaining` of this stuck window
     double waited;        // seconds since `best` last fell by enough
@@ -109,7 +115,7 @@ mv_entry *mv__order(st_world *w, st_agent_id id, const st_move_def *def, st_vec2
 /// Asks for the group's route `part`, planned from the member `from`,
 /// keeping out of the group's keep-out regions (parts after the first).
 bool mv__request_group(st_world *w, st_agent_id from, mv_group *g, int part);
-bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n);
+bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n, const st_nav_job *job);
 /// Asks for the agent's own path to e->goal (a replan, or a member that
 /// cannot see its group's route). False without memory.
 bool mv__request(st_world *w, mv_entry *e);

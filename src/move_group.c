@@ -434,7 +434,7 @@ static int lane_points(st_navgrid *nav, st_vec2 pos, double o, double h, double 
 
 static void set_or_fail(st_world *w, mv_entry *e, const st_vec2 *p, int n)
 {
-    if (!mv__set_route(w, e, p, n)) mv__fail(w, e, ST_MOVE_EVENT_FAILED, ST_NAV_NO_MEMORY);
+    if (!mv__set_route(w, e, p, n, NULL)) mv__fail(w, e, ST_MOVE_EVENT_FAILED, ST_NAV_NO_MEMORY);
 }
 
 /* ---- slots to members ---- */
@@ -685,7 +685,7 @@ static void retarget(st_world *w, mv_entry *e, st_vec2 pos)
         e->waited = 0.0;
     } else if (mv__fits(e->def.nav, pos, e->goal, r)) {
         st_vec2 p[2] = {pos, e->goal};
-        mv__set_route(w, e, p, 2);
+        mv__set_route(w, e, p, 2, NULL);
     } else if (e->n > 0) {
         e->route[e->n - 1] = e->goal;
     }
@@ -763,12 +763,12 @@ void mv__claim_slot(st_world *w, mv_entry *e)
     bool clear = na > 0;
     for (int k = 0; k + 1 < na && clear; k++) clear = mv__fits(e->def.nav, arc[k], arc[k + 1], g->radius);
     if (clear) {
-        mv__set_route(w, e, arc, na);
+        mv__set_route(w, e, arc, na, NULL);
         return;
     }
     if (st_navgrid_visible(e->def.nav, pos, e->goal)) {
         st_vec2 p[2] = {pos, e->goal};
-        mv__set_route(w, e, p, 2);
+        mv__set_route(w, e, p, 2, NULL);
         return;
     }
     if (st__grow(&w->mem, (void **)&e->route, &e->cap, e->n + 1, sizeof *e->route)) {

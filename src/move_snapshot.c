@@ -32,7 +32,7 @@ static bool dup(const st_mem *mem, void **out, const void *src, size_t n, size_t
 void st__mover_destroy(st_mover *m)
 {
     if (!m) return;
-    for (int i = 0; i < m->n; i++) st__free(m->e[i].route);
+    for (int i = 0; i < m->n; i++) st__free(m->e[i].route), st__free(m->e[i].links);
     for (int i = 0; i < m->job_n; i++) st_nav_job_destroy(m->jobs[i].job);
     mv__groups_free(m);
     st__free(m->e);
@@ -47,11 +47,14 @@ static bool clone_entries(st_mover *c, const st_mover *m, const st_mem *mem)
 {
     if (!dup(mem, (void **)&c->e, m->e, (size_t)m->n, sizeof *m->e)) return false;
     c->cap = m->n;
-    for (int i = 0; i < m->n; i++) c->e[i].route = NULL, c->e[i].cap = 0;
+    for (int i = 0; i < m->n; i++) c->e[i].route = NULL, c->e[i].links = NULL, c->e[i].cap = 0;
     for (int i = 0; i < m->n; i++) {
-        if (!dup(mem, (void **)&c->e[i].route, m->e[i].route, (size_t)m->e[i].n, sizeof *m->e[i].route))
-            return false;
-        c->e[i].cap = m->e[i].n;
+        const mv_entry *e = &m->e[i];
+        if (!dup(mem, (void **)&c->e[i].route, e->route, (size_t)e->n, sizeof *e->route)) return false;
+        c->e[i].cap = e->n;
+        // The links have room for the points (mv__set_route keeps them so).
+        if (e->linked && !dup(mem, (void **)&c->e[i].links, e->links, (size_t)e->n, sizeof *e->links)) return false;
+        c->e[i].linked = e->linked && c->e[i].links != NULL;
     }
     return true;
 }
@@ -147,7 +150,8 @@ size_t st__mover_memory(const st_mover *m)
     if (!m) return 0;
     size_t b = sizeof *m + (size_t)m->n * sizeof *m->e + (size_t)m->slot_cap * sizeof *m->by_slot +
                (size_t)m->qn * sizeof *m->q + (size_t)m->group_n * sizeof *m->groups;
-    for (int k = 0; k < m->n; k++) b += (size_t)m->e[k].n * sizeof *m->e[k].route;
+    for (int k = 0; k < m->n; k++)
+        b += (size_t)m->e[k].n * (sizeof *m->e[k].route + (m->e[k].linked ? sizeof *m->e[k].links : 0));
     for (int k = 0; k < m->group_n; k++) {
         b += (size_t)m->groups[k].slot_n * (sizeof(st_vec2) + 1 + sizeof(int32_t));
         for (int j = 0; j < MV_PARTS; j++) b += (size_t)m->groups[k].held_n[j] * sizeof(st_vec2);

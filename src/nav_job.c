@@ -39,7 +39,9 @@ struct st_nav_job {
     nav_ends e;             // obstacle grids
     nav_tile_ends te;       // tile grids
     st_vec2 *pts;           // the finished path (FOUND)
-    int n, cap;
+    int32_t *lks;           // the link each of its segments takes (0: none), when `linked`
+    bool linked;
+    int n, cap, lk_cap;
 };
 
 static uint64_t map_version(const st_navgrid *g) { return g->map + (g->tiles ? g->tiles->version : 0); }
@@ -56,6 +58,7 @@ void st_nav_job_destroy(st_nav_job *j)
 {
     if (!j) return;
     st__free(j->pts);
+    st__free(j->lks);
     st__free(j);
 }
 
@@ -161,6 +164,12 @@ static bool finish(st_nav_job *j)
     if (m < 0 || !st__grow(&g->w->mem, (void **)&j->pts, &j->cap, m, sizeof *j->pts)) return false;
     memcpy(j->pts, g->out, (size_t)m * sizeof *j->pts);
     j->n = m;
+    j->linked = false;
+    for (int k = 0; k + 1 < m && !j->linked; k++) j->linked = st_navgrid_path_link(g, k) != 0;
+    if (j->linked) {
+        if (!st__grow(&g->w->mem, (void **)&j->lks, &j->lk_cap, m, sizeof *j->lks)) return false;
+        for (int k = 0; k < m; k++) j->lks[k] = k + 1 < m ? st_navgrid_path_link(g, k) : 0;
+    }
     return true;
 }
 
@@ -227,6 +236,13 @@ const st_vec2 *st_nav_job_points(const st_nav_job *j, int *n)
 {
     *n = j->state == NAV_SEARCH_FAILED ? 0 : j->n;
     return *n > 0 ? j->pts : NULL;
+}
+
+int st_nav_job_link(const st_nav_job *j, int i)
+{
+    int n;
+    st_nav_job_points(j, &n);
+    return j->linked && i >= 0 && i + 1 < n ? j->lks[i] : 0;
 }
 
 long st_nav_job_done(const st_nav_job *j) { return j->done; }

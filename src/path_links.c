@@ -39,6 +39,11 @@ bool st_path_set_link(st_path *p, int i, int id)
 
 bool st__link_reached(const st_world *w, int i, const st_path *p, int seg)
 {
+    return st__link_event(w, i, p->links[seg], seg, p);
+}
+
+bool st__link_event(const st_world *w, int i, int link, int seg, const st_path *p)
+{
     if (!w->in_step) return false;
     // The world is the caller's, never const in itself: the behaviours only
     // get it read-only. The events are this step's record.
@@ -52,7 +57,7 @@ bool st__link_reached(const st_world *w, int i, const st_path *p, int seg)
         return false;
     }
     const st_agent *a = &w->agents[i];
-    mw->link_events[k] = (st_link_event){st__id_of(w, i), p->links[seg], seg, p, a->serial};
+    mw->link_events[k] = (st_link_event){st__id_of(w, i), link, seg, p, a->serial};
     return true;
 }
 

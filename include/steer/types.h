@@ -194,7 +194,7 @@ typedef struct st_link_event {
     st_agent_id agent;
     int link;            ///< the link's id
     int index;           ///< the path's segment: the link runs from point index to index + 1
-    const st_path *path;
+    const st_path *path; ///< NULL for an order's route (st_agent_move_to; st_agent_move_route's points)
     uint64_t serial;     ///< the agent's spawn serial (the events' order)
 } st_link_event;
 

@@ -74,6 +74,23 @@ static void test_link_only_way(void)
     CHECK(st_navgrid_path(g, at(2.5, 5.5), at(17.5, 5.5), &p, &n) == ST_NAV_OK, "over the link");
     CHECK(link_segments(g, p, n, id, a, b) == 1, "one link segment");
     CHECK(st_v2_dist(p[0], at(2.5, 5.5)) == 0.0 && st_v2_dist(p[n - 1], at(17.5, 5.5)) == 0.0, "ends");
+    // A search in slices (the orders' queue) finds the same path and names
+    // the same link on the same segment.
+    st_nav_job *job = st_nav_job_create(g);
+    CHECK(job && st_nav_job_start(job, at(2.5, 5.5), at(17.5, 5.5), 0.0) == ST_NAV_OK, "job started");
+    long used = 0;
+    while (job && st_nav_job_run(job, 64, &used) == ST_NAV_JOB_RUNNING) used = 0;
+    int jn = 0, marked = 0, right = 0;
+    const st_vec2 *jp = job ? st_nav_job_points(job, &jn) : NULL;
+    for (int k = 0; jp && k + 1 < jn; k++) {
+        int l = st_nav_job_link(job, k);
+        marked += l != 0;
+        right += l == id && st_v2_dist(jp[k], a) == 0.0 && st_v2_dist(jp[k + 1], b) == 0.0;
+    }
+    CHECK(jn == n && marked == 1 && right == 1, "the job's path (%d points) names the link once, on a-b: %d, %d", jn,
+          marked, right);
+    CHECK(job && st_nav_job_link(job, -1) == 0 && st_nav_job_link(job, n - 1) == 0, "no segment: no link");
+    st_nav_job_destroy(job);
     // One-way: not back.
     CHECK(st_navgrid_path(g, at(17.5, 5.5), at(2.5, 5.5), &p, &n) == ST_NAV_NO_ROUTE, "one way");
     st_nav_link_def d = st_default_nav_link_def();

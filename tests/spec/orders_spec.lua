@@ -134,6 +134,82 @@ describe("agent:move_to", function()
   end)
 end)
 
+describe("agent:move_to over a navgrid link", function()
+  -- Two rooms a full wall apart (tiles; the wall is in the world too), a
+  -- ladder over it: the only way. The brain climbs it in traverse_link.
+  local MAP = {}
+  for y = 1, 10 do MAP[y] = string.rep(".", 10) .. "#" .. string.rep(".", 9) end
+  local function run(threads, climb)
+    local w = steer.world { width = 200, height = 100, edges = "bounce", seed = 5, threads = threads }
+    local nav = w:navgrid { tiles = MAP, tile = 10 }
+    w:add_tiles { tiles = MAP, tile = 10 }
+    local link = nav:link(vec2(95, 25), vec2(115, 25), { kind = "ladder", both = true })
+    local calls, heard = {}, {}
+    local brain = {
+      traverse_link = function(_, a, l)
+        calls[#calls + 1] = { id = a.id, link = l, pos = a.pos, tick = a.world.tick }
+        if climb then a.pos = l.to end
+      end,
+      arrived = function(_, a) heard[a.id] = a.world.tick end,
+    }
+    local agents = {}
+    for k = 1, 3 do
+      agents[k] = w:spawn { pos = vec2(20 + 10 * k, 70), max_speed = 50, radius = 3, brain = brain }
+      agents[k]:move_to(vec2(170, 60 + 8 * k), { stop_distance = 2 })
+    end
+    for _ = 1, 900 do w:step(1 / 30) end
+    return { w = w, link = link, calls = calls, heard = heard, agents = agents }
+  end
+
+  it("calls brain.traverse_link once per agent at the link's start, then arrives", function()
+    local r = run(1, true)
+    assert.equals(3, #r.calls)
+    local seen = {}
+    for _, c in ipairs(r.calls) do
+      assert.is_nil(seen[c.id], "once per agent")
+      seen[c.id] = true
+      assert.equals(r.link, c.link)
+      assert.is_true(c.pos:dist(r.link.from) <= 10, "called at the link's start: " .. tostring(c.pos))
+    end
+    for _, a in ipairs(r.agents) do
+      assert.equals("arrived", a.move_state)
+      assert.is_number(r.heard[a.id])
+      assert.is_true(a.pos.x > 110, "on the far side")
+    end
+  end)
+
+  it("without a climb the agents walk straight across, as path followers do", function()
+    local r = run(1, false)
+    assert.equals(3, #r.calls)
+    for _, a in ipairs(r.agents) do
+      assert.equals("arrived", a.move_state)
+    end
+  end)
+
+  it("is the same on 1 and 2 threads, and after a snapshot taken on the way", function()
+    local one, two = run(1, true), run(2, true)
+    assert.equals(one.w:checksum(), two.w:checksum())
+    assert.equals(#one.calls, #two.calls)
+    -- a snapshot before the link: the restored orders still call at it
+    local r = run(1, true)
+    local w = r.w
+    for _, a in ipairs(r.agents) do a:move_to(vec2(20, 20), { stop_distance = 2 }) end
+    for _ = 1, 30 do w:step(1 / 30) end
+    local snap = w:snapshot()
+    local n0 = #r.calls
+    local sums = {}
+    for k = 1, 600 do w:step(1 / 30); sums[k] = w:checksum() end
+    local live = #r.calls - n0
+    assert.equals(3, live, "each crossed back once")
+    w:restore(snap)
+    for k = 1, 600 do
+      w:step(1 / 30)
+      assert.equals(sums[k], w:checksum(), "step " .. k .. " after the restore")
+    end
+    assert.equals(2 * live, #r.calls - n0, "the restored orders called again at the link")
+  end)
+end)
+
 describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
   package.path = "scripts/?.lua;" .. package.path
   local scene = require "rts"
