@@ -397,6 +397,32 @@ typedef struct brain_run {
     st_agent_id ffi_id; /* the FFI loop's agent (sl_ffi_brain_next) */
 } brain_run;
 
+/* The state around one agent's update, the same for the C loop below and
+ * the FFI backend's (sl_ffi_brain_begin / _end): the agent being run, and
+ * a fresh instruction count for it (the caller's kept and put back). */
+static inline void brain_enter(brain_run *r, sl_agent *a)
+{
+    sl_state *st = r->st;
+    r->cur = a;
+    r->saved = st->used;
+    r->saved_started = st->started;
+    st->used = 0;
+    st->started = 0;
+    st->depth++;
+    r->calling = true;
+}
+
+static inline void brain_leave(brain_run *r)
+{
+    sl_state *st = r->st;
+    r->calling = false;
+    r->cur->think_steps = 0;
+    r->cur->think_dt = 0.0;
+    st->depth--;
+    st->used = r->saved;
+    st->started = r->saved_started;
+}
+
 /* The hot loop of a step: one protected call runs the updates one after
  * another with lua_call, rather than one lua_pcall each (a setjmp and the
  * pcall bookkeeping per agent). An update's error unwinds this loop; the
@@ -431,20 +457,9 @@ static int run_brains(lua_State *L)
             }
             lua_pushvalue(L, agent);
             lua_pushnumber(L, dt);
-            r->cur = a;
-            r->saved = st->used;
-            r->saved_started = st->started;
-            st->used = 0;
-            st->started = 0;
-            st->depth++;
-            r->calling = true;
+            brain_enter(r, a);
             lua_call(L, 3, 0);
-            r->calling = false;
-            a->think_steps = 0;
-            a->think_dt = 0.0;
-            st->depth--;
-            st->used = r->saved;
-            st->started = r->saved_started;
+            brain_leave(r);
         }
         lua_settop(L, name);
     }
@@ -516,29 +531,13 @@ double sl_ffi_brain_due(void *rp, void *ap)
  * around lua_call. */
 void sl_ffi_brain_begin(void *rp, void *ap)
 {
-    brain_run *r = (brain_run *)rp;
-    sl_agent *a = (sl_agent *)ap;
-    sl_state *st = r->st;
-    r->cur = a;
-    r->saved = st->used;
-    r->saved_started = st->started;
-    st->used = 0;
-    st->started = 0;
-    st->depth++;
-    r->calling = true;
+    brain_enter((brain_run *)rp, (sl_agent *)ap);
 }
 
 /* The update returned. */
 void sl_ffi_brain_end(void *rp)
 {
-    brain_run *r = (brain_run *)rp;
-    sl_state *st = r->st;
-    r->calling = false;
-    r->cur->think_steps = 0; /* as the C loop after its update */
-    r->cur->think_dt = 0.0;
-    st->depth--;
-    st->used = r->saved;
-    st->started = r->saved_started;
+    brain_leave((brain_run *)rp);
 }
 
 
