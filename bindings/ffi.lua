@@ -8,9 +8,14 @@
 --   agent.world                 the agent's world, from the agent's payload
 --   agent:render_pos([alpha]), as an FFI vec2
 --   world:nearest(agent, r [, tag]) and agent:nearest(r [, tag])
+--   world:neighbors(agent or point, r [, opts]), agent:neighbors(r [, opts])
+--   the agent fields' reads, and the writes of pos, vel, max_speed,
+--   max_force, mass, radius and tag
 --   seek, flee, pursue, evade, intercept with an agent as the target, and
 --   wander, stop: inside a step, their force as an FFI vec2 (a struct the
 --   JIT need not allocate when the brain drops it)
+--   steer.vec2(x, y), steer.vec2.from_angle and the vec2 methods, computed
+--   by ffi_vec2.c
 --
 -- Whatever those fast paths do not take (another form, a bad argument, a
 -- removed agent, a call outside the step) goes to the C binding's own
@@ -97,7 +102,7 @@ vmeta.__tostring = vmt.__tostring
 vmeta.__newindex = vmt.__newindex -- v.z = 1 (x and y are const fields: LuaJIT's own error)
 local methods = getupvalue and select(2, getupvalue(vmt.__index, 1)) or nil
 if type(methods) ~= "table" then return false end
-vmeta.__index = methods
+-- (__index: the FFI methods, below)
 vmeta.__metatable = vmt.__metatable
 local istype = ffi.istype
 local function isvec2(v) return istype(V2, v) end

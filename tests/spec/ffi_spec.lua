@@ -400,17 +400,21 @@ describe("the FFI backend", function()
     local v = steer.vec2(3, 4)
     for _, case in ipairs {
       { function() local x = steer.vec2(nil, 1) return x end, "bad argument #1 to 'vec2' (number expected, got nil)" },
-      { function() local x = steer.vec2(1, "2") return x end, "bad argument #2 to 'vec2' (number expected, got string)" },
-      { function() local x = steer.vec2(0 / 0, 1) return x end, "bad argument #1 to 'vec2' (finite number expected, got nan)" },
+      { function() local x = steer.vec2(1, "2") return x end,
+        "bad argument #2 to 'vec2' (number expected, got string)" },
+      { function() local x = steer.vec2(0 / 0, 1) return x end,
+        "bad argument #1 to 'vec2' (finite number expected, got nan)" },
       { function() local x = steer.vec2(1, -math.huge) return x end,
         "bad argument #2 to 'vec2' (finite number expected, got -inf)" },
       { function() local x = steer.vec2.from_angle(math.huge) return x end,
         "bad argument #1 to 'from_angle' (finite number expected, got inf)" },
       { function() local x = steer.vec2.from_angle(1, "x") return x end,
         "bad argument #2 to 'from_angle' (number expected, got string)" },
-      { function() local x = v:rotated("x") return x end, "bad argument #1 to 'rotated' (number expected, got string)" },
+      { function() local x = v:rotated("x") return x end,
+        "bad argument #1 to 'rotated' (number expected, got string)" },
       { function() local x = v:truncated(-1) return x end, "bad argument #1 to 'truncated' (must be >= 0)" },
-      { function() local x = v:lerp(v, 0 / 0) return x end, "bad argument #2 to 'lerp' (finite number expected, got nan)" },
+      { function() local x = v:lerp(v, 0 / 0) return x end,
+        "bad argument #2 to 'lerp' (finite number expected, got nan)" },
       { function() local x = v:dot(5) return x end, "bad argument #1 to 'dot' (steer.vec2 expected, got number)" },
       { function() local x = v.len(5) return x end, "bad argument #1 to 'len' (steer.vec2 expected, got number)" },
       { function() local x = steer.vec2(1e200, 1e200):len2() return x end, "vec2 result is not finite" },
@@ -540,7 +544,8 @@ describe("the FFI backend", function()
     w:spawn { pos = { 150, 150 }, vel = { 1, 1 }, brain = { update = function(_, a)
       for _, fov in ipairs { 0, 0.5, math.rad(120), math.rad(270), 7 } do
         same_list(a:neighbors(70, { fov = fov }), a:neighbors(70, via_c { fov = fov }))
-        same_list(a.world:neighbors(a, 70, { fov = fov, tag = "h" }), a.world:neighbors(a, 70, via_c { fov = fov, tag = "h" }))
+        same_list(a.world:neighbors(a, 70, { fov = fov, tag = "h" }),
+                  a.world:neighbors(a, 70, via_c { fov = fov, tag = "h" }))
         local h = steer.vec2(-3, 1e-3)
         same_list(a:neighbors(70, { fov = fov, heading = h }), a:neighbors(70, { fov = fov, heading = { h.x, h.y } }))
         local p = steer.vec2(20, 290) -- near a corner: across the wrap
