@@ -356,7 +356,7 @@ describe("world:move_group on a tile map at the game's frame rate", function()
     w:add_tiles { tiles = rows, tile = 16, nav = nav }
     local units = {}
     for i = 1, 30 do
-      units[i] = w:spawn { pos = { 60 + (i % 8) * 20, 100 + (i // 8) * 20 }, radius = 6, max_speed = 80,
+      units[i] = w:spawn { pos = { 60 + (i % 8) * 20, 100 + math.floor(i / 8) * 20 }, radius = 6, max_speed = 80,
                            avoidance = "orca" }
     end
     w:move_group(units, goal)
