@@ -128,6 +128,10 @@ void sl_raise(lua_State *L, const sl_src *src, const char *fmt, ...)
 void sl_raise_type(lua_State *L, const sl_src *src, int idx, const char *expected)
 {
     const char *got;
+#ifdef STEER_LUA_JIT
+    if ((got = sl_ffi_typename(L, idx)) != NULL) {
+    } else
+#endif
     if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)
         got = lua_tostring(L, -1);
     else if (lua_type(L, idx) == LUA_TLIGHTUSERDATA)

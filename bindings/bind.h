@@ -49,6 +49,8 @@ extern const char sl_key_state, sl_key_worlds;
 void sl_ffi_open(lua_State *L);
 void sl_ffi_world(lua_State *L);
 st_vec2 *sl_ffi_tovec2(lua_State *L, int idx);
+/* ffi_vec2.c: the FFI vec2's operations, into ffi.lua's context table on top */
+void sl_ffi_vec2_context(lua_State *L);
 /* brain.c: the FFI brain loop's side of a step's brain pass */
 double sl_ffi_brain_next(void *run, double *dt);
 double sl_ffi_brain_due(void *run, void *agent);

@@ -8,9 +8,14 @@
 --   agent.world                 the agent's world, from the agent's payload
 --   agent:render_pos([alpha]), as an FFI vec2
 --   world:nearest(agent, r [, tag]) and agent:nearest(r [, tag])
+--   world:neighbors(agent or point, r [, opts]), agent:neighbors(r [, opts])
+--   the agent fields' reads, and the writes of pos, vel, max_speed,
+--   max_force, mass, radius and tag
 --   seek, flee, pursue, evade, intercept with an agent as the target, and
 --   wander, stop: inside a step, their force as an FFI vec2 (a struct the
 --   JIT need not allocate when the brain drops it)
+--   steer.vec2(x, y), steer.vec2.from_angle and the vec2 methods, computed
+--   by ffi_vec2.c
 --
 -- Whatever those fast paths do not take (another form, a bad argument, a
 -- removed agent, a call outside the step) goes to the C binding's own
@@ -48,7 +53,8 @@ local vp = ffi.typeof("void *")
 
 local C = {
   nearest = cast("int (*)(void *, void *, double, int32_t, steer_ffi_hit *)", cx.nearest),
-  neighbors = cast("int (*)(void *, void *, double, int32_t, steer_ffi_id *, int)", cx.neighbors),
+  neighbors = cast("int (*)(void *, void *, const double *, double, int32_t, const double *, double, unsigned,"
+                   .. " steer_ffi_id *, int)", cx.neighbors),
   agent_is = cast("int (*)(void *, uint32_t, uint32_t)", cx.agent_is),
   agent_world = cast("double (*)(void *)", cx.agent_world),
   world_key = cast("double (*)(void *)", cx.world_key),
@@ -58,6 +64,8 @@ local C = {
                    cx.steer_hit),
   render_pos = cast("int (*)(void *, double, int, double *)", cx.render_pos),
   field = cast("int (*)(void *, int, double *)", cx.field),
+  set_field = cast("int (*)(void *, int, double, double)", cx.set_field),
+  vec2_op = cast("int (*)(int, double, double, double, double, double, double *)", cx.vec2_op),
   brain_next = cast("double (*)(void *, double *)", cx.brain_next),
   brain_due = cast("double (*)(void *, void *)", cx.brain_due),
   brain_begin = cast("void (*)(void *, void *)", cx.brain_begin),
@@ -76,8 +84,10 @@ local C_field = C.field
 local C_nearest = C.nearest
 local C_neighbors = C.neighbors
 local C_render_pos = C.render_pos
+local C_set_field = C.set_field
 local C_steer = C.steer
 local C_steer_hit = C.steer_hit
+local C_vec2_op = C.vec2_op
 local C_world_epoch = C.world_epoch
 local C_world_key = C.world_key
 local hit = ffi.new("steer_ffi_hit")
@@ -89,9 +99,10 @@ local vmt = cx.vec2_mt
 local vmeta = shared.vec2_mt
 for k in pairs(vmeta) do vmeta[k] = nil end
 vmeta.__tostring = vmt.__tostring
+vmeta.__newindex = vmt.__newindex -- v.z = 1 (x and y are const fields: LuaJIT's own error)
 local methods = getupvalue and select(2, getupvalue(vmt.__index, 1)) or nil
 if type(methods) ~= "table" then return false end
-vmeta.__index = methods
+-- (__index: the FFI methods, below)
 vmeta.__metatable = vmt.__metatable
 local istype = ffi.istype
 local function isvec2(v) return istype(V2, v) end
@@ -151,20 +162,26 @@ end
 -- LuaJIT names the function of a "bad argument" from its caller; called
 -- through pcall, the C function is '?'. The message is rebuilt from how the
 -- wrapper was called (a method call counts self out, as lj_err_argmsg does)
--- and raised at the wrapper's caller.
-local function reraise(msg)
+-- and raised at the wrapper's caller. Any other message of the C function
+-- (luaL_error's, which names where it was called from: pcall here) gets the
+-- position of the wrapper's caller, as it would have called the C function
+-- itself. depth: the wrapper's level as seen from here (2: it called
+-- reraise itself, 3: through slow1 or slow2).
+local function reraise(msg, depth)
+  depth = depth or 3
   if type(msg) == "string" and getinfo then
     local n, rest = msg:match("^bad argument #(%d+) to '%?' (.*)$")
     if n then
-      local ar = getinfo(3, "n") -- 1 reraise, 2 slow, 3 the wrapper
+      local ar = getinfo(depth, "n")
       local name = ar and ar.name or "?"
       n = tonumber(n)
       if ar and ar.namewhat == "method" then
         n = n - 1
-        if n == 0 then error(("calling '%s' on bad self %s"):format(name, rest), 4) end
+        if n == 0 then error(("calling '%s' on bad self %s"):format(name, rest), depth + 1) end
       end
-      error(("bad argument #%d to '%s' %s"):format(n, name, rest), 4)
+      error(("bad argument #%d to '%s' %s"):format(n, name, rest), depth + 1)
     end
+    if not msg:find("^[^\n]-:%d+: ") then error(msg, depth + 1) end
   end
   error(msg, 0)
 end
@@ -181,6 +198,112 @@ local function slow2(f, ...)
   if not ok then reraise(r) end
   if r == nil then return nil end
   return r, d
+end
+
+-- ---- the FFI vec2's methods and steer.vec2's constructors ----
+
+-- Each method computes in C (ffi_vec2.c: the core call vec2.c's method
+-- makes, the same checks), so the same bits: its result is a number or an
+-- FFI vec2. Another operand than an FFI vec2 (a point table, a steer.vec2
+-- userdata), a bad argument or a result vec2.c raises on goes to vec2.c's
+-- own method, which answers or raises as with the C backend.
+local V2OP = cx.vec2_ops
+local vout = ffi.new("double[2]")
+local vmethods = {} -- the FFI vec2's __index: vec2.c's methods, then these
+for k, f in pairs(methods) do vmethods[k] = f end
+vmeta.__index = vmethods
+
+-- the answer of C_vec2_op (k: its return), else nil
+local function v2_answer(k)
+  if k == 1 then return vout[0] end
+  if k == 2 then return V2(vout[0], vout[1]) end
+  return nil
+end
+
+-- v:len(), v:len2(), v:angle(), v:normalized()
+local function v2_unary(name)
+  local op, c_fn = V2OP[name], methods[name]
+  return function(v, ...)
+    if istype(V2, v) then
+      local r = v2_answer(C_vec2_op(op, v.x, v.y, 0, 0, 0, vout))
+      if r ~= nil then return r end
+    end
+    local r = slow1(c_fn, v, ...) -- not a tail call: reraise reads this frame
+    return r
+  end
+end
+
+-- v:dot(b), v:cross(b), v:dist(b), v:dist2(b), v:lerp(b, t)
+local function v2_binary(name, with_t)
+  local op, c_fn = V2OP[name], methods[name]
+  return function(v, ...)
+    local b, t = ...
+    if istype(V2, v) and istype(V2, b) and (not with_t or type(t) == "number") then
+      local r = v2_answer(C_vec2_op(op, v.x, v.y, b.x, b.y, with_t and t or 0, vout))
+      if r ~= nil then return r end
+    end
+    local r = slow1(c_fn, v, ...) -- not a tail call: reraise reads this frame
+    return r
+  end
+end
+
+-- v:rotated(rad), v:truncated(max)
+local function v2_scalar(name)
+  local op, c_fn = V2OP[name], methods[name]
+  return function(v, ...)
+    local t = ...
+    if istype(V2, v) and type(t) == "number" then
+      local r = v2_answer(C_vec2_op(op, v.x, v.y, 0, 0, t, vout))
+      if r ~= nil then return r end
+    end
+    local r = slow1(c_fn, v, ...) -- not a tail call: reraise reads this frame
+    return r
+  end
+end
+
+for _, k in ipairs { "len", "len2", "angle", "normalized" } do vmethods[k] = v2_unary(k) end
+for _, k in ipairs { "dot", "cross", "dist", "dist2" } do vmethods[k] = v2_binary(k, false) end
+vmethods.lerp = v2_binary("lerp", true)
+vmethods.rotated, vmethods.truncated = v2_scalar("rotated"), v2_scalar("truncated")
+do
+  -- (-y, x) and the two numbers: no arithmetic, the same values as vec2.c's
+  local c_perp, c_unpack = methods.perp, methods.unpack
+  vmethods.perp = function(v, ...)
+    if istype(V2, v) then return V2(-v.y, v.x) end
+    local r = slow1(c_perp, v, ...)
+    return r
+  end
+  vmethods.unpack = function(v, ...)
+    if istype(V2, v) then return v.x, v.y end
+    local ok, x, y = pcall(c_unpack, v, ...)
+    if not ok then reraise(x, 2) end
+    return x, y
+  end
+end
+
+-- steer.vec2(x, y) and steer.vec2.from_angle(rad [, len]) make FFI vec2s
+do
+  local vt = steer.vec2
+  local getmt = type(debug) == "table" and debug.getmetatable or nil
+  local vtmt = getmt and getmt(vt)
+  if type(vtmt) ~= "table" or type(vtmt.__call) ~= "function" then return false end
+  local c_call, c_from = vtmt.__call, vt.from_angle
+  vtmt.__call = function(self, ...)
+    local x, y = ...
+    if type(x) == "number" and type(y) == "number" and x - x == 0 and y - y == 0 then return V2(x, y) end
+    local v = slow1(c_call, self, ...) -- raises: its texts name 'vec2' and the user's numbers
+    return v
+  end
+  local FROM_ANGLE = V2OP.from_angle
+  vt.from_angle = function(...)
+    local rad, len = ...
+    if type(rad) == "number" and (len == nil or type(len) == "number") then
+      local r = v2_answer(C_vec2_op(FROM_ANGLE, rad, len or 1, 0, 0, 0, vout))
+      if r ~= nil then return r end
+    end
+    local v = slow1(c_from, ...) -- not a tail call: reraise reads this frame
+    return v
+  end
 end
 
 -- ---- worlds ----
@@ -267,29 +390,51 @@ local function ffi_nearest(w, s, a, r, tag)
   return false
 end
 
--- The agents around a within r with the tag (opts.tag), nearest first, by
--- the FFI query: a new array, or false when the C binding must answer (a
--- view cone or a heading in opts, an unknown tag, an agent the C side does
--- not know in its slot).
+-- The agents around the centre c (an agent, or an FFI vec2 point) within r,
+-- with opts' tag, fov and heading, nearest first, by the FFI query: a new
+-- array, or false when the C binding must answer (options it checks or
+-- reads by itself: a point table, a steer.vec2 userdata, opts with a
+-- metatable; an unknown tag; an agent the C side does not know in its slot).
 local ids_cap = 64
 local ids = ffi.new("steer_ffi_id[?]", ids_cap)
 local okn, new_table = pcall(require, "table.new")
 if not okn then new_table = function() return {} end end
+local NB_POINT, NB_HEADING, NB_FOV = 1, 2, 4
+local nb_centre, nb_heading = ffi.new("double[2]"), ffi.new("double[2]")
 
-local function ffi_neighbors(w, s, a, r, opts)
-  local tag
+local function neighbors_query(s, c, point, r, id, fov, flags)
+  if point then return C_neighbors(s.p, nil, nb_centre, r, id, nb_heading, fov, flags, ids, ids_cap) end
+  return C_neighbors(s.p, cast(vp, c), nb_centre, r, id, nb_heading, fov, flags, ids, ids_cap)
+end
+
+local function ffi_neighbors(w, s, c, r, opts)
+  local tag, fov, flags = nil, 0, 0
+  local point = istype(V2, c)
+  if point then
+    nb_centre[0], nb_centre[1] = c.x, c.y
+    flags = NB_POINT
+  end
   if opts ~= nil then
     if type(opts) ~= "table" or getmetatable(opts) ~= nil then return false end
-    if opts.fov ~= nil or opts.heading ~= nil then return false end
     tag = opts.tag
+    local h, f = opts.heading, opts.fov
+    if h ~= nil then
+      if not istype(V2, h) then return false end
+      nb_heading[0], nb_heading[1] = h.x, h.y
+      flags = flags + NB_HEADING
+    end
+    if f ~= nil then
+      if type(f) ~= "number" then return false end
+      fov, flags = f, flags + NB_FOV
+    end
   end
   local id = tag_id(s, tag)
   if not id then return false end
-  local n = C_neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+  local n = neighbors_query(s, c, point, r, id, fov, flags)
   if n > ids_cap then
     while ids_cap < n do ids_cap = ids_cap * 2 end
     ids = ffi.new("steer_ffi_id[?]", ids_cap)
-    n = C_neighbors(s.p, cast(vp, a), r, id, ids, ids_cap)
+    n = neighbors_query(s, c, point, r, id, fov, flags)
   end
   if n < 0 then return false end
   if C_world_epoch(s.p) ~= s.epoch then refresh(w, s) end
@@ -316,7 +461,7 @@ local function install_world(w)
   local c_neighbors = cx.world_neighbors
   local function neighbors(self, ...)
     local a, r, opts = ...
-    if self == w and getmetatable(a) == VIEW and type(r) == "number" then
+    if self == w and (getmetatable(a) == VIEW or istype(V2, a)) and type(r) == "number" then
       local t = ffi_neighbors(w, s, a, r, opts)
       if t then return t end
     end
@@ -326,6 +471,30 @@ local function install_world(w)
   local index = cx.world_index(w) -- getmetatable(w) is protected
   index.nearest, index.neighbors = nearest, neighbors
   return s
+end
+
+-- The name of the tag id t in a's world, or nil (the C binding answers).
+local function tag_name(a, t)
+  local w = agent_world(a)
+  local s = w and states[w]
+  if s == nil then return nil end
+  if C_world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  local name = s.tags[t]
+  if type(name) == "string" then return name end
+  return nil
+end
+
+-- The id of the tag name in a's world when the world knows it, else nil
+-- (a new name is interned by the C binding).
+local function tag_of(a, name)
+  if type(name) ~= "string" then return nil end
+  local w = agent_world(a)
+  local s = w and states[w]
+  if s == nil then return nil end
+  if C_world_epoch(s.p) ~= s.epoch then refresh(w, s) end
+  local id = s.tags[name]
+  if type(id) == "number" then return id end
+  return nil
 end
 
 -- ---- agents ----
@@ -478,8 +647,42 @@ amt.__index = function(a, k)
     if kind == 2 then return V2(force[0], force[1]) end
     if kind == 1 then return force[0] end
     if kind == 3 then return force[0] ~= 0 end
+    if kind == 4 then
+      local t = force[0]
+      if t == 0 then return nil end -- no tag
+      local name = tag_name(a, t)
+      if name ~= nil then return name end
+    end
   end
   return c_index(a, k)
+end
+
+-- a.pos, a.vel (an FFI vec2), a.max_speed, a.max_force, a.mass, a.radius
+-- (a number) and a.tag (nil or a tag the world knows) = value by the FFI
+-- (ffi_api.c's ffi_set_field, agent.c's checks); any other field or value
+-- (a point table, a new tag, a bad value, a removed agent) goes to the C
+-- binding's __newindex, which assigns or raises as with the C backend.
+local c_newindex = amt.__newindex
+local F_POS, F_VEL, F_TAG = FIELD.pos, FIELD.vel, FIELD.tag
+local SETTABLE = {}
+for _, k in ipairs { "pos", "vel", "max_speed", "max_force", "mass", "radius", "tag" } do SETTABLE[k] = FIELD[k] end
+
+local function set_field(a, code, v)
+  if code == F_POS or code == F_VEL then
+    return istype(V2, v) and C_set_field(cast(vp, a), code, v.x, v.y) == 0
+  end
+  if code == F_TAG then
+    local id = v == nil and 0 or tag_of(a, v)
+    return id ~= nil and C_set_field(cast(vp, a), code, id, 0) == 0
+  end
+  return type(v) == "number" and C_set_field(cast(vp, a), code, v, 0) == 0
+end
+
+amt.__newindex = function(a, k, v)
+  local code = SETTABLE[k]
+  if code ~= nil and getmetatable(a) == VIEW and set_field(a, code, v) then return end
+  local ok, err = pcall(c_newindex, a, k, v)
+  if not ok then reraise(err, 2) end
 end
 -- steer.agent: every method as a plain function, the very objects a.evade
 -- gives (docs/API.md)

@@ -68,21 +68,57 @@ static int ffi_nearest(void *wp, void *ap, double radius, int32_t tag, sl_ffi_hi
     return 1;
 }
 
-/* world:neighbors(agent, radius [, {tag = }]) for the world at wp (world.c's
- * neighbors, the same query): how many agents the query found, their
- * handles in out[0 .. min(n, cap)) (call again with room for n when n >
- * cap), each known to be the live agent the world's agents table holds
- * (slots.h); -1 for the C binding (which also answers when one is not
- * known). tag: ST_TAG_ANY or an id the world has interned. */
-static int ffi_neighbors(void *wp, void *ap, double radius, int32_t tag, st_agent_id *out, int cap)
+enum { NB_POINT = 1, NB_HEADING = 2, NB_FOV = 4 };
+
+/* The centre and cone of ffi_neighbors' query (world.c's query_around and
+ * the options of its neighbors, the same checks and the same heading):
+ * false for the C binding. */
+static bool neighbors_query(sl_world *sw, sl_agent *a, const double c[2], const double h[2], double fov,
+                            unsigned flags, st_query *q)
+{
+    if (flags & NB_POINT) {
+        st_vec2 p = st_v2(c[0], c[1]);
+        if (!st_v2_finite(p))
+            return false;
+        *q = st_default_query(p, 0.0);
+    } else {
+        if (a == NULL || a->sw != sw)
+            return false;
+        *q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
+        q->exclude = a->id;
+        q->heading = st_agent_heading(sw->w, a->id);
+    }
+    if (flags & NB_HEADING) {
+        st_vec2 v = st_v2(h[0], h[1]);
+        if (!st_v2_finite(v) || (v.x == 0.0 && v.y == 0.0))
+            return false;
+        double l2 = st_v2_len2(v), m = fmax(fabs(v.x), fabs(v.y));
+        q->heading = l2 > 1e-290 && l2 < INFINITY ? st_v2_normalize(v) : st_v2_normalize(st_v2(v.x / m, v.y / m));
+    }
+    if (flags & NB_FOV) {
+        if (!plain_nonneg(fov) || ((flags & NB_POINT) && !(flags & NB_HEADING)))
+            return false;
+        q->fov = fov;
+    }
+    return true;
+}
+
+/* world:neighbors(centre, radius [, { tag =, fov =, heading = }]) for the
+ * world at wp (world.c's neighbors, the same query): the centre is the
+ * agent at ap, or with NB_POINT the point c; h the opts.heading (with
+ * NB_HEADING), fov the opts.fov (with NB_FOV). How many agents the query
+ * found, their handles in out[0 .. min(n, cap)) (call again with room for
+ * n when n > cap), each known to be the live agent the world's agents
+ * table holds (slots.h); -1 for the C binding (which also answers when one
+ * is not known). tag: ST_TAG_ANY or an id the world has interned. */
+static int ffi_neighbors(void *wp, void *ap, const double *c, double radius, int32_t tag, const double *h,
+                         double fov, unsigned flags, st_agent_id *out, int cap)
 {
     sl_world *sw = (sl_world *)wp;
-    sl_agent *a = live_agent(ap);
-    if (a == NULL || a->sw != sw || !plain_nonneg(radius) || (tag != ST_TAG_ANY && (tag < 1 || tag > sw->ntags)))
+    st_query q;
+    if (sw->w == NULL || !neighbors_query(sw, (flags & NB_POINT) ? NULL : live_agent(ap), c, h, fov, flags, &q)
+        || !plain_nonneg(radius) || (tag != ST_TAG_ANY && (tag < 1 || tag > sw->ntags)))
         return -1;
-    st_query q = st_default_query(st_agent_pos(sw->w, a->id), 0.0);
-    q.exclude = a->id;
-    q.heading = st_agent_heading(sw->w, a->id);
     q.radius = radius;
     q.tag = tag;
     int n = st_world_query(sw->w, &q, out, NULL, cap);
@@ -198,13 +234,15 @@ enum {
     FF_POS = 1, FF_VEL, FF_HEADING, FF_SIDE, FF_FORCE, /* vec2s */
     FF_SPEED, FF_MAX_SPEED, FF_MAX_FORCE, FF_MASS, FF_RADIUS, /* numbers */
     FF_ID, FF_ALIVE,
+    FF_TAG, /* read: 4 and the tag id; written: the id (ffi.lua interned it) */
     FF_COUNT
 };
 
 /* A field of the agent at ap (agent.c's agent_index, the same core call):
  * 2 and a vec2 in out[0], out[1]; 1 and a number in out[0]; 3 and a
- * boolean (0 or 1) in out[0]; -1 for the C binding (a removed agent, which
- * raises there, but for id and alive). */
+ * boolean (0 or 1) in out[0]; 4 and a tag id (ST_TAG_NONE: no tag) in
+ * out[0]; -1 for the C binding (a removed agent, which raises there, but
+ * for id and alive). */
 static int ffi_field(void *ap, int code, double *out)
 {
     sl_agent *a = (sl_agent *)ap;
@@ -233,11 +271,47 @@ static int ffi_field(void *ap, int code, double *out)
     case FF_MAX_FORCE: out[0] = st_agent_max_force(w, a->id); return 1;
     case FF_MASS: out[0] = st_agent_mass(w, a->id); return 1;
     case FF_RADIUS: out[0] = st_agent_radius(w, a->id); return 1;
+    case FF_TAG: out[0] = st_agent_tag(w, a->id); return 4;
     default: return -1;
     }
     out[0] = v.x;
     out[1] = v.y;
     return 2;
+}
+
+/* a.<field> = value for the agent at ap (agent.c's agent_newindex, the
+ * same core call and checks): pos and vel (x, y), max_speed, max_force,
+ * radius (x >= 0), mass (x > 0), each finite; tag (x: ST_TAG_NONE or an id
+ * the world has interned). 0, or -1 for the C binding (which raises, or
+ * interns a new tag). */
+static int ffi_set_field(void *ap, int code, double x, double y)
+{
+    sl_agent *a = live_agent(ap);
+    if (a == NULL || !plain_finite(x))
+        return -1;
+    st_world *w = a->sw->w;
+    st_agent_id id = a->id;
+    switch (code) {
+    case FF_POS:
+    case FF_VEL:
+        if (!plain_finite(y))
+            return -1;
+        if (code == FF_POS)
+            st_agent_set_pos(w, id, st_v2(x, y));
+        else
+            st_agent_set_vel(w, id, st_v2(x, y));
+        return 0;
+    case FF_MAX_SPEED: if (!(x >= 0.0)) return -1; st_agent_set_max_speed(w, id, x); return 0;
+    case FF_MAX_FORCE: if (!(x >= 0.0)) return -1; st_agent_set_max_force(w, id, x); return 0;
+    case FF_RADIUS: if (!(x >= 0.0)) return -1; st_agent_set_radius(w, id, x); return 0;
+    case FF_MASS: if (!(x > 0.0)) return -1; st_agent_set_mass(w, id, x); return 0;
+    case FF_TAG:
+        if (x != ST_TAG_NONE && !(x >= 1.0 && x <= a->sw->ntags && x == (int32_t)x))
+            return -1;
+        st_agent_set_tag(w, id, (int32_t)x);
+        return 0;
+    default: return -1;
+    }
 }
 
 /* ---- loading ffi.lua ---- */
@@ -303,7 +377,7 @@ static void push_field_codes(lua_State *L)
 {
     static const char *const names[FF_COUNT] = {
         NULL, "pos", "vel", "heading", "side", "force", "speed", "max_speed", "max_force", "mass", "radius", "id",
-        "alive",
+        "alive", "tag",
     };
     lua_createtable(L, 0, FF_COUNT);
     for (int k = 1; k < FF_COUNT; k++)
@@ -324,6 +398,8 @@ static void push_ffi_context(lua_State *L)
     set_pointer(L, "steer_hit", (void *)(uintptr_t)ffi_steer_hit);
     set_pointer(L, "render_pos", (void *)(uintptr_t)ffi_render_pos);
     set_pointer(L, "field", (void *)(uintptr_t)ffi_field);
+    set_pointer(L, "set_field", (void *)(uintptr_t)ffi_set_field);
+    sl_ffi_vec2_context(L);
     push_field_codes(L);
     lua_setfield(L, -2, "fields");
     set_pointer(L, "brain_next", (void *)(uintptr_t)sl_ffi_brain_next);
@@ -422,5 +498,12 @@ st_vec2 *sl_ffi_tovec2(lua_State *L, int idx)
     lua_call(L, 1, 1);
     bool is = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    return is ? (st_vec2 *)(uintptr_t)lua_topointer(L, idx) : NULL;
+    /* finite, as every vec2 is: one made with ffi.new by hand is not taken */
+    st_vec2 *v = is ? (st_vec2 *)(uintptr_t)lua_topointer(L, idx) : NULL;
+    return v != NULL && st_v2_finite(*v) ? v : NULL;
+}
+
+const char *sl_ffi_typename(lua_State *L, int idx)
+{
+    return lua_type(L, idx) == SL_LUA_TCDATA && sl_ffi_tovec2(L, idx) != NULL ? SL_VEC2 : NULL;
 }

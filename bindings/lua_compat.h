@@ -67,10 +67,20 @@ static inline int sl_compat_setiuservalue(lua_State *L, int idx, int n)
 #define lua_getiuservalue sl_compat_getiuservalue
 #define lua_setiuservalue sl_compat_setiuservalue
 
+#ifdef STEER_LUA_JIT
+/* ffi_api.c: "steer.vec2" for the FFI backend's vec2 (a cdata, whose
+ * metatable no __name reaches), else NULL */
+const char *sl_ffi_typename(lua_State *L, int idx);
+#endif
+
 /* 5.4's "bad argument #n to 'f' (T expected, got U)", U from __name. */
 static inline int sl_compat_typeerror(lua_State *L, int arg, const char *tname)
 {
     const char *got;
+#ifdef STEER_LUA_JIT
+    if ((got = sl_ffi_typename(L, arg)) != NULL) {
+    } else
+#endif
     if (luaL_getmetafield(L, arg, "__name") == LUA_TSTRING)
         got = lua_tostring(L, -1);
     else if (lua_type(L, arg) == LUA_TLIGHTUSERDATA)

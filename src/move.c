@@ -24,6 +24,10 @@
 #include "behavior_internal.h"
 #include "mover.h"
 
+/// The share of stuck_time without progress after which a group member
+/// looks for a member standing in its way (move_block.c).
+#define MV_STALL 0.25
+
 static const st_vec2 ZERO = {0.0, 0.0};
 
 st_move_def st_default_move_def(void)
@@ -559,6 +563,26 @@ static void watch_progress(st_world *w, mv_entry *e, const st_body *b, double dt
     e->retries = left;
 }
 
+/// Whether this step's dt took the time without progress past another
+/// MV_STALL share of stuck_time: a stalled member looks about it then,
+/// not every step.
+static bool stall_tick(const mv_entry *e, double dt)
+{
+    double share = MV_STALL * e->def.stuck_time;
+    return e->waited >= share && floor(e->waited / share) != floor((e->waited - dt) / share);
+}
+
+/// A group member stalled on its way to its slot, behind a member standing
+/// on a nearer one: the two exchange slots (move_block.c) and it heads for
+/// the nearer one. False when nobody stands in its way.
+static bool make_way(st_world *w, mv_entry *e, const st_body *b)
+{
+    int k = mv__blocker(w, e, b->pos);
+    if (k < 0) return false;
+    mv__exchange_slots(w, e, k);
+    return true;
+}
+
 static void hold(st_world *w, int i, double dt)
 {
     st__accumulate(w, i, st__steer_velocity(&w->bodies[i], ZERO, dt), 1.0, ST_STOP);
@@ -591,7 +615,10 @@ static void follow(st_world *w, mv_entry *e, int i, double dt)
     double d = st_v2_len(off);
     e->remaining = d + tail_length(e, e->next);
     bool last = e->next == e->n - 1;
-    if (last && d <= stop_of(e, b)) {
+    // Arrived: within stop_distance, or held within the distance it rests
+    // within (twice that) for a while, pressed by the ones around it.
+    double stop = stop_of(e, b);
+    if (last && (d <= stop || (d <= 2.0 * stop && e->waited >= MV_STALL * e->def.stuck_time))) {
         e->state = ST_MOVE_ARRIVED;
         e->remaining = 0.0;
         event(w, e, ST_MOVE_EVENT_ARRIVED, ST_NAV_OK);
@@ -603,6 +630,10 @@ static void follow(st_world *w, mv_entry *e, int i, double dt)
         hold(w, i, dt);
         return;
     }
+    if (e->group > 0 && stall_tick(e, dt) && make_way(w, e, b)) {
+        hold(w, i, dt);
+        return;
+    }
     // Slowing by the distance left along the route, not the leg: a corner
     // just before the goal must not hide it.
     double slowing = slowing_of(e, b, speed);
@@ -611,15 +642,25 @@ static void follow(st_world *w, mv_entry *e, int i, double dt)
     st__accumulate(w, i, st__steer_velocity(b, v, dt), 1.0, ST_FOLLOW_PATH);
 }
 
-/// An arrived agent rests at its goal, and comes back when pushed off it.
+/// An arrived agent rests at its goal, and comes back when pushed off it
+/// (or walks on to a slot it was given: move_block.c).
 static void rest(st_world *w, mv_entry *e, int i, double dt)
 {
     const st_body *b = &w->bodies[i];
     st_vec2 off = st_v2_sub(e->goal, b->pos);
     double d = st_v2_len(off), stop = stop_of(e, b);
     if (d <= 2.0 * stop + 1e-9) {
+        e->best = INFINITY;
+        e->waited = 0.0;
         hold(w, i, dt);
         return;
+    }
+    if (d < e->best - fmax(0.5, b->radius)) {
+        e->best = d;
+        e->waited = 0.0;
+    } else if ((e->waited += dt, stall_tick(e, dt)) && e->group > 0) {
+        int k = mv__blocker(w, e, b->pos);
+        if (k >= 0) mv__exchange_slots(w, e, k);
     }
     double speed = e->def.speed > 0.0 && e->def.speed < b->max_speed ? e->def.speed : b->max_speed;
     st_vec2 v = arrive_velocity(off, d - stop, speed, slowing_of(e, b, speed), dt);

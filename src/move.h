@@ -161,6 +161,15 @@ void mv__claim_slot(st_world *w, mv_entry *e);
 void mv__coming_in(st_world *w, mv_entry *e);
 /// The member leaves its group (its slot is freed).
 void mv__leave_group(st_world *w, mv_entry *e);
+
+/* move_block.c */
+/// The slot of the member standing in e's way to its slot (from pos), when
+/// that slot is nearer to pos than e's own; -1 when there is none or e is
+/// not near its block.
+int mv__blocker(const st_world *w, const mv_entry *e, st_vec2 pos);
+/// e and the holder of slot k exchange slots (each measures its progress
+/// afresh).
+void mv__exchange_slots(st_world *w, mv_entry *e, int k);
 void mv__groups_free(st_mover *m);
 void mv__fail(st_world *w, mv_entry *e, st_move_event_kind kind, st_nav_result why);
 

@@ -31,7 +31,9 @@ local steer = {}
 
 -- ---------------------------------------------------------------- vec2
 
----An immutable 2D vector (userdata, metatable `steer.vec2`). Operators:
+---An immutable 2D vector (userdata, metatable `steer.vec2`; under LuaJIT's
+---FFI backend a `steer_vec2` cdata with the same fields, methods, operators,
+---results and errors). Operators:
 ---`a + b`, `a - b` (either side may be a point table), `-a`, `a * s`,
 ---`s * a`, `a / s`, `a == b`. A result that is not finite raises.
 ---@class steer.vec2

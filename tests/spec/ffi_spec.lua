@@ -343,4 +343,242 @@ describe("the FFI backend", function()
     assert.are.equal(t, found[1])
     assert.is_true(found[2] ~= nil and found[2].alive and found[2].id == t.id)
   end)
+
+  -- ---- steer.vec2 itself on FFI types ----
+
+  -- A steer.vec2 userdata on every backend: a behaviour called outside a
+  -- step is always the C binding's. Its methods (u.len, ...) are vec2.c's
+  -- C functions, which take an FFI vec2 too: the reference below.
+  local function c_vec2()
+    local w = steer.world { width = 100, height = 100, seed = 1 }
+    local u = w:spawn { pos = { 0, 0 } }:seek { 10, 0 }
+    assert(type(u) == "userdata")
+    return u
+  end
+  local function bits(x) return ("%.17g"):format(x) end
+
+  it("makes steer.vec2(x, y) an FFI vec2 whose methods give vec2.c's results bit for bit", function()
+    local v = steer.vec2(3, -4.5)
+    assert.are.equal(ffi_expected and "cdata" or "userdata", type(v))
+    assert.are.same({ 3, -4.5, "vec2(3, -4.5)" }, { v.x, v.y, tostring(v) })
+    local u = c_vec2()
+    local w = steer.world { width = 100, height = 100, seed = 8 }
+    local function rnd(scale) return (w:random() * 2 - 1) * scale end
+    local compared = 0
+    for i = 1, 200 do
+      local scale = ({ 1e-160, 1e-3, 1, 1e3, 1e150 })[i % 5 + 1]
+      local p, q = steer.vec2(rnd(scale), rnd(scale)), steer.vec2(rnd(scale), rnd(scale))
+      local t, ang = w:random(), rnd(10)
+      local cases = {
+        { p:len(), u.len(p) }, { p:len2(), u.len2(p) }, { p:angle(), u.angle(p) },
+        { p:dot(q), u.dot(p, q) }, { p:cross(q), u.cross(p, q) }, { p:dist(q), u.dist(p, q) },
+        { p:dist2(q), u.dist2(p, q) },
+        { p:normalized(), u.normalized(p) }, { p:rotated(ang), u.rotated(p, ang) },
+        { p:truncated(scale / 2), u.truncated(p, scale / 2) }, { p:lerp(q, t), u.lerp(p, q, t) },
+        { p:perp(), u.perp(p) }, { steer.vec2.from_angle(ang, scale), u.rotated(steer.vec2(scale, 0), ang) },
+      }
+      for k, c in ipairs(cases) do
+        local a, b = c[1], c[2]
+        if type(b) == "number" then
+          assert.are.equal(bits(b), bits(a), "case " .. k .. " of vector " .. i)
+        else
+          assert.are.equal(type(v), type(a), "case " .. k)
+          assert.are.same({ bits(b.x), bits(b.y) }, { bits(a.x), bits(a.y) }, "case " .. k .. " of vector " .. i)
+        end
+        compared = compared + 1
+      end
+      local x, y = p:unpack()
+      assert.is_true(x == p.x and y == p.y)
+    end
+    assert.are.equal(200 * 13, compared)
+    -- other operands than FFI vec2s: vec2.c's answer
+    assert.are.equal(11, v:dot { 1, -1.7777777777777777 } + 11 - v:dot(steer.vec2(1, -1.7777777777777777)))
+    assert.are.equal(bits(u.dist(v, u)), bits(v:dist(u)))
+  end)
+
+  it("raises the C backend's errors from the vec2 constructors and methods", function()
+    local v = steer.vec2(3, 4)
+    for _, case in ipairs {
+      { function() local x = steer.vec2(nil, 1) return x end, "bad argument #1 to 'vec2' (number expected, got nil)" },
+      { function() local x = steer.vec2(1, "2") return x end,
+        "bad argument #2 to 'vec2' (number expected, got string)" },
+      { function() local x = steer.vec2(0 / 0, 1) return x end,
+        "bad argument #1 to 'vec2' (finite number expected, got nan)" },
+      { function() local x = steer.vec2(1, -math.huge) return x end,
+        "bad argument #2 to 'vec2' (finite number expected, got -inf)" },
+      { function() local x = steer.vec2.from_angle(math.huge) return x end,
+        "bad argument #1 to 'from_angle' (finite number expected, got inf)" },
+      { function() local x = steer.vec2.from_angle(1, "x") return x end,
+        "bad argument #2 to 'from_angle' (number expected, got string)" },
+      { function() local x = v:rotated("x") return x end,
+        "bad argument #1 to 'rotated' (number expected, got string)" },
+      { function() local x = v:truncated(-1) return x end, "bad argument #1 to 'truncated' (must be >= 0)" },
+      { function() local x = v:lerp(v, 0 / 0) return x end,
+        "bad argument #2 to 'lerp' (finite number expected, got nan)" },
+      { function() local x = v:dot(5) return x end, "bad argument #1 to 'dot' (steer.vec2 expected, got number)" },
+      { function() local x = v.len(5) return x end, "bad argument #1 to 'len' (steer.vec2 expected, got number)" },
+      { function() local x = steer.vec2(1e200, 1e200):len2() return x end, "vec2 result is not finite" },
+      { function() local x = steer.vec2(1e300, 0):rotated(1) * 1e10 return x end, "vec2 result is not finite" },
+      { function() local x = steer.vec2(1e308, 0):lerp(steer.vec2(-1e308, 0), 4) return x end,
+        "vec2 result is not finite" },
+      { function() v.z = 1 end, "steer.vec2 is immutable (cannot assign field 'z')" },
+    } do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok, case[2])
+      assert.truthy(err:find(case[2], 1, true), err)
+      assert.truthy(err:find("ffi_spec.lua:%d+: ") or not err:find("^bad"), err) -- raised at the caller
+    end
+    assert.is_false(pcall(function() v.x = 1 end)) -- x and y are read only (LuaJIT's own text on the FFI)
+    assert.are.same({ 3, 4 }, { v:unpack() })
+  end)
+
+  it("takes no FFI vec2 that is not finite (one made by hand with ffi.new)", function()
+    if not ffi_expected then return end
+    local bad = require("ffi").new("steer_vec2", 0 / 0, 1)
+    local w = steer.world { width = 100, height = 100, seed = 1 }
+    local a = w:spawn { pos = { 10, 10 } }
+    local ok, err = pcall(function() a.pos = bad end)
+    assert.truthy(not ok and err:find("invalid value for field 'pos' (steer.vec2 expected, got cdata)", 1, true), err)
+    ok, err = pcall(function() local f = a:seek(bad) return f end)
+    assert.is_false(ok, err)
+    assert.are.equal(10, a.pos.x)
+  end)
+
+  -- ---- agent fields written on the FFI ----
+
+  it("assigns agent fields as the C binding does (the same checksum as the table forms)", function()
+    -- form "vec2": a.pos = <vec2> (the FFI path); "table": a.pos = {x, y}
+    -- (the C binding's). The numbers and tags go the same way on both.
+    local function run(form, threads)
+      local w = steer.world { width = 400, height = 400, edges = "wrap", seed = 21, threads = threads }
+      local function point(x, y) if form == "vec2" then return steer.vec2(x, y) end return { x, y } end
+      local brain = { update = function(self, a)
+        self.n = (self.n or 0) + 1
+        local p = a.pos
+        if self.n % 7 == 1 then a.vel = point((p.y - 200) / 4, (200 - p.x) / 4) end
+        if self.n % 13 == 0 then a.pos = point(p.x + 3, p.y - 2) end
+        a.max_speed = 40 + self.n % 30
+        a.max_force = 90 + self.n % 11
+        a.mass = 1 + (self.n % 3) / 2
+        a.radius = 3 + self.n % 4
+        a.tag = (self.n % 5 == 0) and "far" or (self.n % 5 == 1 and "near" or nil)
+        local o = a:nearest(80, "near")
+        if o then a:seek(o.pos, 0.5) else a:wander() end
+      end }
+      for _ = 1, 60 do
+        w:spawn { pos = { w:random() * 400, w:random() * 400 }, tag = "near", brain = brain }
+      end
+      for _ = 1, 40 do w:step() end
+      return w:checksum()
+    end
+    local ffi_form = run("vec2", 1)
+    assert.are.equal(run("table", 1), ffi_form)
+    assert.are.equal(ffi_form, run("vec2", 2))
+  end)
+
+  it("reads back what was assigned, tags included, and raises the C binding's errors", function()
+    local w = steer.world { width = 400, height = 400, seed = 3 }
+    local a = w:spawn { pos = { 10, 20 }, tag = "prey" }
+    local b = w:spawn { pos = { 30, 20 }, tag = "hunter" }
+    assert.are.same({ "prey", "hunter" }, { a.tag, b.tag })
+    a.pos, a.vel = steer.vec2(50, 60), steer.vec2(-1, 2)
+    a.max_speed, a.max_force, a.mass, a.radius = 33, 44, 0.5, 0
+    assert.is_true(a.pos == steer.vec2(50, 60) and a.vel == steer.vec2(-1, 2))
+    assert.are.same({ 33, 44, 0.5, 0 }, { a.max_speed, a.max_force, a.mass, a.radius })
+    a.tag = "hunter"
+    assert.are.equal("hunter", a.tag)
+    assert.are.equal(2, w:count("hunter"))
+    a.tag = nil
+    assert.is_nil(a.tag)
+    a.tag = "scout" -- a new name: interned, then found by name
+    assert.are.same({ "scout", 1 }, { a.tag, w:count("scout") })
+    assert.are.equal(a, w:nearest(b, 100, "scout"))
+    local snap = w:snapshot()
+    a.tag = "prey"
+    w:restore(snap) -- new tables of tags and agents: still read right
+    assert.are.same({ "scout", "hunter" }, { a.tag, b.tag })
+    for _, case in ipairs {
+      { function() a.max_speed = -1 end, "invalid value for field 'max_speed' (must be >= 0)" },
+      { function() a.max_force = 0 / 0 end, "invalid value for field 'max_force' (finite number expected, got nan)" },
+      { function() a.radius = "3" end, "invalid value for field 'radius' (number expected, got string)" },
+      { function() a.mass = 0 end, "invalid value for field 'mass' (must be > 0)" },
+      { function() a.pos = 5 end, "invalid value for field 'pos' (steer.vec2 expected, got number)" },
+      { function() a.vel = { 1, math.huge } end, "invalid value for field 'vel' (point coordinates must be finite)" },
+      { function() a.tag = 7 end, "invalid value for field 'tag' (string or nil expected, got number)" },
+      { function() a.heading = steer.vec2(1, 0) end, "field 'heading' of steer.agent is read-only" },
+      { function() a.nosuch = 1 end, "no field 'nosuch' in steer.agent" },
+    } do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok, case[2])
+      assert.truthy(err:find(case[2], 1, true), err)
+      assert.truthy(err:find("^[^\n]-ffi_spec.lua:%d+: "), err) -- raised where the assignment is
+    end
+    assert.are.same({ 33, 44, 0.5, 0, "scout" }, { a.max_speed, a.max_force, a.mass, a.radius, a.tag })
+    assert.is_true(a.pos == steer.vec2(50, 60) and a.vel == steer.vec2(-1, 2))
+    w:remove(a)
+    for _, k in ipairs { "pos", "max_speed", "tag" } do
+      local ok, err = pcall(function() a[k] = k == "pos" and steer.vec2(1, 1) or (k == "tag" and "prey" or 1) end)
+      assert.truthy(not ok and err:find("attempt to use a removed agent", 1, true), err)
+    end
+    local ok, err = pcall(function() local t = a.tag return t end)
+    assert.truthy(not ok and err:find("attempt to use a removed agent", 1, true), err)
+  end)
+
+  -- ---- neighbors with a view cone, a heading, a point ----
+
+  it("answers neighbors with fov, heading and a point centre as the C binding does", function()
+    local w = steer.world { width = 300, height = 300, edges = "wrap", seed = 6 }
+    for i = 1, 150 do
+      w:spawn { pos = { w:random() * 300, w:random() * 300 }, vel = { w:random() * 2 - 1, w:random() * 2 - 1 },
+                tag = i % 3 == 0 and "h" or "p" }
+    end
+    -- The C binding answers for opts it reads itself: a table with a
+    -- metatable, a point or heading given as a table.
+    local function via_c(t) return setmetatable({}, { __index = t }) end
+    local seen, compared = {}, 0
+    local function same_list(x, y)
+      compared = compared + 1
+      seen[#seen + 1] = #x == #y
+      for i = 1, math.max(#x, #y) do seen[#seen + 1] = rawequal(x[i], y[i]) end
+    end
+    w:spawn { pos = { 150, 150 }, vel = { 1, 1 }, brain = { update = function(_, a)
+      for _, fov in ipairs { 0, 0.5, math.rad(120), math.rad(270), 7 } do
+        same_list(a:neighbors(70, { fov = fov }), a:neighbors(70, via_c { fov = fov }))
+        same_list(a.world:neighbors(a, 70, { fov = fov, tag = "h" }),
+                  a.world:neighbors(a, 70, via_c { fov = fov, tag = "h" }))
+        local h = steer.vec2(-3, 1e-3)
+        same_list(a:neighbors(70, { fov = fov, heading = h }), a:neighbors(70, { fov = fov, heading = { h.x, h.y } }))
+        local p = steer.vec2(20, 290) -- near a corner: across the wrap
+        same_list(a.world:neighbors(p, 60, { fov = fov, heading = h }),
+                  a.world:neighbors({ p.x, p.y }, 60, { fov = fov, heading = { h.x, h.y } }))
+      end
+      same_list(a.world:neighbors(steer.vec2(150, 150), 40), a.world:neighbors({ 150, 150 }, 40))
+      same_list(a:neighbors(70, { heading = steer.vec2(1e-300, 0), fov = 1 }),
+                a:neighbors(70, { heading = { 1e-300, 0 }, fov = 1 }))
+    end } }
+    w:step()
+    assert.are.equal(5 * 4 + 2, compared)
+    assert.is_true(#seen > 100)
+    for i = 1, #seen do assert.is_true(seen[i], "entry " .. i) end
+    -- a cone narrows, a full turn does not
+    local a = w:spawn { pos = { 150, 150 }, vel = { 1, 0 } }
+    assert.is_true(#a:neighbors(100, { fov = 0.5 }) < #a:neighbors(100))
+    assert.are.equal(#a:neighbors(100), #a:neighbors(100, { fov = 7 }))
+    for _, case in ipairs {
+      { function() local t = a:neighbors(50, { fov = -1 }) return t end,
+        "bad argument #2 to 'neighbors' (field 'fov': must be >= 0)" },
+      { function() local t = a:neighbors(50, { fov = 0 / 0 }) return t end,
+        "bad argument #2 to 'neighbors' (field 'fov': finite number expected, got nan)" },
+      { function() local t = a:neighbors(50, { heading = steer.vec2(0, 0) }) return t end,
+        "bad argument #2 to 'neighbors' (field 'heading': must be a non-zero vector)" },
+      { function() local t = w:neighbors(steer.vec2(1, 1), 50, { fov = 1 }) return t end,
+        "bad argument #3 to 'neighbors' (field 'fov': a view cone around a point needs opts.heading)" },
+      { function() local t = w:neighbors(steer.vec2(1, 1), -5) return t end,
+        "bad argument #2 to 'neighbors' (must be >= 0)" },
+    } do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok, case[2])
+      assert.truthy(err:find(case[2], 1, true), err)
+    end
+  end)
 end)

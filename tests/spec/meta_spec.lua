@@ -85,7 +85,9 @@ local function registered()
   end
   add("steer", "steer", steer)
   add("steer.vec2lib", "vec2lib", steer.vec2)
-  add("steer.vec2", "vec2", names_of(steer.vec2(1, 2)))
+  -- a steer.vec2 userdata on every backend (a behaviour outside a step is
+  -- the C binding's; LuaJIT's FFI vec2 has these names, ffi_spec.lua)
+  add("steer.vec2", "vec2", names_of(agent:seek { 1, 0 }))
   add("steer.world", "world", names_of(world))
   add("steer.agent", "agent", names_of(agent))
   add("steer.path", "path", names_of(path))

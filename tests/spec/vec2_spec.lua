@@ -14,10 +14,15 @@ describe("steer.vec2", function()
       assert.are.equal(-4.5, v.y)
     end)
 
-    it("is a userdata whose metatable is named steer.vec2", function()
+    it("is a userdata whose metatable is named steer.vec2 (on LuaJIT's FFI backend, a steer_vec2 cdata)", function()
       local v = vec2(1, 2)
-      assert.are.equal("userdata", type(v))
-      assert.are.equal("steer.vec2", debug.getmetatable(v).__name)
+      if steer.backend == "ffi" then
+        assert.are.equal("cdata", type(v))
+        assert.is_true(require("ffi").istype("steer_vec2", v))
+      else
+        assert.are.equal("userdata", type(v))
+        assert.are.equal("steer.vec2", debug.getmetatable(v).__name)
+      end
     end)
 
     it("rejects missing or non-numeric components, naming the argument", function()
