@@ -231,7 +231,7 @@ describe("world:move_group over a navgrid link", function()
     }
     local members = {}
     for k = 1, 6 do
-      members[k] = w:spawn { pos = vec2(15 + 12 * ((k - 1) % 3), 60 + 12 * ((k - 1) // 3)), max_speed = 50,
+      members[k] = w:spawn { pos = vec2(15 + 12 * ((k - 1) % 3), 60 + 12 * math.floor((k - 1) / 3)), max_speed = 50,
                              radius = 3, brain = brain }
     end
     local group = w:move_group(members, vec2(160, 60), { spacing = 10 })
@@ -428,7 +428,7 @@ describe("world:move_group on a tile map at the game's frame rate", function()
     w:add_tiles { tiles = rows, tile = 16, nav = nav }
     local units = {}
     for i = 1, 30 do
-      units[i] = w:spawn { pos = { 60 + (i % 8) * 20, 100 + (i // 8) * 20 }, radius = 6, max_speed = 80,
+      units[i] = w:spawn { pos = { 60 + (i % 8) * 20, 100 + math.floor(i / 8) * 20 }, radius = 6, max_speed = 80,
                            avoidance = "orca" }
     end
     w:move_group(units, goal)
