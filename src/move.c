@@ -269,7 +269,19 @@ static double tail_length(const mv_entry *e, int k)
     return s;
 }
 
+/// The link of leg k: the search's, or the given list's (either may be NULL).
+static int32_t leg_link(const st_nav_job *job, const int32_t *lk, int k)
+{
+    return job ? st_nav_job_link(job, k) : lk ? lk[k] : 0;
+}
+
 bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n, const st_nav_job *job)
+{
+    return mv__set_route_links(w, e, p, n, job, NULL);
+}
+
+bool mv__set_route_links(st_world *w, mv_entry *e, const st_vec2 *p, int n, const st_nav_job *job,
+                         const int32_t *lk)
 {
     int cap = e->cap;
     if (n < 1 || !st__grow(&w->mem, (void **)&e->route, &e->cap, n + 1, sizeof *e->route)) return false;
@@ -280,10 +292,10 @@ bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n, const st_n
         e->links = lk;
     }
     e->linked = false;
-    for (int k = 0; job && k + 1 < n && !e->linked; k++) e->linked = st_nav_job_link(job, k) != 0;
+    for (int k = 0; (job || lk) && k + 1 < n && !e->linked; k++) e->linked = leg_link(job, lk, k) != 0;
     if (e->linked) {
         if (!e->links && !(e->links = st__alloc(&w->mem, (size_t)e->cap * sizeof *e->links))) return false;
-        for (int k = 0; k <= n; k++) e->links[k] = k + 1 < n ? st_nav_job_link(job, k) : 0;
+        for (int k = 0; k <= n; k++) e->links[k] = k + 1 < n ? leg_link(job, lk, k) : 0;
     }
     e->link_seg = -1;
     memcpy(e->route, p, (size_t)n * sizeof *p);
@@ -307,7 +319,7 @@ static void deliver(st_world *w, const mv_request *r, st_nav_job *job)
     st_nav_result why = st_nav_job_result(job);
     if (r->group > 0) {
         mv_group *g = mv__group(w->mover, r->group);
-        if (g && g->ticket == r->group_ticket) mv__group_part(w, g, p, n, r->part, why);
+        if (g && g->ticket == r->group_ticket) mv__group_part(w, g, p, n, r->part, why, job);
         return;
     }
     mv_entry *e = mv__entry(w, r->id);
@@ -379,7 +391,7 @@ static void refuse(st_world *w, const mv_request *r, st_nav_result why)
 {
     if (r->group > 0) {
         mv_group *g = mv__group(w->mover, r->group);
-        if (g) mv__group_part(w, g, NULL, 0, r->part, why);
+        if (g) mv__group_part(w, g, NULL, 0, r->part, why, NULL);
         return;
     }
     mv_entry *e = mv__entry(w, r->id);

@@ -116,16 +116,23 @@ mv_entry *mv__order(st_world *w, st_agent_id id, const st_move_def *def, st_vec2
 /// keeping out of the group's keep-out regions (parts after the first).
 bool mv__request_group(st_world *w, st_agent_id from, mv_group *g, int part);
 bool mv__set_route(st_world *w, mv_entry *e, const st_vec2 *p, int n, const st_nav_job *job);
+/// The same with the legs' links from the search `job` or, without one,
+/// from lk (n - 1 entries; NULL: none).
+bool mv__set_route_links(st_world *w, mv_entry *e, const st_vec2 *p, int n, const st_nav_job *job,
+                         const int32_t *lk);
 /// Asks for the agent's own path to e->goal (a replan, or a member that
 /// cannot see its group's route). False without memory.
 bool mv__request(st_world *w, mv_entry *e);
 double mv__plan_radius(const st_world *w, const mv_entry *e);
 
 /* move_split.c */
-/// Route `part` of the group arrived (n > 0) or failed (n == 0): it is
-/// held, and either another route is asked for (its bottleneck kept out)
-/// or the members are shared among the routes and given their lanes.
-void mv__group_part(st_world *w, mv_group *g, const st_vec2 *p, int n, int part, st_nav_result why);
+/// Route `part` of the group arrived (n > 0; `job` the search that found
+/// it, NULL for none) or failed (n == 0): it is held, and either another route is asked for (its
+/// bottleneck kept out) or the members are shared among the routes and
+/// given their lanes. A route that takes a navgrid link is not split: the
+/// members follow it through the link (mv__lay_linked).
+void mv__group_part(st_world *w, mv_group *g, const st_vec2 *p, int n, int part, st_nav_result why,
+                    const st_nav_job *job);
 /// Marks (+1) or clears (-1) the request's keep-out regions on its grid.
 void mv__keepout(st_navgrid *nav, const mv_request *r, int sign);
 
@@ -137,6 +144,13 @@ bool mv__fits(st_navgrid *nav, st_vec2 a, st_vec2 b, double r);
 /// across for their slots (slots are given on the first call only).
 void mv__lay_lanes(st_world *w, mv_group *g, const st_vec2 *p, int n, const int8_t *part_of, int part);
 void mv__assign_slots(st_world *w, mv_group *g, st_vec2 p0, st_vec2 u0);
+/// Routes for the group's waiting members along route p (n points) that
+/// takes navgrid links (`job` names them): each joins it at the farthest
+/// point it sees before the first link and follows it point by point, the
+/// links' legs kept, then walks to its slot (move_group_links.c).
+void mv__lay_linked(st_world *w, mv_group *g, const st_vec2 *p, int n, const st_nav_job *job);
+/// Whether the search `job` found a route that takes a link.
+bool mv__job_linked(const st_nav_job *job);
 mv_group *mv__group(const st_mover *m, int32_t handle);
 /// The group's route failed: every member fails with `why`.
 void mv__group_failed(st_world *w, mv_group *g, st_nav_result why);

@@ -267,8 +267,15 @@ static bool ask_more(st_world *w, mv_group *g, int nm, double speed, double body
     return true;
 }
 
-void mv__group_part(st_world *w, mv_group *g, const st_vec2 *p, int n, int part, st_nav_result why)
+void mv__group_part(st_world *w, mv_group *g, const st_vec2 *p, int n, int part, st_nav_result why,
+                    const st_nav_job *job)
 {
+    bool linked = n > 0 && job && mv__job_linked(job);
+    if (linked && part == 0) {
+        mv__lay_linked(w, g, p, n, job);
+        return;
+    }
+    if (linked) n = 0; // another way, but over a link: not taken
     if (n == 0 && part == 0) {
         mv__group_failed(w, g, why);
         return;

@@ -17,7 +17,9 @@
  * Cost: with the grid of st_world_raycast_prepare fresh (raycast_index.c),
  * only the obstacles and walls in the cells the ray crosses, up to the
  * first hit; without it, every obstacle and wall after a cheap bounding
- * test. Agents: one pass over them, the tag first. No allocation; reads only.
+ * test. Agents: outside a step, those in the neighbour grid's cells within
+ * the largest agent radius of the ray (raycast_agents.c); in a step, every
+ * one, the tag first. No allocation inside a step.
  */
 #include <math.h>
 
@@ -172,22 +174,25 @@ static void cast_all(const st_world *w, const st__ray *r, bool obstacles, bool w
     for (int k = 0; k < w->wall_count && walls; k++) st__ray_test_wall(w, r, k, best);
 }
 
-static void cast_agents(const st_world *w, const st__ray *r, const st_raycast_opts *o, st__ray_best *best)
+void st__ray_test_agent(const st_world *w, const st__ray *r, const st_raycast_opts *o, int i, st__ray_best *best)
 {
-    for (int i = 0; i < w->count; i++) {
-        if (o->tag != ST_TAG_ANY && w->tags[i] != o->tag) continue;
-        const st_agent *a = &w->agents[i];
-        if (!a->alive) continue;
-        const st_body *b = &w->bodies[i];
-        if (!near_disc(r, b->pos, b->radius)) continue;
-        st_agent_id id = st__id_of(w, i);
-        if (st_id_equal(id, o->ignore)) continue;
-        double t;
-        st_vec2 n;
-        // Keyed by spawn order (serial), not by where storage keeps it.
-        if (hit_circle(r, b->pos, b->radius, &t, &n) && take(best, t, n, ST_RAY_AGENT, 2, a->serial, -1))
-            best->hit.agent = id;
-    }
+    if (o->tag != ST_TAG_ANY && w->tags[i] != o->tag) return;
+    const st_agent *a = &w->agents[i];
+    if (!a->alive) return;
+    const st_body *b = &w->bodies[i];
+    if (!near_disc(r, b->pos, b->radius)) return;
+    st_agent_id id = st__id_of(w, i);
+    if (st_id_equal(id, o->ignore)) return;
+    double t;
+    st_vec2 n;
+    // Keyed by spawn order (serial), not by where storage keeps it.
+    if (hit_circle(r, b->pos, b->radius, &t, &n) && take(best, t, n, ST_RAY_AGENT, 2, a->serial, -1))
+        best->hit.agent = id;
+}
+
+void st__ray_agents_all(const st_world *w, const st__ray *r, const st_raycast_opts *o, st__ray_best *best)
+{
+    for (int i = 0; i < w->count; i++) st__ray_test_agent(w, r, o, i, best);
 }
 
 bool st_world_raycast(const st_world *w, st_vec2 from, st_vec2 to, const st_raycast_opts *opts, st_raycast_hit *hit)
@@ -209,7 +214,7 @@ bool st_world_raycast(const st_world *w, st_vec2 from, st_vec2 to, const st_rayc
         if (st__ray_index_fresh(w)) st__ray_index_cast(w, &r, o->obstacles, o->walls, &best);
         else cast_all(w, &r, o->obstacles, o->walls, &best);
     }
-    if (o->agents) cast_agents(w, &r, o, &best);
+    if (o->agents) st__ray_agents(w, &r, o, &best);
     if (best.hit.kind == ST_RAY_NONE) return false;
     best.hit.point = st_v2_add(from, st_v2_scale(r.d, best.hit.fraction));
     best.hit.distance = best.hit.fraction * sqrt(r.len2);

@@ -36,4 +36,13 @@ bool st__ray_index_fresh(const st_world *w);
 /// The ray through the fresh grid: the same answer as testing every shape.
 void st__ray_index_cast(const st_world *w, const st__ray *r, bool obstacles, bool walls, st__ray_best *best);
 
+/// Agent i against the ray (its tag, the ignored agent, its circle).
+void st__ray_test_agent(const st_world *w, const st__ray *r, const st_raycast_opts *o, int i, st__ray_best *best);
+/// Every agent against the ray.
+void st__ray_agents_all(const st_world *w, const st__ray *r, const st_raycast_opts *o, st__ray_best *best);
+/// The agents against the ray (raycast_agents.c): through the world's
+/// neighbour grid when it holds the agents where they are, else every one;
+/// the same answer either way.
+void st__ray_agents(const st_world *w, const st__ray *r, const st_raycast_opts *o, st__ray_best *best);
+
 #endif

@@ -778,6 +778,7 @@ bool st_world_restore(st_world *w, const st_snapshot *s)
     st__free(r.lists);
     st__mover_free(w);
     w->mover = mover;
+    w->radius_max_ok = false; // other agents, other sizes: counted again
     st__moved(w);
     return true;
 }

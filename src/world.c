@@ -473,6 +473,7 @@ st_agent_id st_world_spawn(st_world *w, const st_agent_def *def)
     a->slot = slot;
     a->alive = 1;
     memcpy(a->color, def->color, 3);
+    st__radius_spawned(w, b->radius);
     st__moved(w);
 
     st_agent_id id = {slot, w->slots[slot].generation};
@@ -501,6 +502,7 @@ bool st_world_remove(st_world *w, st_agent_id id)
     if (i < 0) return false;
     st_agent *a = &w->agents[i];
     a->alive = 0;
+    st__radius_dropped(w, w->bodies[i].radius);
     if (w->bodies[i].behaviors && w->bodies[i].behaviors->reads_others) w->others_readers--;
     st__blist_release(w, w->bodies[i].behaviors);
     w->bodies[i].behaviors = NULL;
@@ -809,7 +811,15 @@ void st_agent_set_max_speed(st_world *w, st_agent_id id, double v)
 
 NUM_SET(max_force, max_force, st_finite(v) && v >= 0.0)
 NUM_SET(mass, mass, positive_finite(v))
-NUM_SET(radius, radius, st_finite(v) && v >= 0.0)
+void st_agent_set_radius(st_world *w, st_agent_id id, double v)
+{
+    int i = st__dense(w, id);
+    assert(st_finite(v) && v >= 0.0);
+    if (i < 0 || !(st_finite(v) && v >= 0.0)) return;
+    if (v < w->bodies[i].radius) st__radius_dropped(w, w->bodies[i].radius);
+    w->bodies[i].radius = v;
+    st__radius_spawned(w, v);
+}
 
 void st_agent_set_tag(st_world *w, st_agent_id id, int32_t tag)
 {

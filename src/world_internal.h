@@ -180,6 +180,10 @@ struct st_world {
     int tag_last;                  // the tag grid slot last asked for: looked at first
     bool grid_dirty;
     bool brute_force;     // queries scan every item (all-pairs)
+    // The largest live agent's radius, or more (raycast_agents.c): raised
+    // by spawns and growth; radius_max_ok false: count it again.
+    double radius_max;
+    bool radius_max_ok;
 
     bool in_step;
     bool removed_in_step; // the grid may list dead agents: check alive
@@ -266,6 +270,12 @@ static inline void st__moved(st_world *w)
     w->grid.pre_slices = 0;
     w->grid.pre_cells = 0;
 }
+
+/* raycast_agents.c: the largest agent radius, a bound kept as agents come,
+   go and change size. */
+void st__radius_spawned(st_world *w, double r);
+void st__radius_dropped(st_world *w, double r);
+double st__radius_max(st_world *w);
 
 /* world.c */
 int st__dense(const st_world *w, st_agent_id id);   // -1 when dead

@@ -384,8 +384,10 @@ function world:navgrid(def) end
 ---the members shared among the routes by expected arrival), which each
 ---member follows in its own lane; slots in the
 ---pattern on free space at the goal, given so that members keep their
----arrangement and do not cross, and moved up as members come in. Returns
----the group (nil when no agent is alive).
+---arrangement and do not cross, and moved up as members come in. A route
+---over a navgrid link is followed point by point (no lanes, no split) and
+---brain.traverse_link is called once per member at the link's start.
+---Returns the group (nil when no agent is alive).
 ---@param agents steer.agent[]
 ---@param goal steer.point
 ---@param opts? steer.group_opts

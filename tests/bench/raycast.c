@@ -6,7 +6,8 @@
  * every five obstacles), sized for 100 .. 10,000 obstacles, and random rays
  * of two lengths: short (60 units, a guard's glance across a room) and long
  * (a quarter of the world's side). Then the same with 10,000 agents, asked
- * for by tag. The hits are counted and printed: the work is real.
+ * for by tag, through the neighbour grid and (rows "(every agent)") testing
+ * every agent. The hits are counted and printed: the work is real.
  * Wall clock on one core; rays per second. Rows use the grid of
  * st_world_raycast_prepare (as world:raycast does), except "(no grid)":
  * every obstacle and wall tested, for the comparison.
@@ -120,6 +121,14 @@ void raycast_rows(bool quick)
             cast_row("raycast +10k agents", w, n, side, 60, rays / 4, &o);
             o.tag = ST_TAG_ANY;
             cast_row("raycast +10k agents", w, n, side, side / 4, rays / 4, &o);
+            // The same rays testing every agent (as before the neighbour
+            // grid answered them, raycast_agents.c): the comparison.
+            st_world_set_brute_force(w, true);
+            o.tag = 2;
+            cast_row("  (every agent)", w, n, side, 60, rays / 40, &o);
+            o.tag = ST_TAG_ANY;
+            cast_row("  (every agent)", w, n, side, side / 4, rays / 40, &o);
+            st_world_set_brute_force(w, false);
         }
         st_world_destroy(w);
     }

@@ -210,6 +210,78 @@ describe("agent:move_to over a navgrid link", function()
   end)
 end)
 
+describe("world:move_group over a navgrid link", function()
+  -- rts-style order across issue 28's ladder map (above): a full wall, the
+  -- ladder the only way. Each member must reach the ladder and be carried
+  -- across by its brain, as a move_to order is.
+  local MAP = {}
+  for y = 1, 10 do MAP[y] = string.rep(".", 10) .. "#" .. string.rep(".", 9) end
+  local function run(threads, climb)
+    local w = steer.world { width = 200, height = 100, edges = "bounce", seed = 5, threads = threads }
+    local nav = w:navgrid { tiles = MAP, tile = 10 }
+    w:add_tiles { tiles = MAP, tile = 10 }
+    local link = nav:link(vec2(95, 25), vec2(115, 25), { kind = "ladder", both = true })
+    local calls, heard = {}, {}
+    local brain = {
+      traverse_link = function(_, a, l)
+        calls[#calls + 1] = { id = a.id, link = l, pos = a.pos, tick = a.world.tick }
+        if climb then a.pos = l.to end
+      end,
+      arrived = function(_, a) heard[a.id] = a.world.tick end,
+    }
+    local members = {}
+    for k = 1, 6 do
+      members[k] = w:spawn { pos = vec2(15 + 12 * ((k - 1) % 3), 60 + 12 * math.floor((k - 1) / 3)), max_speed = 50,
+                             radius = 3, brain = brain }
+    end
+    local group = w:move_group(members, vec2(160, 60), { spacing = 10 })
+    for _ = 1, 1200 do w:step(1 / 30) end
+    return { w = w, link = link, calls = calls, heard = heard, members = members, group = group }
+  end
+
+  it("calls brain.traverse_link once per member at the link's start, then each reaches its slot", function()
+    local r = run(1, true)
+    assert.equals(6, #r.calls)
+    local seen = {}
+    for _, c in ipairs(r.calls) do
+      assert.is_nil(seen[c.id], "once per member")
+      seen[c.id] = true
+      assert.equals(r.link, c.link)
+      assert.is_true(c.pos:dist(r.link.from) <= 10, "called at the link's start: " .. tostring(c.pos))
+    end
+    local slots = r.w:group_slots(r.group)
+    for _, a in ipairs(r.members) do
+      assert.equals("arrived", a.move_state)
+      assert.is_number(r.heard[a.id])
+      assert.is_true(a.pos.x > 110, "on the far side")
+      assert.is_true(a.pos:dist(slots[a.move_slot].pos) <= 3, "on its slot")
+    end
+  end)
+
+  it("is the same on 1 and 2 threads, and a snapshot taken before the link calls again", function()
+    local one, two = run(1, true), run(2, true)
+    assert.equals(one.w:checksum(), two.w:checksum())
+    assert.equals(#one.calls, #two.calls)
+    local r = run(1, true)
+    local w = r.w
+    w:move_group(r.members, vec2(30, 30), { spacing = 10 })
+    for _ = 1, 3 do w:step(1 / 30) end -- the route planned, no one at the ladder yet
+    local snap = w:snapshot()
+    local n0 = #r.calls
+    local sums = {}
+    for k = 1, 900 do w:step(1 / 30); sums[k] = w:checksum() end
+    local back = #r.calls - n0
+    assert.equals(6, back, "each crossed back once")
+    w:restore(snap)
+    for k = 1, 900 do
+      w:step(1 / 30)
+      assert.equals(sums[k], w:checksum(), "step " .. k .. " after the restore")
+    end
+    assert.equals(2 * back, #r.calls - n0, "the restored order called again at the link")
+    for _, a in ipairs(r.members) do assert.is_true(a.pos.x < 100, "back on the near side") end
+  end)
+end)
+
 describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
   package.path = "scripts/?.lua;" .. package.path
   local scene = require "rts"
