@@ -69,8 +69,10 @@ typedef struct mv_group {
     uint8_t *taken;
     int32_t *holder;      // the record holding each slot + 1 (0: none)
     double outer;         // the farthest slot from the front middle
+    double back;          // the back row's depth along facing from the goal (<= 0)
     int slot_n, slot_cap;
     int members;          // entries still in it
+    int leaving;          // st_world_move_group's count of its members in a new order (0 otherwise)
     // Its routes so far while it considers splitting (move_split.c): the
     // points of each one after the other in `held`, and the bottlenecks
     // kept out of the next search.

@@ -85,7 +85,9 @@ static void refill(st_world *w, mv_group *g, int k)
     if (i >= 0 && c->state == ST_MOVE_MOVING) retarget(w, c, w->bodies[i].pos);
 }
 
-void mv__leave_group(st_world *w, mv_entry *e)
+/// The member leaves its group; its slot goes to another member on its
+/// way when `refill`.
+static void leave(st_world *w, mv_entry *e, bool refill_slot)
 {
     mv_group *g = mv__group(w->mover, e->group);
     e->group = 0;
@@ -93,13 +95,37 @@ void mv__leave_group(st_world *w, mv_entry *e)
     if (e->slot >= 0 && e->slot < g->slot_n) {
         g->taken[e->slot] = 0;
         g->holder[e->slot] = 0;
-        refill(w, g, e->slot);
+        if (refill_slot) refill(w, g, e->slot);
     }
     e->slot = -1;
     if (--g->members <= 0) {
         g->handle = 0; // free: its arrays stay for the next group
         g->ticket++;
     }
+}
+
+void mv__leave_group(st_world *w, mv_entry *e) { leave(w, e, true); }
+
+/// Agents a new group order takes from groups it takes whole leave them
+/// first, without refills: each refill looks through the whole group for a
+/// member still on its way, and all of them are leaving too (a player
+/// ordering the same selection again). Agents named twice count twice:
+/// at worst a group left with members keeps a hole in its block.
+static void leave_whole_groups(st_world *w, const st_agent_id *ids, int n)
+{
+    st_mover *m = w->mover;
+    if (!m) return;
+    for (int k = 0; k < n; k++) {
+        mv_entry *e = mv__entry(w, ids[k]);
+        mv_group *g = e ? mv__group(m, e->group) : NULL;
+        if (g) g->leaving++;
+    }
+    for (int k = 0; k < n; k++) {
+        mv_entry *e = mv__entry(w, ids[k]);
+        mv_group *g = e ? mv__group(m, e->group) : NULL;
+        if (g && g->leaving >= g->members) leave(w, e, false);
+    }
+    for (int k = 0; k < m->group_n; k++) m->groups[k].leaving = 0;
 }
 
 /* ---- slots ---- */
@@ -191,24 +217,22 @@ static int make_slots(st_world *w, mv_group *g, int n, double spacing, st_group_
     int got = 0;
     for (int k = 0; k < m && got < n; k++)
         if (slot_ok(g->nav, g->goal, c[k].p, g->radius)) g->slots[got++] = c[k].p;
-    st__free(c);
     // Inner first: the pattern's places came first, then the outer ones by
-    // distance; sorted again by distance alone (stable by that order).
-    for (int a = 1; a < got; a++) {
-        st_vec2 p = g->slots[a];
-        double d = inner_key(g, p);
-        int b = a;
-        while (b > 0 && inner_key(g, g->slots[b - 1]) > d) {
-            g->slots[b] = g->slots[b - 1];
-            b--;
-        }
-        g->slots[b] = p;
-    }
+    // distance; sorted again by distance alone (stable by that order: ties
+    // keep it).
+    for (int a = 0; a < got; a++) c[a] = (slot_cand){g->slots[a], inner_key(g, g->slots[a]), a};
+    qsort(c, (size_t)got, sizeof *c, cand_cmp);
+    for (int a = 0; a < got; a++) g->slots[a] = c[a].p;
+    st__free(c);
     memset(g->taken, 0, (size_t)got);
     memset(g->holder, 0, (size_t)got * sizeof *g->holder);
     g->spacing = spacing;
     g->outer = 0.0;
-    for (int k = 0; k < got; k++) g->outer = fmax(g->outer, st_v2_dist(g->slots[k], g->front));
+    g->back = 0.0;
+    for (int k = 0; k < got; k++) {
+        g->outer = fmax(g->outer, st_v2_dist(g->slots[k], g->front));
+        g->back = fmin(g->back, st_v2_dot(st_v2_sub(g->slots[k], g->goal), g->facing));
+    }
     g->slot_n = got;
     return got;
 }
@@ -264,6 +288,7 @@ int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal
     double rmax;
     int live = members_of(w, ids, n, &centre, &rmax);
     if (live <= 0) return live;
+    leave_whole_groups(w, ids, n);
     // A first order makes the mover (st_agent_move_to's way): through an order.
     mv_entry *first = NULL;
     int k0 = 0;
@@ -522,10 +547,8 @@ static int straight_to_slot(st_navgrid *nav, st_vec2 *pts, int c, st_vec2 slot, 
 /// The way into a slot's column: a spacing behind the block's back row.
 static st_vec2 column_way_in(const mv_group *g, st_vec2 slot)
 {
-    double back = 0.0;
-    for (int k = 0; k < g->slot_n; k++) back = fmin(back, st_v2_dot(st_v2_sub(g->slots[k], g->goal), g->facing));
     double depth = st_v2_dot(st_v2_sub(slot, g->goal), g->facing);
-    return st_v2_add(slot, st_v2_scale(g->facing, back - g->spacing - depth));
+    return st_v2_add(slot, st_v2_scale(g->facing, g->back - g->spacing - depth));
 }
 
 /// The member's lane points (cut short of the block) end where the way
