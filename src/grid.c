@@ -954,6 +954,27 @@ static double near_bound(const st_world *w, const st_query *q, uint32_t slot, in
     return r < q->radius ? r : q->radius;
 }
 
+/// Brains mostly ask in handle order (spawn order: each world's brain list
+/// and a C loop over its agents), and an agent's answer is mostly its last
+/// one: while the agent in `slot` asks, the lines the next askers' searches
+/// will read first are fetched (the handle table's line of the answer of
+/// the one after next; that answer's tag, position and record for the next
+/// one: near_bound and the returned handle read them). Only a cache hint:
+/// another order costs the hint, never an answer.
+static inline void near_prefetch(const st_world *w, uint32_t slot)
+{
+    if (slot + 2 >= w->near_cap) return;
+    st_agent_id later = w->near_last[slot + 2];
+    if (later.index < w->slot_count) ST__PREFETCH(&w->slots[later.index]);
+    st_agent_id next = w->near_last[slot + 1];
+    if (next.index >= w->slot_count) return;
+    uint32_t j = w->slots[next.index].dense; // a free slot's has its top bit: past count
+    if (j >= (uint32_t)w->count) return;
+    ST__PREFETCH(&w->tags[j]);
+    ST__PREFETCH(&w->bodies[j].pos);
+    ST__PREFETCH(&w->agents[j].slot);
+}
+
 /// Keeps `id` as the last answer to the agent in handle slot `slot`.
 static void near_keep(st_world *w, uint32_t slot, st_agent_id id)
 {
@@ -997,6 +1018,7 @@ st_agent_id st_world_nearest(const st_world *cw, const st_query *q, double *dist
         const int32_t tag = g == &w->grid ? q->tag : ST_TAG_ANY;
         // An agent asking again (a brain, every step) mostly has the same
         // answer as before, or one nearer: the disc need only reach that far.
+        if (exclude >= 0) near_prefetch(w, q->exclude.index);
         const double radius = exclude >= 0 ? near_bound(w, q, q->exclude.index, exclude, center) : q->radius;
         double r = step;
         for (int k = 0; k < 4 && r * 1.5 < radius && c.index < 0; k++, r *= 2.0)
