@@ -687,7 +687,10 @@ st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b)
         return request(w, i, &r, NULL, 0);
     }
     st_vec2 f = force_of(w, i, b, NULL);
-    st__accumulate(w, i, f, b->weight, b->type);
+    // Inlined, so the force stays in registers: through st__accumulate's
+    // call it went to the stack as two halves read back as one vector,
+    // which waits for both (a brain's every behaviour call).
+    accumulate(w, i, f, b->weight, b->type);
     return f;
 }
 
