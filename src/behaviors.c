@@ -784,7 +784,7 @@ typedef struct flock_batch {
 
 /// What the standing pass does once an agent's forces are in: when it
 /// moves the agents, it queues them and moves a group at a time
-/// (st__integrate_group). Nothing in the pass reads another agent's body
+/// (st__move_group, step.c). Nothing in the pass reads another agent's body
 /// (st_world_step_end fuses the moves into it only then), so an agent may
 /// move after the next ones' behaviours.
 typedef struct mover {
@@ -799,12 +799,7 @@ typedef struct mover {
 /// Moves the queued agents.
 static void move_queued(st_world *w, mover *mv)
 {
-    st__integrate_group(w, mv->queue, mv->n, mv->dt);
-    if (mv->cells)
-        for (int m = 0; m < mv->n; m++) {
-            int i = mv->queue[m];
-            mv->cells[i] = st__cell_of(w, &w->grid, w->bodies[i].pos);
-        }
+    st__move_group(w, mv->queue, mv->n, mv->dt, mv->cells);
     mv->n = 0;
 }
 
