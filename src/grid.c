@@ -884,10 +884,14 @@ ST__INLINE void near_run(nearest_ctx *n, const st_grid_item *items, int k0, int 
         const st_grid_item *it = &items[k];
         st_vec2 d = st_v2(it->pos.x + sx - c.x, it->pos.y + sy - c.y);
         double d2 = d.x * d.x + d.y * d.y;
-        // Most items lie outside the disc: one test for them, the rest after.
-        if (!(d2 <= r2)) continue;
+        // One branch for the common verdicts (outside the disc, the asker,
+        // another tag, farther than the best so far: nearest() would keep
+        // none of them), whose outcome no predictor can guess; the rare
+        // checks follow for the rest.
+        if (!((d2 <= r2) & ((int)it->index != exclude) & ((tag == ST_TAG_ANY) | (it->tag == tag)) &
+              (d2 <= n->best)))
+            continue;
         if (d2 == INFINITY && !st__far_within(d, r)) continue;
-        if ((int)it->index == exclude || (tag != ST_TAG_ANY && it->tag != tag)) continue;
         if (n->w->removed_in_step && !n->w->agents[it->index].alive) continue;
         nearest(n, it, d, d2);
     }
