@@ -67,24 +67,37 @@ st_flock_params st_default_flock_params(void)
     return p;
 }
 
+// st_default_behavior's fields for any type, as one constant: the call
+// copies it whole and then sets the few fields that depend on the type. A
+// brain makes one a call; built field by field on the stack, each of its
+// 16-byte copies to the caller waited on narrower stores (about a tenth of
+// the hunt workload's C time, tests/bench/hunt_c.c).
+static const st_behavior DEFAULT_BEHAVIOR = {
+    .type = ST_SEEK,
+    .weight = 1.0,
+    .target = {false, {0, 0}, {0.0, 0.0}},
+    .target2 = {false, {0, 0}, {0.0, 0.0}},
+    .radius = INFINITY,
+    .decel = ST_DECEL_LINEAR,
+    .offset = {0.0, 0.0},
+    .path = NULL,
+    .flock = {50.0, 270.0 * ST_PI / 180.0, 1.5, 1.0, 1.0, -1.0, ST_TAG_ANY}, // st_default_flock_params
+    .rect = {0.0, 0.0, 0.0, 0.0},
+    .field = NULL,
+    .path_mode = ST_PATH_WAYPOINTS,
+    .predict = ST_PATH_PREDICT_TIME,
+    .ahead = ST_PATH_OFFSET,
+    .zone = -1.0,
+};
+
 st_behavior st_default_behavior(st_behavior_type type)
 {
-    st_behavior b;
+    st_behavior b = DEFAULT_BEHAVIOR;
     b.type = type;
-    b.weight = 1.0;
-    b.target = st_target_point(ZERO);
-    b.target2 = st_target_point(ZERO);
-    b.radius = type == ST_ARRIVE ? ST_ARRIVE_SLOWING_RADIUS : INFINITY;
-    b.decel = ST_DECEL_LINEAR;
-    b.offset = ZERO;
-    b.path = NULL;
-    b.flock = st_default_flock_params();
-    b.rect[0] = b.rect[1] = b.rect[2] = b.rect[3] = 0.0;
-    b.field = NULL;
-    b.path_mode = ST_PATH_WAYPOINTS;
-    b.predict = type == ST_MATCH_VELOCITY ? ST_MATCH_TIME : ST_PATH_PREDICT_TIME;
-    b.ahead = type == ST_FOLLOW_LEADER ? ST_LEADER_DISTANCE : type == ST_QUEUE ? -1.0 : ST_PATH_OFFSET;
-    b.zone = -1.0;
+    if (type == ST_ARRIVE) b.radius = ST_ARRIVE_SLOWING_RADIUS;
+    if (type == ST_MATCH_VELOCITY) b.predict = ST_MATCH_TIME;
+    if (type == ST_FOLLOW_LEADER) b.ahead = ST_LEADER_DISTANCE;
+    if (type == ST_QUEUE) b.ahead = -1.0;
     if (type == ST_GRAZE) {
         b.predict = ST_GRAZE_REST;
         b.ahead = ST_GRAZE_BOUT;
@@ -674,7 +687,10 @@ st_vec2 st_agent_steer(st_world *w, st_agent_id id, const st_behavior *b)
         return request(w, i, &r, NULL, 0);
     }
     st_vec2 f = force_of(w, i, b, NULL);
-    st__accumulate(w, i, f, b->weight, b->type);
+    // Inlined, so the force stays in registers: through st__accumulate's
+    // call it went to the stack as two halves read back as one vector,
+    // which waits for both (a brain's every behaviour call).
+    accumulate(w, i, f, b->weight, b->type);
     return f;
 }
 
@@ -768,7 +784,7 @@ typedef struct flock_batch {
 
 /// What the standing pass does once an agent's forces are in: when it
 /// moves the agents, it queues them and moves a group at a time
-/// (st__integrate_group). Nothing in the pass reads another agent's body
+/// (st__move_group, step.c). Nothing in the pass reads another agent's body
 /// (st_world_step_end fuses the moves into it only then), so an agent may
 /// move after the next ones' behaviours.
 typedef struct mover {
@@ -783,12 +799,7 @@ typedef struct mover {
 /// Moves the queued agents.
 static void move_queued(st_world *w, mover *mv)
 {
-    st__integrate_group(w, mv->queue, mv->n, mv->dt);
-    if (mv->cells)
-        for (int m = 0; m < mv->n; m++) {
-            int i = mv->queue[m];
-            mv->cells[i] = st__cell_of(w, &w->grid, w->bodies[i].pos);
-        }
+    st__move_group(w, mv->queue, mv->n, mv->dt, mv->cells);
     mv->n = 0;
 }
 

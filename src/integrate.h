@@ -101,4 +101,11 @@ ST__INLINE void st__integrate_group(st_world *w, const int *idx, int n, double d
     for (int m = 0; m < n; m++) st__integrate_move(w, idx[m], v[m], dt);
 }
 
+/// st__integrate_group, then each agent's new cell on the main grid into
+/// cells[i] unless cells is NULL (st_grid.next_cells). Out of line in
+/// step.c: the standing pass (behaviors.c) calls it for each group it
+/// queues, and behaviors.c is built without GCC's straight-line vectoriser,
+/// which pairs these agents' divisions and square roots (CMakeLists.txt).
+void st__move_group(st_world *w, const int *idx, int n, double dt, int32_t *cells);
+
 #endif

@@ -47,6 +47,13 @@ void st_world_step_begin(st_world *w, double dt)
 
 void st__integrate(st_world *w, int i, double dt) { st__integrate_inline(w, i, dt); }
 
+void st__move_group(st_world *w, const int *idx, int n, double dt, int32_t *cells)
+{
+    st__integrate_group(w, idx, n, dt);
+    if (cells)
+        for (int m = 0; m < n; m++) cells[idx[m]] = st__cell_of(w, &w->grid, w->bodies[idx[m]].pos);
+}
+
 /// The move of this thread's share of the slices (ns of them, as the grid
 /// build takes them), counting the next grid's cells on the way. pref: the
 /// velocities ORCA chose, or NULL to integrate the forces as they are. The

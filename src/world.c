@@ -240,14 +240,6 @@ uint64_t st_world_checksum(const st_world *w)
 /* agents                                                                   */
 /* ------------------------------------------------------------------------ */
 
-int st__dense(const st_world *w, st_agent_id id)
-{
-    if (id.generation == 0 || id.index >= w->slot_count) return -1;
-    const st_slot *s = &w->slots[id.index];
-    if (s->generation != id.generation || (s->dense & ST_SLOT_FREE)) return -1;
-    return (int)s->dense;
-}
-
 bool st__grow(const st_mem *m, void **p, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return true;

@@ -278,7 +278,15 @@ void st__radius_dropped(st_world *w, double r);
 double st__radius_max(st_world *w);
 
 /* world.c */
-int st__dense(const st_world *w, st_agent_id id);   // -1 when dead
+/// The dense index of a live agent's handle; -1 when dead. Inline: most
+/// calls into the core start with it (a brain's query, then its behaviour).
+static inline int st__dense(const st_world *w, st_agent_id id)
+{
+    if (id.generation == 0 || id.index >= w->slot_count) return -1;
+    const st_slot *s = &w->slots[id.index];
+    if (s->generation != id.generation || (s->dense & ST_SLOT_FREE)) return -1;
+    return (int)s->dense;
+}
 /// st__dense for a behaviour's target: the last nearest answer first.
 static inline int st__dense_hint(const st_world *w, st_agent_id id)
 {

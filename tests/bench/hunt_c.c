@@ -4,7 +4,11 @@
  * row of tests/bench/hunt.sh, the floor any Lua backend can reach (the
  * step, the searches and the behaviour arithmetic).
  *
- *   steer_bench_hunt [--quick]
+ *   steer_bench_hunt [--quick] [--agents N] [--area A]
+ *
+ * --agents and --area (units^2 an agent; 900 by default) run the same
+ * brains at other sizes and densities, for figures away from the one
+ * workload the core was tuned on; the defaults are issue 30's.
  *
  * The world, the spawns and the brains are tests/bench/hunt.lua's and
  * tests/bench/hunt/'s, call for call: the same core calls in the same order,
@@ -22,7 +26,8 @@
 
 #include "steer.h"
 
-enum { N = 10000, EVERY = 14, BLOCKS = 9 };
+enum { EVERY = 14, BLOCKS = 9 };
+static int N = 10000; /* --agents */
 enum { TAG_PREY = 1, TAG_HUNTER = 2 }; /* interned in spawn order, as the bindings do */
 
 typedef struct brain {
@@ -103,9 +108,22 @@ static void step(st_world *w, const st_agent_id *ids, brain *brains)
 
 int main(int argc, char **argv)
 {
-    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    double area = 900;
+    for (int k = 1; k < argc; k++) {
+        if (strcmp(argv[k], "--quick") == 0) {
+            quick = true;
+        } else if (strcmp(argv[k], "--agents") == 0 && k + 1 < argc && atoi(argv[k + 1]) >= EVERY) {
+            N = atoi(argv[++k]);
+        } else if (strcmp(argv[k], "--area") == 0 && k + 1 < argc && atof(argv[k + 1]) > 0) {
+            area = atof(argv[++k]);
+        } else {
+            fprintf(stderr, "usage: steer_bench_hunt [--quick] [--agents N >= %d] [--area A > 0]\n", EVERY);
+            return 2;
+        }
+    }
     int steps = quick ? 5 : 20;
-    double side = sqrt((double)N * 900);
+    double side = sqrt((double)N * area);
     st_world_def def = st_default_world_def();
     def.width = def.height = side;
     def.edges = ST_EDGES_WRAP;
@@ -113,8 +131,8 @@ int main(int argc, char **argv)
     def.threads = 1;
     def.cell_size = 50;
     st_world *w = st_world_create(&def);
-    st_agent_id *ids = malloc(N * sizeof *ids);
-    brain *brains = calloc(N, sizeof *brains);
+    st_agent_id *ids = malloc((size_t)N * sizeof *ids);
+    brain *brains = calloc((size_t)N, sizeof *brains);
     if (w == NULL || ids == NULL || brains == NULL)
         return 1;
     st_world_set_resort(w, false); /* every agent has a brain: spawn order, as the bindings keep it */

@@ -72,6 +72,27 @@ static void defaults_as_documented(void)
               p.cohesion == 1 && p.tag == ST_TAG_ANY,
           "flock defaults radius %g fov %g sep %g ali %g coh %g tag %d", p.radius, p.fov, p.separation, p.alignment,
           p.cohesion, p.tag);
+    // Every type's defaults: the flock part is st_default_flock_params, the
+    // type-dependent fields as documented in types.h.
+    for (int t = 0; t < ST_BEHAVIOR_COUNT; t++) {
+        st_behavior d = beh((st_behavior_type)t);
+        double predict = t == ST_MATCH_VELOCITY ? ST_MATCH_TIME : t == ST_GRAZE ? ST_GRAZE_REST : ST_PATH_PREDICT_TIME;
+        double ahead = t == ST_FOLLOW_LEADER ? ST_LEADER_DISTANCE
+                       : t == ST_QUEUE       ? -1.0
+                       : t == ST_GRAZE       ? ST_GRAZE_BOUT
+                                             : ST_PATH_OFFSET;
+        double zone = t == ST_GRAZE ? ST_GRAZE_PACE : -1.0;
+        CHECK(d.type == (st_behavior_type)t && d.weight == 1.0 && !d.target.is_agent && !d.target2.is_agent &&
+                  d.radius == (t == ST_ARRIVE ? ST_ARRIVE_SLOWING_RADIUS : INFINITY) && d.path == NULL &&
+                  d.field == NULL && d.path_mode == ST_PATH_WAYPOINTS && d.offset.x == 0.0 && d.rect[2] == 0.0,
+              "type %d: common defaults", t);
+        CHECK(d.predict == predict && d.ahead == ahead && d.zone == zone, "type %d: predict %g ahead %g zone %g", t,
+              d.predict, d.ahead, d.zone);
+        CHECK(d.flock.radius == p.radius && d.flock.fov == p.fov && d.flock.separation == p.separation &&
+                  d.flock.alignment == p.alignment && d.flock.cohesion == p.cohesion &&
+                  d.flock.separation_radius == p.separation_radius && d.flock.tag == p.tag,
+              "type %d: flock defaults differ from st_default_flock_params", t);
+    }
     st_behavior fl = beh(ST_FLOCK);
     CHECK(fl.flock.radius == 50 && fl.flock.separation == 1.5, "flock behaviour defaults radius %g sep %g",
           fl.flock.radius, fl.flock.separation);

@@ -518,6 +518,37 @@ static void rare_tag_queries_match_brute_force(void)
         }
 }
 
+static void small_worlds_rare_tag_grids(void)
+{
+    /* A rare tag gets its own grid from 64 agents on (a prey asking for the
+     * nearest of a few hunters then reads a few of them, not every prey
+     * around): at 64 to 600 agents, the same answers as a full scan; below
+     * 64 the main grid answers. */
+    const int sizes[] = {40, 64, 200, 600};
+    st_edges kinds[3] = {ST_EDGES_WRAP, ST_EDGES_BOUNCE, ST_EDGES_NONE};
+    const int32_t tags[] = {1, 2, 3, 0, ST_TAG_ANY};
+    for (int z = 0; z < 4; z++)
+        for (int k = 0; k < 3; k++) {
+            double side = sqrt(sizes[z] * 900.0);
+            st_world *w = sized_world(side, side, kinds[k], 50, 700 + (uint64_t)(z * 3 + k));
+            if (!CHECK(w != NULL, "world create failed"))
+                return;
+            tu_rng r = {7000 + (uint64_t)(z * 3 + k)};
+            populate_rare(w, &r, sizes[z]);
+            for (int s = 0; s < 3; s++)
+                st_world_step(w, 1.0 / 60);
+            int ok = 1;
+            for (int i = 0; i < 200 && ok; i++) {
+                st_query q = random_query(w, &r, i % 2);
+                q.tag = tags[i % 5];
+                ok = compare(w, &q, "small world, rare tags");
+            }
+            CHECK(own_grid(w, 1) == (sizes[z] >= 64), "%d agents, %s: tag 1 (one in 12) on a grid of its own: %d",
+                  sizes[z], edge_name(kinds[k]), own_grid(w, 1));
+            st_world_destroy(w);
+        }
+}
+
 static void exclude_and_tag(void)
 {
     st_world *w = tu_world(800, 600, ST_EDGES_WRAP, 1);
@@ -812,6 +843,7 @@ int main(void)
     RUN(far_agents_in_a_none_world);
     RUN(radius_past_1e154);
     RUN(rare_tag_queries_match_brute_force);
+    RUN(small_worlds_rare_tag_grids);
     RUN(nearest_is_the_full_search_exactly);
     RUN(nearest_answers_again_as_the_world_changes);
     RUN(behaviours_after_nearest_follow_the_live_target);
