@@ -165,6 +165,10 @@ void mv__coming_in(st_world *w, mv_entry *e);
 void mv__leave_group(st_world *w, mv_entry *e);
 
 /* move_block.c */
+/// A group's goal: the goal itself when an agent of radius r fits there,
+/// else the nearest cell centre where one does (within MV_GOAL_REACH cells;
+/// the goal itself when none does).
+st_vec2 mv__block_goal(st_navgrid *nav, st_vec2 goal, double r);
 /// The slot of the member standing in e's way to its slot (from pos), when
 /// that slot is nearer to pos than e's own; -1 when there is none or e is
 /// not near its block.

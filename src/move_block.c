@@ -1,6 +1,10 @@
 /*
- * move_block.c — making way in a group's block for a member that cannot
- * get in.
+ * move_block.c — where a group's block stands, and making way in it for a
+ * member that cannot get in.
+ *
+ * A group ordered into a wall or an obstacle (a right click on a pillar)
+ * forms its block beside it: the goal moves to the nearest place the
+ * group's planning radius fits, and the slots are laid out around that.
  *
  * The block fills from the inside out, but members do not always come in
  * the order their slots were promised, nor from behind their columns (a
@@ -25,6 +29,7 @@
 
 #include "geom.h"
 #include "move.h"
+#include "nav_internal.h"
 
 /// Where the member holding slot k stands, when it is a member on its way
 /// or at rest (not stuck or failed); false otherwise.
@@ -99,4 +104,31 @@ void mv__exchange_slots(st_world *w, mv_entry *e, int k)
     h->waited = e->waited = 0.0;
     reroute(w, h);
     reroute(w, e);
+}
+
+/// How far (in cells) a group's goal in a wall may move to free ground.
+#define MV_GOAL_REACH 64
+
+st_vec2 mv__block_goal(st_navgrid *nav, st_vec2 goal, double r)
+{
+    if (mv__fits(nav, goal, goal, r)) return goal;
+    double cell = nav->cell, best = INFINITY;
+    int gx = (int)floor(goal.x / cell), gy = (int)floor(goal.y / cell);
+    st_vec2 at = goal;
+    // Rings of cells around the goal's, nearest first: every cell of ring k
+    // lies at least k - 1 cells away, so the search ends once one fits
+    // nearer than that. Ties go to the first in scan order.
+    for (int k = 0; k <= MV_GOAL_REACH && (k - 1) * cell <= best; k++) {
+        for (int y = gy - k; y <= gy + k; y++) {
+            if (y < 0 || y >= nav->rows) continue;
+            int step = y == gy - k || y == gy + k ? 1 : 2 * k;
+            for (int x = gx - k; x <= gx + k; x += step > 0 ? step : 1) {
+                if (x < 0 || x >= nav->cols) continue;
+                st_vec2 c = st_v2((x + 0.5) * cell, (y + 0.5) * cell);
+                double d = st_v2_dist(c, goal);
+                if (d < best && mv__fits(nav, c, c, r)) best = d, at = c;
+            }
+        }
+    }
+    return at;
 }

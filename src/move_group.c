@@ -302,6 +302,7 @@ int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal
     g->goal = goal;
     g->nav = def->move.nav;
     g->radius = def->move.radius >= 0.0 ? def->move.radius : g->nav->tiles ? rmax : g->nav->clearance;
+    g->goal = goal = mv__block_goal(g->nav, goal, g->radius); // beside a wall it was ordered into
     st_vec2 f = st_v2_len2(def->facing) > 0.0 ? def->facing : st_v2_sub(goal, centre);
     g->facing = st_v2_len2(f) > 0.0 ? st_v2_normalize(f) : st_v2(1.0, 0.0);
     g->members = 0;

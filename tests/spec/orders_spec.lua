@@ -378,6 +378,34 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
     if count[3] > 0 then assert.is_true(highest[3] >= lowest[2]) end
   end)
 
+  it("ordered into a pillar or a wall, forms the block beside it and brings everyone home", function()
+    -- A right click on a pillar (800, 540; radius 24) and on the middle
+    -- wall (x 590..610): the goal moves to the nearest free place.
+    for _, click in ipairs { { 800, 540 }, { 600, 300 } } do
+      local w = new_world()
+      scene.build_map(w)
+      local nav = w:navgrid { cell = 8, clearance = 9 }
+      scene.spawn_units(w)
+      local units = {}
+      for a in w:agents("unit") do units[#units + 1] = a end
+      local g = w:move_group(units, vec2(click[1], click[2]))
+      local slots = w:group_slots(g)
+      local nearest = math.huge
+      for _, s in ipairs(slots) do
+        assert.is_false(nav:blocked(s.pos), "a slot in the wall at " .. tostring(s.pos))
+        nearest = math.min(nearest, (s.pos - vec2(click[1], click[2])):len())
+      end
+      -- beside it: within the pillar's radius, the clearance and a spacing
+      assert.is_true(nearest < 24 + 9 + 18 + 8, ("the nearest slot is %.1f away"):format(nearest))
+      for _ = 1, 60 * (LIGHT and 5 or 45) do w:step() end
+      if not LIGHT then
+        for i, a in ipairs(units) do
+          assert.are.equal("arrived", a.move_state, ("unit %d is %s"):format(i, a.move_state))
+        end
+      end
+    end
+  end)
+
   -- (pending under valgrind: 60 s of the scene)
   local long_it = LIGHT and pending or it
   long_it("fills the block from the inside: holes left by lost members end up at its back", function()
