@@ -156,13 +156,15 @@ static double inner_key(const mv_group *g, st_vec2 p)
 
 typedef struct slot_cand {
     st_vec2 p;
-    double key; // distance from the goal, + a lot outside the pattern
+    int outside; // 1: a place outside the pattern (they come after its own)
+    double key;  // distance from the goal
     int order;
 } slot_cand;
 
 static int cand_cmp(const void *a, const void *b)
 {
     const slot_cand *x = a, *y = b;
+    if (x->outside != y->outside) return x->outside - y->outside;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
     return x->order - y->order;
 }
@@ -206,7 +208,7 @@ static int make_slots(st_world *w, mv_group *g, int n, double spacing, st_group_
             st_vec2 p = st_v2_add(g->goal, st_v2_add(st_v2_scale(f, -fr * spacing), st_v2_scale(s, sc * spacing)));
             bool inside = r >= pad && r < pad + rows && q >= pad && q < pad + cols;
             double d = st_v2_dist(p, g->goal);
-            c[m] = (slot_cand){p, inside ? d : 1e18 + d, m};
+            c[m] = (slot_cand){p, !inside, d, m};
             m++;
         }
     }
@@ -220,7 +222,7 @@ static int make_slots(st_world *w, mv_group *g, int n, double spacing, st_group_
     // Inner first: the pattern's places came first, then the outer ones by
     // distance; sorted again by distance alone (stable by that order: ties
     // keep it).
-    for (int a = 0; a < got; a++) c[a] = (slot_cand){g->slots[a], inner_key(g, g->slots[a]), a};
+    for (int a = 0; a < got; a++) c[a] = (slot_cand){g->slots[a], 0, inner_key(g, g->slots[a]), a};
     qsort(c, (size_t)got, sizeof *c, cand_cmp);
     for (int a = 0; a < got; a++) g->slots[a] = c[a].p;
     st__free(c);

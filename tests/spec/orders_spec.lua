@@ -397,6 +397,20 @@ describe("world:move_group (scripts/rts.lua: 40 units, three doors)", function()
       end
       -- beside it: within the pillar's radius, the clearance and a spacing
       assert.is_true(nearest < 24 + 9 + 18 + 8, ("the nearest slot is %.1f away"):format(nearest))
+      -- one block: every slot joined to the others by steps of at most
+      -- 1.5 spacings (the places the pillar hides are replaced by the
+      -- nearest free ones, not by a second block further off)
+      local joined, todo = { [1] = true }, { 1 }
+      while #todo > 0 do
+        local k = table.remove(todo)
+        for j, o in ipairs(slots) do
+          if not joined[j] and (o.pos - slots[k].pos):len() <= 1.5 * 18 then
+            joined[j] = true
+            todo[#todo + 1] = j
+          end
+        end
+      end
+      for j = 1, #slots do assert.is_true(joined[j], "slot " .. j .. " stands apart from the block") end
       for _ = 1, 60 * (LIGHT and 5 or 45) do w:step() end
       if not LIGHT then
         for i, a in ipairs(units) do
