@@ -134,24 +134,30 @@ describe("agent:move_to", function()
   end)
 end)
 
+-- Two rooms a full wall apart (tiles; the wall is in the world too), a
+-- ladder over it: the only way. The brain records each traverse_link call
+-- and, with `climb`, carries the agent up the ladder.
+local LADDER_MAP = {}
+for y = 1, 10 do LADDER_MAP[y] = string.rep(".", 10) .. "#" .. string.rep(".", 9) end
+local function ladder_world(threads, climb)
+  local w = steer.world { width = 200, height = 100, edges = "bounce", seed = 5, threads = threads }
+  local nav = w:navgrid { tiles = LADDER_MAP, tile = 10 }
+  w:add_tiles { tiles = LADDER_MAP, tile = 10 }
+  local link = nav:link(vec2(95, 25), vec2(115, 25), { kind = "ladder", both = true })
+  local calls, heard = {}, {}
+  local brain = {
+    traverse_link = function(_, a, l)
+      calls[#calls + 1] = { id = a.id, link = l, pos = a.pos, tick = a.world.tick }
+      if climb then a.pos = l.to end
+    end,
+    arrived = function(_, a) heard[a.id] = a.world.tick end,
+  }
+  return w, link, brain, calls, heard
+end
+
 describe("agent:move_to over a navgrid link", function()
-  -- Two rooms a full wall apart (tiles; the wall is in the world too), a
-  -- ladder over it: the only way. The brain climbs it in traverse_link.
-  local MAP = {}
-  for y = 1, 10 do MAP[y] = string.rep(".", 10) .. "#" .. string.rep(".", 9) end
   local function run(threads, climb)
-    local w = steer.world { width = 200, height = 100, edges = "bounce", seed = 5, threads = threads }
-    local nav = w:navgrid { tiles = MAP, tile = 10 }
-    w:add_tiles { tiles = MAP, tile = 10 }
-    local link = nav:link(vec2(95, 25), vec2(115, 25), { kind = "ladder", both = true })
-    local calls, heard = {}, {}
-    local brain = {
-      traverse_link = function(_, a, l)
-        calls[#calls + 1] = { id = a.id, link = l, pos = a.pos, tick = a.world.tick }
-        if climb then a.pos = l.to end
-      end,
-      arrived = function(_, a) heard[a.id] = a.world.tick end,
-    }
+    local w, link, brain, calls, heard = ladder_world(threads, climb)
     local agents = {}
     for k = 1, 3 do
       agents[k] = w:spawn { pos = vec2(20 + 10 * k, 70), max_speed = 50, radius = 3, brain = brain }
@@ -211,24 +217,11 @@ describe("agent:move_to over a navgrid link", function()
 end)
 
 describe("world:move_group over a navgrid link", function()
-  -- rts-style order across issue 28's ladder map (above): a full wall, the
-  -- ladder the only way. Each member must reach the ladder and be carried
-  -- across by its brain, as a move_to order is.
-  local MAP = {}
-  for y = 1, 10 do MAP[y] = string.rep(".", 10) .. "#" .. string.rep(".", 9) end
+  -- rts-style order across the ladder map (ladder_world, above): each
+  -- member must reach the ladder and be carried across by its brain, as a
+  -- move_to order is.
   local function run(threads, climb)
-    local w = steer.world { width = 200, height = 100, edges = "bounce", seed = 5, threads = threads }
-    local nav = w:navgrid { tiles = MAP, tile = 10 }
-    w:add_tiles { tiles = MAP, tile = 10 }
-    local link = nav:link(vec2(95, 25), vec2(115, 25), { kind = "ladder", both = true })
-    local calls, heard = {}, {}
-    local brain = {
-      traverse_link = function(_, a, l)
-        calls[#calls + 1] = { id = a.id, link = l, pos = a.pos, tick = a.world.tick }
-        if climb then a.pos = l.to end
-      end,
-      arrived = function(_, a) heard[a.id] = a.world.tick end,
-    }
+    local w, link, brain, calls, heard = ladder_world(threads, climb)
     local members = {}
     for k = 1, 6 do
       members[k] = w:spawn { pos = vec2(15 + 12 * ((k - 1) % 3), 60 + 12 * math.floor((k - 1) / 3)), max_speed = 50,
