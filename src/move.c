@@ -552,6 +552,14 @@ static void watch_progress(st_world *w, mv_entry *e, const st_body *b, double dt
     e->waited += dt;
     if (e->waited < e->def.stuck_time) return;
     if (e->retries <= 0) {
+        // A group member keeps at it while its block still fills (a member
+        // arrived within stuck_time): the way to its slot may yet open.
+        const mv_group *g = e->group > 0 ? mv__group(w->mover, e->group) : NULL;
+        if (g && w->time - g->arrived_at < e->def.stuck_time) {
+            e->waited = 0.0;
+            e->best = INFINITY;
+            return;
+        }
         mv__fail(w, e, ST_MOVE_EVENT_STUCK, ST_NAV_OK);
         return;
     }
@@ -620,6 +628,8 @@ static void follow(st_world *w, mv_entry *e, int i, double dt)
     double stop = stop_of(e, b);
     if (last && (d <= stop || (d <= 2.0 * stop && e->waited >= MV_STALL * e->def.stuck_time))) {
         e->state = ST_MOVE_ARRIVED;
+        mv_group *g = e->group > 0 ? mv__group(w->mover, e->group) : NULL;
+        if (g) g->arrived_at = w->time;
         e->remaining = 0.0;
         event(w, e, ST_MOVE_EVENT_ARRIVED, ST_NAV_OK);
         hold(w, i, dt);

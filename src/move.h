@@ -73,6 +73,7 @@ typedef struct mv_group {
     int slot_n, slot_cap;
     int members;          // entries still in it
     int leaving;          // st_world_move_group's count of its members in a new order (0 otherwise)
+    double arrived_at;    // world time its last member arrived (-inf: none yet)
     // Its routes so far while it considers splitting (move_split.c): the
     // points of each one after the other in `held`, and the bottlenecks
     // kept out of the next search.

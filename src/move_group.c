@@ -308,6 +308,7 @@ int st_world_move_group(st_world *w, const st_agent_id *ids, int n, st_vec2 goal
     st_vec2 f = st_v2_len2(def->facing) > 0.0 ? def->facing : st_v2_sub(goal, centre);
     g->facing = st_v2_len2(f) > 0.0 ? st_v2_normalize(f) : st_v2(1.0, 0.0);
     g->members = 0;
+    g->arrived_at = -INFINITY;
     g->parts = 0;
     g->keep_n = 0;
     memset(g->held_n, 0, sizeof g->held_n);

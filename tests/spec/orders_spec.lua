@@ -456,13 +456,13 @@ describe("world:move_group on a tile map at the game's frame rate", function()
     return rows
   end
 
-  local function order(fps, goal)
+  local function order(fps, goal, n)
     local rows = tile_rows()
     local w = steer.world { width = 960, height = 640, seed = 3, contacts = true }
     local nav = w:navgrid { tiles = rows, tile = 16 }
     w:add_tiles { tiles = rows, tile = 16, nav = nav }
     local units = {}
-    for i = 1, 30 do
+    for i = 1, n or 30 do
       units[i] = w:spawn { pos = { 60 + (i % 8) * 20, 100 + math.floor(i / 8) * 20 }, radius = 6, max_speed = 80,
                            avoidance = "orca" }
     end
@@ -479,30 +479,38 @@ describe("world:move_group on a tile map at the game's frame rate", function()
 
   -- (pending under valgrind: a minute of 30 units, twelve times)
   local long_it = LIGHT and pending or it
-  long_it("brings every member home and to rest at 60, 30 and 20 steps a second", function()
+  long_it("brings every member home and to rest at 60, 30 and 20 steps a second, against walls too", function()
+    local cases = {}
     for _, fps in ipairs { 60, 30, 20 } do
       for _, goal in ipairs { { 800, 480 }, { 700, 100 }, { 600, 560 }, { 880, 120 } } do
-        local w, units = order(fps, goal)
-        local where = ("%d FPS, goal (%d, %d)"):format(fps, goal[1], goal[2])
-        for i, a in ipairs(units) do
-          assert.are.equal("arrived", a.move_state, ("%s: unit %d is %s"):format(where, i, a.move_state))
-        end
-        -- Members that gave their slots to ones that could not get past
-        -- them walk on to their new ones; then the block is at rest.
-        local function fastest(steps)
-          local v = 0
-          for _ = 1, steps do
-            w:step(1 / fps)
-            for _, a in ipairs(units) do v = math.max(v, a.speed) end
-          end
-          return v
-        end
-        local settled = 0
-        while fastest(1) >= 0.001 * 80 and settled < 5 * fps do settled = settled + 1 end
-        local v = fastest(fps)
-        assert.is_true(v < 0.001 * 80,
-                       ("%s: a member still moves at %g, %d steps after all arrived"):format(where, v, settled))
+        cases[#cases + 1] = { fps, goal, 30 }
       end
+    end
+    -- against the bottom wall, where two members used to jam each other
+    cases[#cases + 1] = { 60, { 850, 560 }, 20 }
+    cases[#cases + 1] = { 60, { 850, 560 }, 40 }
+    for _, case in ipairs(cases) do
+      local fps, goal, n = case[1], case[2], case[3]
+      local w, units = order(fps, goal, n)
+      local where = ("%d units, %d FPS, goal (%d, %d)"):format(n, fps, goal[1], goal[2])
+      for i, a in ipairs(units) do
+        assert.are.equal("arrived", a.move_state, ("%s: unit %d is %s"):format(where, i, a.move_state))
+      end
+      -- Members that gave their slots to ones that could not get past
+      -- them walk on to their new ones; then the block is at rest.
+      local function fastest(steps)
+        local v = 0
+        for _ = 1, steps do
+          w:step(1 / fps)
+          for _, a in ipairs(units) do v = math.max(v, a.speed) end
+        end
+        return v
+      end
+      local settled = 0
+      while fastest(1) >= 0.001 * 80 and settled < 5 * fps do settled = settled + 1 end
+      local v = fastest(fps)
+      assert.is_true(v < 0.001 * 80,
+                     ("%s: a member still moves at %g, %d steps after all arrived"):format(where, v, settled))
     end
   end)
 end)
