@@ -155,6 +155,23 @@ local function ladder_world(threads, climb)
   return w, link, brain, calls, heard
 end
 
+-- Snapshots w, runs `steps` steps of 1/30 recording the checksums, restores
+-- the snapshot and runs them again, asserting the same checksum at every
+-- step. Returns the link calls made the first time, and both times.
+local function replay_from_snapshot(w, calls, steps)
+  local snap = w:snapshot()
+  local n0 = #calls
+  local sums = {}
+  for k = 1, steps do w:step(1 / 30); sums[k] = w:checksum() end
+  local first = #calls - n0
+  w:restore(snap)
+  for k = 1, steps do
+    w:step(1 / 30)
+    assert.equals(sums[k], w:checksum(), "step " .. k .. " after the restore")
+  end
+  return first, #calls - n0
+end
+
 describe("agent:move_to over a navgrid link", function()
   local function run(threads, climb)
     local w, link, brain, calls, heard = ladder_world(threads, climb)
@@ -201,18 +218,9 @@ describe("agent:move_to over a navgrid link", function()
     local w = r.w
     for _, a in ipairs(r.agents) do a:move_to(vec2(20, 20), { stop_distance = 2 }) end
     for _ = 1, 30 do w:step(1 / 30) end
-    local snap = w:snapshot()
-    local n0 = #r.calls
-    local sums = {}
-    for k = 1, 600 do w:step(1 / 30); sums[k] = w:checksum() end
-    local live = #r.calls - n0
+    local live, both = replay_from_snapshot(w, r.calls, 600)
     assert.equals(3, live, "each crossed back once")
-    w:restore(snap)
-    for k = 1, 600 do
-      w:step(1 / 30)
-      assert.equals(sums[k], w:checksum(), "step " .. k .. " after the restore")
-    end
-    assert.equals(2 * live, #r.calls - n0, "the restored orders called again at the link")
+    assert.equals(2 * live, both, "the restored orders called again at the link")
   end)
 end)
 
@@ -259,18 +267,9 @@ describe("world:move_group over a navgrid link", function()
     local w = r.w
     w:move_group(r.members, vec2(30, 30), { spacing = 10 })
     for _ = 1, 3 do w:step(1 / 30) end -- the route planned, no one at the ladder yet
-    local snap = w:snapshot()
-    local n0 = #r.calls
-    local sums = {}
-    for k = 1, 900 do w:step(1 / 30); sums[k] = w:checksum() end
-    local back = #r.calls - n0
+    local back, both = replay_from_snapshot(w, r.calls, 900)
     assert.equals(6, back, "each crossed back once")
-    w:restore(snap)
-    for k = 1, 900 do
-      w:step(1 / 30)
-      assert.equals(sums[k], w:checksum(), "step " .. k .. " after the restore")
-    end
-    assert.equals(2 * back, #r.calls - n0, "the restored order called again at the link")
+    assert.equals(2 * back, both, "the restored order called again at the link")
     for _, a in ipairs(r.members) do assert.is_true(a.pos.x < 100, "back on the near side") end
   end)
 end)
