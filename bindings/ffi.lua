@@ -7,7 +7,7 @@
 --
 --   agent.world                 the agent's world, from the agent's payload
 --   agent:render_pos([alpha]), as an FFI vec2
---   world:nearest(agent, r [, tag]) and agent:nearest(r [, tag])
+--   world:nearest(agent or point, r [, tag]) and agent:nearest(r [, tag])
 --   world:neighbors(agent or point, r [, opts]), agent:neighbors(r [, opts])
 --   the agent fields' reads, and the writes of pos, vel, max_speed,
 --   max_force, mass, radius and tag
@@ -53,6 +53,7 @@ local vp = ffi.typeof("void *")
 
 local C = {
   nearest = cast("int (*)(void *, void *, double, int32_t, steer_ffi_hit *)", cx.nearest),
+  nearest_at = cast("int (*)(void *, const double *, double, int32_t, steer_ffi_hit *)", cx.nearest_at),
   neighbors = cast("int (*)(void *, void *, const double *, double, int32_t, const double *, double, unsigned,"
                    .. " steer_ffi_id *, int)", cx.neighbors),
   agent_is = cast("int (*)(void *, uint32_t, uint32_t)", cx.agent_is),
@@ -82,6 +83,7 @@ local C_brain_end = C.brain_end
 local C_brain_next = C.brain_next
 local C_field = C.field
 local C_nearest = C.nearest
+local C_nearest_at = C.nearest_at
 local C_neighbors = C.neighbors
 local C_render_pos = C.render_pos
 local C_set_field = C.set_field
@@ -371,13 +373,16 @@ end
 local NOHIT = {}
 local hit_o, hit_p = NOHIT, false
 
--- The nearest agent to a within r with the tag, by the FFI query, and its
--- distance; nil when there is none; false when the C binding must answer
--- (an unknown tag, a hit the caches do not hold).
-local function ffi_nearest(w, s, a, r, tag)
+-- The nearest agent to a (an agent, or with `point` the point in
+-- near_centre) within r with the tag, by the FFI query, and its distance;
+-- nil when there is none; false when the C binding must answer (an unknown
+-- tag, a hit the caches do not hold, a point that is not finite).
+local near_centre = ffi.new("double[2]")
+local function ffi_nearest(w, s, a, r, tag, point)
   local id = tag_id(s, tag)
   if not id then return false end
-  local k = C_nearest(s.p, cast(vp, a), r, id, hit)
+  local k
+  if point then k = C_nearest_at(s.p, near_centre, r, id, hit) else k = C_nearest(s.p, cast(vp, a), r, id, hit) end
   if k == 0 then return nil end
   if k == 1 then
     local o = hit_agent(w, s)
@@ -449,8 +454,14 @@ local function install_world(w)
   local c_nearest = cx.world_nearest
   local function nearest(self, ...)
     local a, r, tag = ...
-    if self == w and getmetatable(a) == VIEW and type(r) == "number" then
-      local o, d = ffi_nearest(w, s, a, r, tag)
+    if self == w and type(r) == "number" then
+      local o, d = false, nil -- false: the C binding answers
+      if getmetatable(a) == VIEW then
+        o, d = ffi_nearest(w, s, a, r, tag)
+      elseif istype(V2, a) then
+        near_centre[0], near_centre[1] = a.x, a.y
+        o, d = ffi_nearest(w, s, nil, r, tag, true)
+      end
       if o then return o, d end
       if o == nil then return nil end
     end

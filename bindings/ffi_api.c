@@ -68,6 +68,30 @@ static int ffi_nearest(void *wp, void *ap, double radius, int32_t tag, sl_ffi_hi
     return 1;
 }
 
+/* world:nearest(point, radius [, tag]) for the world at wp, the point c:
+ * as ffi_nearest, around a point (world.c's query_around: nobody left
+ * out, no view cone). -1 for the C binding (a point that is not finite). */
+static int ffi_nearest_at(void *wp, const double *c, double radius, int32_t tag, sl_ffi_hit *out)
+{
+    sl_world *sw = (sl_world *)wp;
+    st_vec2 p = st_v2(c[0], c[1]);
+    if (sw->w == NULL || !st_v2_finite(p) || !plain_nonneg(radius)
+        || (tag != ST_TAG_ANY && (tag < 1 || tag > sw->ntags)))
+        return -1;
+    st_query q = st_default_query(p, radius);
+    q.tag = tag;
+    double d = 0.0;
+    st_agent_id id = st_world_nearest(sw->w, &q, &d);
+    if (st_id_is_null(id))
+        return 0; /* out untouched: it still names ffi.lua's last answer */
+    out->epoch = sw->agents_epoch;
+    out->index = id.index;
+    out->generation = id.generation;
+    out->dist = d;
+    out->known = sl_slots_known(sw, id);
+    return 1;
+}
+
 enum { NB_POINT = 1, NB_HEADING = 2, NB_FOV = 4 };
 
 /* The centre and cone of ffi_neighbors' query (world.c's query_around and
@@ -389,6 +413,7 @@ static void push_ffi_context(lua_State *L)
 {
     lua_createtable(L, 0, 24);
     set_pointer(L, "nearest", (void *)(uintptr_t)ffi_nearest);
+    set_pointer(L, "nearest_at", (void *)(uintptr_t)ffi_nearest_at);
     set_pointer(L, "neighbors", (void *)(uintptr_t)ffi_neighbors);
     set_pointer(L, "agent_is", (void *)(uintptr_t)ffi_agent_is);
     set_pointer(L, "agent_world", (void *)(uintptr_t)ffi_agent_world);

@@ -526,6 +526,44 @@ describe("the FFI backend", function()
 
   -- ---- neighbors with a view cone, a heading, a point ----
 
+  it("answers nearest around a point as the C binding does, and raises as it does", function()
+    local w = steer.world { width = 300, height = 300, edges = "wrap", seed = 6 }
+    for i = 1, 150 do w:spawn { pos = { w:random() * 300, w:random() * 300 }, tag = i % 3 == 0 and "h" or "p" } end
+    -- A point given as a table is the C binding's to read: the reference.
+    local found, compared = 0, 0
+    for _ = 1, 200 do
+      local p = steer.vec2(w:random() * 300, w:random() * 300)
+      for _, tag in ipairs { "h", "p", "nobody" } do
+        local a1, d1 = w:nearest(p, 40, tag)
+        local a2, d2 = w:nearest({ p.x, p.y }, 40, tag)
+        assert.is_true(rawequal(a1, a2) and d1 == d2, ("around %s, tag %s"):format(tostring(p), tag))
+        compared = compared + 1
+        if a1 then found = found + 1 end
+      end
+      local a1, d1 = w:nearest(p, 25)
+      local a2, d2 = w:nearest({ p.x, p.y }, 25)
+      assert.is_true(rawequal(a1, a2) and d1 == d2)
+    end
+    assert.are.equal(600, compared)
+    assert.is_true(found > 200, "found " .. found)
+    -- the nearest of a point is nobody left out: an agent's own position finds it
+    local a = w:spawn { pos = { 10, 10 } }
+    local o, d = w:nearest(steer.vec2(10, 10), 1)
+    assert.is_true(rawequal(o, a) and d == 0)
+    for _, case in ipairs {
+      { function() local x = w:nearest(steer.vec2(1, 1), -5) return x end,
+        "bad argument #2 to 'nearest' (must be >= 0)" },
+      { function() local x = w:nearest(steer.vec2(1, 1), 0 / 0) return x end,
+        "bad argument #2 to 'nearest' (finite number expected, got nan)" },
+      { function() local x = w:nearest(steer.vec2(1, 1), 5, true) return x end,
+        "bad argument #3 to 'nearest' (string expected, got boolean)" },
+    } do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok, case[2])
+      assert.truthy(err:find(case[2], 1, true), err)
+    end
+  end)
+
   it("answers neighbors with fov, heading and a point centre as the C binding does", function()
     local w = steer.world { width = 300, height = 300, edges = "wrap", seed = 6 }
     for i = 1, 150 do
