@@ -44,6 +44,22 @@ static sl_agent *live_agent(void *p)
 static bool plain_nonneg(double d) { return d >= 0.0 && d < HUGE_VAL; }
 static bool plain_finite(double d) { return d > -HUGE_VAL && d < HUGE_VAL; }
 
+/* The query's nearest agent into out (ffi.lua's hit): 1, or 0 for nobody
+ * (out untouched: it still names ffi.lua's last answer). */
+static int nearest_hit(sl_world *sw, const st_query *q, sl_ffi_hit *out)
+{
+    double d = 0.0;
+    st_agent_id id = st_world_nearest(sw->w, q, &d);
+    if (st_id_is_null(id))
+        return 0;
+    out->epoch = sw->agents_epoch;
+    out->index = id.index;
+    out->generation = id.generation;
+    out->dist = d;
+    out->known = sl_slots_known(sw, id);
+    return 1;
+}
+
 /* world:nearest(agent, radius [, tag]) for the world at wp: 1 and the hit,
  * 0 for nobody, -1 for the C binding to answer. tag: ST_TAG_ANY or an id
  * the world has interned. */
@@ -56,16 +72,7 @@ static int ffi_nearest(void *wp, void *ap, double radius, int32_t tag, sl_ffi_hi
     st_query q = st_default_query(st_agent_pos(sw->w, a->id), radius);
     q.exclude = a->id;
     q.tag = tag;
-    double d = 0.0;
-    st_agent_id id = st_world_nearest(sw->w, &q, &d);
-    if (st_id_is_null(id))
-        return 0; /* out untouched: it still names ffi.lua's last answer */
-    out->epoch = sw->agents_epoch;
-    out->index = id.index;
-    out->generation = id.generation;
-    out->dist = d;
-    out->known = sl_slots_known(sw, id);
-    return 1;
+    return nearest_hit(sw, &q, out);
 }
 
 /* world:nearest(point, radius [, tag]) for the world at wp, the point c:
@@ -80,16 +87,7 @@ static int ffi_nearest_at(void *wp, const double *c, double radius, int32_t tag,
         return -1;
     st_query q = st_default_query(p, radius);
     q.tag = tag;
-    double d = 0.0;
-    st_agent_id id = st_world_nearest(sw->w, &q, &d);
-    if (st_id_is_null(id))
-        return 0; /* out untouched: it still names ffi.lua's last answer */
-    out->epoch = sw->agents_epoch;
-    out->index = id.index;
-    out->generation = id.generation;
-    out->dist = d;
-    out->known = sl_slots_known(sw, id);
-    return 1;
+    return nearest_hit(sw, &q, out);
 }
 
 enum { NB_POINT = 1, NB_HEADING = 2, NB_FOV = 4 };
